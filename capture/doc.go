@@ -1,0 +1,3 @@
+// Package capture records every request and its outcome into compressed,
+// self-describing segment files, and reads and merges them back.
+package capture

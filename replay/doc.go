@@ -1,0 +1,3 @@
+// Package replay re-runs captures against one or more targets on an absolute
+// schedule and compares throughput, latency and results.
+package replay
