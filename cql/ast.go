@@ -157,6 +157,9 @@ type CreateTable struct {
 	ClusteringOrder []ClusteringOrder
 	CompactStorage  bool
 	Options         []Option // every other WITH option, as data
+	// PrimaryKeys counts PRIMARY KEY declarations; schema validation
+	// requires exactly one (Cassandra reports 0 or 2+ as Invalid).
+	PrimaryKeys int
 }
 
 // AlterTableOp is the kind of ALTER TABLE.
@@ -333,6 +336,7 @@ const (
 	SelCall                          // fn(args...) — other functions
 	SelTerm                          // a constant term
 	SelCast                          // CAST(x AS type)
+	SelElement                       // col[key] or col.field (Key or Field set)
 )
 
 // Selector is one expression in the SELECT clause.
@@ -343,6 +347,8 @@ type Selector struct {
 	Args   []*Selector // SelCall, SelCast (one arg)
 	Term   Term        // SelTerm
 	Type   *Type       // SelCast
+	Key    Term        // SelElement: the map key / set element
+	Field  string      // SelElement: the UDT field
 	Alias  string      // AS alias, "" when absent
 }
 

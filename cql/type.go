@@ -159,8 +159,8 @@ func QuoteIdent(name string) string {
 	plain := true
 	for i, r := range name {
 		switch {
-		case r >= 'a' && r <= 'z', r == '_':
-		case r >= '0' && r <= '9' && i > 0:
+		case r >= 'a' && r <= 'z':
+		case (r >= '0' && r <= '9' || r == '_') && i > 0:
 		default:
 			plain = false
 		}

@@ -14,6 +14,8 @@ type Catalog struct {
 	// Cassandra's schema version).
 	Version   string
 	Keyspaces map[string]*Keyspace
+
+	opts *Options // how Apply validates and versions; nil means defaults
 }
 
 // Keyspace is one keyspace.
@@ -56,13 +58,31 @@ type Table struct {
 	ID       string // UUID, new for every CREATE
 	// Columns in Cassandra's canonical order: partition key columns by
 	// position, clustering columns by position, then static and regular
-	// columns sorted by name.
+	// columns sorted by name (statics first: SELECT * order). Reindex
+	// restores it for hand-built tables.
 	Columns      []*Column
 	PartitionKey []*Column
 	Clustering   []*Column
 	// Options holds WITH options as CQL source text of their values
 	// (e.g. "comment" -> "'hi'", "compaction" -> "{'class': '...'}").
+	// Apply fills it with every effective option, defaults included.
 	Options map[string]string
+	// Params holds the same options typed (defaults plus overrides).
+	Params TableParams
+	// Counter is set when the table was created with counter columns; as in
+	// Cassandra it stays set after those columns are dropped.
+	Counter bool
+	// Dropped lists dropped columns by name: data written before DroppedAt
+	// must be ignored if a column of that name is added again.
+	Dropped map[string]*DroppedColumn
+}
+
+// DroppedColumn records an ALTER TABLE DROP.
+type DroppedColumn struct {
+	Name      string
+	Type      *cql.Type
+	Kind      ColumnKind // Regular or Static
+	DroppedAt int64      // microseconds since the Unix epoch
 }
 
 // Column returns the named column or nil.
@@ -94,6 +114,9 @@ func (c *Catalog) Table(keyspace, name string) *Table {
 
 // KeyspaceNames returns keyspace names sorted.
 func (c *Catalog) KeyspaceNames() []string {
+	if c == nil {
+		return nil
+	}
 	names := make([]string, 0, len(c.Keyspaces))
 	for n := range c.Keyspaces {
 		names = append(names, n)

@@ -1,3 +1,13 @@
 // Package embedded is dohyo's default backend: the widecolumn engine on
 // Pebble, on disk or in memory, with a fault-injection hook for tests.
+//
+// Store implements widecolumn.KV on Pebble (layout in keys.go). Every cell
+// write is a blind Pebble Merge; a registered merge operator keeps the
+// winning version by widecolumn.Resolve, so writes never read. Apply commits
+// one Pebble batch, so a call is atomic. Durability: the WAL is on for stores
+// on disk and, by default, not fsynced per write (see StoreOptions).
+//
+// Backend wraps the engine and the store and is opened from a Config or a
+// URL: embedded://memory, embedded:///abs/dir or embedded://./rel/dir, with
+// options ?salt=16&cache=64MiB&memtable=16MiB&sync=false.
 package embedded

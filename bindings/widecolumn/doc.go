@@ -1,4 +1,20 @@
 // Package widecolumn gives CQL Cassandra's semantics on top of an ordered
 // key-value store: row-key and cell encoding (DESIGN D4), a planner and an
-// executor. Stores plug in through the small KV interface.
+// executor. Stores plug in through the small KV interface (kv.go).
+//
+// Map of the package:
+//
+//	engine.go     Engine: New, Execute, caches (parsed text, plans per
+//	              keyspace and query), timestamps, stripe locks
+//	ddl.go        DDL through schema.Apply; KV tables; catalog persistence
+//	layout.go     the storage layout (qualifiers, tombstones): a format
+//	read.go       reconciliation of KV rows into CQL rows
+//	plan.go       planner core, bind-marker specs, PREPARE, USING
+//	where.go      WHERE analysis; clustering.go key ranges; filter.go
+//	select.go     SELECT planning and execution; scan.go full-table
+//	              and token scans; selection.go result columns and
+//	              aggregates; paging.go the paging state
+//	write.go      INSERT, UPDATE, DELETE; ops.go assignments, counters
+//	lwt.go        IF conditions and their results; batch.go BATCH
+//	keycodec*.go  row keys (salt, Murmur3 token, order-preserving keys)
 package widecolumn

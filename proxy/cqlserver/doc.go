@@ -1,3 +1,19 @@
-// Package cqlserver is the CQL native-protocol server (v3, v4, v5): handshake,
-// compression, stream ids, virtual system tables, and hand-off to the proxy.
+// Package cqlserver is the CQL native-protocol server (v3, v4, v5) that
+// drivers (gocql, the DataStax Python and Java drivers, cqlsh) connect to.
+//
+// Per connection the calling goroutine reads frames (v5: segments with
+// CRC24/CRC32 and optional LZ4), answers the handshake (OPTIONS, STARTUP,
+// AUTH_RESPONSE, REGISTER) itself and runs every QUERY, PREPARE, EXECUTE
+// and BATCH on its own goroutine against a proxy.Session; one writer
+// goroutine batches responses and pushes SCHEMA_CHANGE events. Frame bodies
+// are decoded by hand from byte slices with every length checked; the
+// native-protocol library supplies constants and CRCs here and serves as
+// the independent client codec in tests.
+//
+// The system keyspaces are answered by dohyo (DESIGN D1): a virtual
+// backend registered with the coordinator serves system.local and
+// system.peers (the dohyo instances are the cluster, each owning evenly
+// spaced Murmur3 tokens), system_schema.* and system_virtual_schema.*
+// rendered from the merged catalog, and server-side DESCRIBE as cqlsh 6
+// sends it.
 package cqlserver

@@ -1,0 +1,188 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// Scan returns an iterator over rows in [r.Start, r.Stop). It reads one
+// consistent view of the table (a Pebble iterator is point-in-time) and
+// holds Pebble resources until Close. r.Limit is only a hint and never
+// truncates the scan.
+func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	p, err := s.prefix(t)
+	if err != nil {
+		return nil, wrapErr("scan", err)
+	}
+	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, wrapErr("scan", err)
+	}
+	ri := &rowIter{s: s, it: it, start: r.Start, stop: r.Stop, reverse: r.Reverse}
+	ri.position(p)
+	s.iterMu.Lock()
+	s.iters[ri] = struct{}{}
+	s.iterMu.Unlock()
+	return ri, nil
+}
+
+// rowIter groups Pebble keys into rows. Row bounds are checked on decoded
+// row keys, not on Pebble keys: a bound may be a proper prefix-extension of
+// a row key (a paging successor), and that row's cells straddle the bound.
+type rowIter struct {
+	s           *Store
+	start, stop []byte
+	reverse     bool
+
+	mu     sync.Mutex // Next and Close may race with Store.Close
+	it     *pebble.Iterator
+	valid  bool // it is positioned on an unread key
+	done   bool
+	closed bool
+	err    error
+}
+
+func (r *rowIter) position(p []byte) {
+	if !r.reverse {
+		if r.start != nil {
+			r.valid = r.it.SeekGE(append(slices.Clip(p), r.start...))
+		} else {
+			r.valid = r.it.First()
+		}
+		return
+	}
+	if r.stop == nil {
+		r.valid = r.it.Last()
+		return
+	}
+	// The last row of the range may be a proper prefix of stop, with some
+	// or all of its cells sorting after stop. If so, the smallest key at or
+	// after stop is one of its cells (a row's cells are contiguous): start
+	// from that row's last cell.
+	stopKey := append(slices.Clip(p), r.stop...)
+	if r.it.SeekGE(stopKey) {
+		if row, _, err := splitCellKey(r.it.Key()); err == nil && len(row) < len(r.stop) && bytes.HasPrefix(r.stop, row) {
+			r.valid = r.it.SeekLT(prefixEnd(append(slices.Clip(p), row...)))
+			return
+		}
+	}
+	r.valid = r.it.SeekLT(stopKey)
+}
+
+func (r *rowIter) advance() {
+	if r.reverse {
+		r.valid = r.it.Prev()
+	} else {
+		r.valid = r.it.Next()
+	}
+}
+
+// Next returns the next row.
+func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.done || r.err != nil {
+		return widecolumn.Row{}, false
+	}
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return widecolumn.Row{}, false
+	}
+	for r.valid {
+		row, _, err := splitCellKey(r.it.Key())
+		if err != nil {
+			r.err = wrapErr("scan", err)
+			return widecolumn.Row{}, false
+		}
+		before := r.start != nil && bytes.Compare(row, r.start) < 0
+		after := r.stop != nil && bytes.Compare(row, r.stop) >= 0
+		if (!r.reverse && after) || (r.reverse && before) {
+			break
+		}
+		out, err := r.collect(row)
+		if err != nil {
+			r.err = wrapErr("scan", err)
+			return widecolumn.Row{}, false
+		}
+		if before || after {
+			continue // the row straddling the other bound
+		}
+		return out, true
+	}
+	r.done = true
+	if err := r.it.Error(); err != nil {
+		r.err = wrapErr("scan", err)
+	}
+	return widecolumn.Row{}, false
+}
+
+// collect reads every cell of the row under the cursor (row aliases the
+// current key) and leaves the cursor on the next row.
+func (r *rowIter) collect(row []byte) (widecolumn.Row, error) {
+	out := widecolumn.Row{Key: append([]byte(nil), row...)}
+	for r.valid {
+		cr, _, err := splitCellKey(r.it.Key())
+		if err != nil {
+			return widecolumn.Row{}, err
+		}
+		if !bytes.Equal(cr, out.Key) {
+			break
+		}
+		c, _, err := readCell(r.it)
+		if err != nil {
+			return widecolumn.Row{}, err
+		}
+		out.Cells = append(out.Cells, c)
+		r.advance()
+	}
+	if r.reverse {
+		slices.Reverse(out.Cells)
+	}
+	sortCells(out.Cells)
+	return out, nil
+}
+
+// Err reports the error that ended the scan, if any.
+func (r *rowIter) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Close releases the Pebble iterator. It is safe to call more than once.
+func (r *rowIter) Close() error {
+	r.s.iterMu.Lock()
+	if r.s.iters != nil {
+		delete(r.s.iters, r)
+	}
+	r.s.iterMu.Unlock()
+	return r.shut(nil)
+}
+
+// shut closes the Pebble iterator once; reason, if set, becomes Err (the
+// store closed under an open scan).
+func (r *rowIter) shut(reason error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if reason != nil && r.err == nil && !r.done {
+		r.err = reason
+	}
+	return wrapErr("scan close", r.it.Close())
+}

@@ -1,0 +1,507 @@
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// Defaults for StoreOptions.
+const (
+	DefaultCacheSize    = 64 << 20
+	DefaultMemTableSize = 16 << 20
+)
+
+// ErrClosed is returned by operations on a closed Store.
+var ErrClosed = errors.New("embedded: store closed")
+
+// StoreOptions configures a Store.
+//
+// Durability: the write-ahead log is always on for a store on disk. With
+// Sync false (the default) Apply returns once the batch is in the WAL buffer:
+// a process crash may lose the last few writes that Pebble had not yet
+// handed to the OS, and a machine crash those since the last fsync. With
+// Sync true every Apply waits for an fsync of the WAL. DDL (table creation
+// and drop) and PutMeta are always synced. A memory store keeps nothing
+// across Close.
+type StoreOptions struct {
+	// Dir is the data directory; "" keeps the whole store in memory.
+	Dir string
+	// CacheSize is Pebble's block cache in bytes (0: DefaultCacheSize).
+	CacheSize int64
+	// MemTableSize is the size of one memtable in bytes (0:
+	// DefaultMemTableSize); Pebble keeps at most two before stalling writes.
+	MemTableSize uint64
+	// Sync makes every Apply fsync the WAL before returning.
+	Sync bool
+	// FS overrides the file system (tests); nil: the OS for Dir, a fresh
+	// in-memory file system when Dir is "".
+	FS vfs.FS
+	// Logger receives Pebble's messages (info as Debug); nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is a widecolumn.KV on Pebble. It is safe for concurrent use.
+type Store struct {
+	db    *pebble.DB
+	wopts *pebble.WriteOptions // Apply
+	dopts *pebble.WriteOptions // DDL and meta: synced on disk
+
+	// life guards db against Close: every operation holds it shared.
+	life   sync.RWMutex
+	closed bool
+
+	ddl    sync.Mutex // serialises table creation and drop
+	tabMu  sync.RWMutex
+	tables map[string][]byte // TableSpec.ID -> data prefix
+
+	iterMu sync.Mutex
+	iters  map[*rowIter]struct{} // open scans, closed by Close
+}
+
+var _ widecolumn.KV = (*Store)(nil)
+
+// OpenStore opens (creating if needed) a store.
+func OpenStore(o StoreOptions) (*Store, error) {
+	fs, dir := o.FS, o.Dir
+	memory := dir == ""
+	if fs == nil {
+		if memory {
+			fs = vfs.NewMem()
+		} else {
+			fs = vfs.Default
+		}
+	}
+	if memory {
+		dir = "/"
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = DefaultCacheSize
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = DefaultMemTableSize
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	popts := &pebble.Options{
+		FS:                          fs,
+		CacheSize:                   o.CacheSize,
+		MemTableSize:                o.MemTableSize,
+		MemTableStopWritesThreshold: 2,
+		Merger:                      newMerger(),
+		Logger:                      pebbleLogger{logger},
+		// Pinned (the newest at Pebble v2.1.7) so that a Pebble upgrade does
+		// not silently ratchet existing stores to a format older builds
+		// cannot read.
+		FormatMajorVersion: pebble.FormatValueSeparation,
+		// A WAL on an in-memory file system only costs time and memory.
+		DisableWAL: memory,
+	}
+	db, err := pebble.Open(dir, popts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: open pebble: %w", err)
+	}
+	// Pebble refuses synced writes without a WAL.
+	wopts, dopts := pebble.NoSync, pebble.NoSync
+	if !memory {
+		dopts = pebble.Sync
+		if o.Sync {
+			wopts = pebble.Sync
+		}
+	}
+	return &Store{
+		db:     db,
+		wopts:  wopts,
+		dopts:  dopts,
+		tables: map[string][]byte{},
+		iters:  map[*rowIter]struct{}{},
+	}, nil
+}
+
+// acquire pins the db open for one operation; release must follow.
+func (s *Store) acquire() error {
+	s.life.RLock()
+	if s.closed {
+		s.life.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) release() { s.life.RUnlock() }
+
+// Close closes open scans and Pebble. Later calls return ErrClosed.
+func (s *Store) Close() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.closed = true
+	s.iterMu.Lock()
+	open := make([]*rowIter, 0, len(s.iters))
+	for it := range s.iters {
+		open = append(open, it)
+	}
+	s.iters = nil
+	s.iterMu.Unlock()
+	for _, it := range open {
+		it.shut(ErrClosed)
+	}
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("embedded: close pebble: %w", err)
+	}
+	return nil
+}
+
+// lookup returns a table's data prefix, or nil if the table does not exist.
+// Caller holds life.
+func (s *Store) lookup(id string) ([]byte, error) {
+	s.tabMu.RLock()
+	p, ok := s.tables[id]
+	s.tabMu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	v, closer, err := s.db.Get(tableKey(id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	if len(v) != 4 {
+		return nil, fmt.Errorf("embedded: corrupt table number for %q", id)
+	}
+	p = tablePrefix(binary.BigEndian.Uint32(v))
+	s.tabMu.Lock()
+	s.tables[id] = p
+	s.tabMu.Unlock()
+	return p, nil
+}
+
+// prefix is lookup for data operations: a missing table is an error.
+func (s *Store) prefix(t *widecolumn.TableSpec) ([]byte, error) {
+	if t == nil || t.ID == "" {
+		return nil, errors.New("embedded: table spec without ID")
+	}
+	p, err := s.lookup(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("embedded: table %s.%s (id %s) does not exist", t.Keyspace, t.Name, t.ID)
+	}
+	return p, nil
+}
+
+// CreateTable allocates the next table number for t.ID and persists it.
+func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return errors.New("embedded: create table: spec without ID")
+	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	s.ddl.Lock()
+	defer s.ddl.Unlock()
+	p, err := s.lookup(t.ID)
+	if err != nil || p != nil {
+		return wrapErr("create table", err)
+	}
+	var next uint32
+	v, closer, err := s.db.Get(nextTableKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+	case err != nil:
+		return wrapErr("create table", err)
+	default:
+		if len(v) == 4 {
+			next = binary.BigEndian.Uint32(v)
+		}
+		closer.Close()
+		if len(v) != 4 {
+			return errors.New("embedded: create table: corrupt table counter")
+		}
+	}
+	if next == ^uint32(0) {
+		return errors.New("embedded: create table: table numbers exhausted")
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	num := binary.BigEndian.AppendUint32(nil, next)
+	_ = b.Set(tableKey(t.ID), num, nil)
+	_ = b.Set(nextTableKey, binary.BigEndian.AppendUint32(nil, next+1), nil)
+	if err := b.Commit(s.dopts); err != nil {
+		return wrapErr("create table", err)
+	}
+	s.tabMu.Lock()
+	s.tables[t.ID] = tablePrefix(next)
+	s.tabMu.Unlock()
+	return nil
+}
+
+// DropTable deletes the table's data range and its number. Dropping a
+// missing table is not an error.
+func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	return s.clear(ctx, t, true)
+}
+
+// TruncateTable deletes the table's data range and keeps the table.
+func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	return s.clear(ctx, t, false)
+}
+
+func (s *Store) clear(ctx context.Context, t *widecolumn.TableSpec, drop bool) error {
+	op := "truncate table"
+	if drop {
+		op = "drop table"
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return fmt.Errorf("embedded: %s: spec without ID", op)
+	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	s.ddl.Lock()
+	defer s.ddl.Unlock()
+	p, err := s.lookup(t.ID)
+	if err != nil {
+		return wrapErr(op, err)
+	}
+	if p == nil {
+		if drop {
+			return nil
+		}
+		return fmt.Errorf("embedded: %s: table %s.%s (id %s) does not exist", op, t.Keyspace, t.Name, t.ID)
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.DeleteRange(p, prefixEnd(p), nil)
+	if drop {
+		_ = b.Delete(tableKey(t.ID), nil)
+	}
+	if err := b.Commit(s.dopts); err != nil {
+		return wrapErr(op, err)
+	}
+	if drop {
+		s.tabMu.Lock()
+		delete(s.tables, t.ID)
+		s.tabMu.Unlock()
+	}
+	return nil
+}
+
+// Apply writes all mutations in one atomic Pebble batch. Each cell is a
+// blind Merge; the merge operator keeps the winning version.
+func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	b := s.db.NewBatch()
+	defer b.Close()
+	var (
+		lastT *widecolumn.TableSpec
+		p     []byte
+	)
+	for i := range muts {
+		m := &muts[i]
+		if m.Table != lastT || p == nil {
+			var err error
+			if p, err = s.prefix(m.Table); err != nil {
+				return wrapErr("apply", err)
+			}
+			lastT = m.Table
+		}
+		for _, c := range m.Cells {
+			if len(c.Qualifier) > maxQualifier {
+				return fmt.Errorf("embedded: apply: qualifier of %d bytes exceeds %d", len(c.Qualifier), maxQualifier)
+			}
+			op := b.MergeDeferred(cellKeyLen(m.Row, c.Qualifier), tsLen+len(c.Value))
+			appendCellKey(op.Key[:0], p, m.Row, c.Qualifier)
+			encodeValue(op.Value, c.Timestamp, c.Value)
+			if err := op.Finish(); err != nil {
+				return wrapErr("apply", err)
+			}
+		}
+	}
+	if b.Empty() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return wrapErr("apply", b.Commit(s.wopts))
+}
+
+// Get reads whole rows from one consistent view of the table.
+func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	p, err := s.prefix(t)
+	if err != nil {
+		return nil, wrapErr("get", err)
+	}
+	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, wrapErr("get", err)
+	}
+	defer it.Close()
+	rows := make([]widecolumn.Row, len(keys))
+	seek := make([]byte, 0, 64)
+	for i, k := range keys {
+		if i > 0 && i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		rows[i].Key = k
+		seek = append(append(seek[:0], p...), k...)
+		for ok := it.SeekGE(seek); ok; ok = it.Next() {
+			key := it.Key()
+			if len(key) < len(seek) || string(key[:len(seek)]) != string(seek) {
+				break
+			}
+			c, row, err := readCell(it)
+			if err != nil {
+				return nil, wrapErr("get", err)
+			}
+			if string(row) == string(k) { // always, for prefix-free keys
+				rows[i].Cells = append(rows[i].Cells, c)
+			}
+		}
+		if err := it.Error(); err != nil {
+			return nil, wrapErr("get", err)
+		}
+		sortCells(rows[i].Cells)
+	}
+	return rows, nil
+}
+
+// readCell copies the cell under the iterator; row aliases the key.
+func readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
+	row, q, err := splitCellKey(it.Key())
+	if err != nil {
+		return widecolumn.Cell{}, nil, err
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return widecolumn.Cell{}, nil, err
+	}
+	ts, cv, ok := decodeValue(v)
+	if !ok {
+		return widecolumn.Cell{}, nil, errors.New("embedded: corrupt value")
+	}
+	// One allocation for qualifier and value.
+	buf := make([]byte, len(q)+len(cv))
+	copy(buf, q)
+	copy(buf[len(q):], cv)
+	return widecolumn.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
+}
+
+// sortCells orders cells by qualifier. Key order already is qualifier order
+// except when one qualifier is a prefix of another (the length suffix
+// interferes), so this is usually just a check.
+func sortCells(cs []widecolumn.Cell) {
+	cmp := func(a, b widecolumn.Cell) int { return compareBytes(a.Qualifier, b.Qualifier) }
+	if !slices.IsSortedFunc(cs, cmp) {
+		slices.SortFunc(cs, cmp)
+	}
+}
+
+func compareBytes(a, b []byte) int {
+	switch sa, sb := string(a), string(b); {
+	case sa < sb:
+		return -1
+	case sa > sb:
+		return 1
+	}
+	return 0
+}
+
+// GetMeta reads an engine metadata key; a missing key is nil, nil.
+func (s *Store) GetMeta(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	v, closer, err := s.db.Get(metaKey(key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrapErr("get meta", err)
+	}
+	defer closer.Close()
+	return append([]byte{}, v...), nil
+}
+
+// PutMeta writes an engine metadata key (synced: it holds the catalog).
+func (s *Store) PutMeta(ctx context.Context, key string, value []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	return wrapErr("put meta", s.db.Set(metaKey(key), value, s.dopts))
+}
+
+func wrapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("embedded: %s: %w", op, err)
+}
+
+// pebbleLogger adapts slog to Pebble's Logger.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf is called by Pebble on unrecoverable corruption; Pebble expects it
+// not to return.
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble")
+	panic("pebble: " + msg)
+}

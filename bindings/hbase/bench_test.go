@@ -1,0 +1,202 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// BenchmarkSberbank is the Sberbank workload on HBase, through dohyo and
+// with gohbase directly, side by side in one run:
+//
+//	DOHYO_TEST_HBASE_ZK=127.0.0.1:2181 go test -run '^$' -bench Sberbank -benchtime 5s ./bindings/hbase/
+//
+// Table `t (id bigint PRIMARY KEY, title text)`, salt 8. insert: a batch of
+// 100 INSERTs (a BATCH message); select: `SELECT * FROM t WHERE id IN (...)`
+// with 100 ids. The gohbase runs write the same rows (salt byte + 8-byte id,
+// one "title" cell of the same size) with 100 concurrent Puts, and read them
+// with 100 concurrent Gets. Several client goroutines (4 per CPU) run each.
+// ops/s counts batches or IN queries; rows/s is 100 times that.
+func BenchmarkSberbank(b *testing.B) {
+	zk := testZK(b)
+	const (
+		salt    = 8
+		batch   = 100
+		preload = 20_000
+	)
+	be := openTestBackend(b, fmt.Sprintf("salt=%d&catalog=%s", salt, uniqueName("bench_")))
+	ks := uniqueName("bench_")
+	exec(b, be, "CREATE KEYSPACE "+ks+replication)
+	dropKeyspace(b, be, ks)
+
+	direct := gohbase.NewClient(zk, gohbase.FlushInterval(0))
+	defer direct.Close()
+
+	for _, size := range []int{10, 100} {
+		b.Run(fmt.Sprintf("value=%dB", size), func(b *testing.B) {
+			value := bytes.Repeat([]byte{'x'}, size)
+			table := fmt.Sprintf("t%d", size)
+			exec(b, be, "CREATE TABLE "+ks+"."+table+" (id bigint PRIMARY KEY, title text)")
+			// The same pre-split as the engine's table: a region per bucket.
+			raw := &widecolumn.TableSpec{Keyspace: ks, Name: table + "_raw", ID: uniqueName("raw")}
+			for i := 1; i < salt; i++ {
+				raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
+			}
+			if err := be.Store().CreateTable(b.Context(), raw); err != nil {
+				b.Fatal(err)
+			}
+			defer be.Store().DropTable(context.Background(), raw)
+			d := &directTable{c: direct, table: []byte(tableName(raw)), salt: salt, value: value}
+
+			ins := &dohyoTable{b: be, ks: ks, table: table, value: value}
+			// Preload both tables so reads hit existing rows.
+			for id := int64(0); id < preload; id += batch {
+				if err := ins.insert(context.Background(), id, batch); err != nil {
+					b.Fatal(err)
+				}
+				if err := d.insert(context.Background(), id, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var next atomic.Int64
+			next.Store(preload)
+
+			b.Run("insert/dohyo", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return ins.insert(ctx, next.Add(batch)-batch, batch)
+				})
+			})
+			b.Run("insert/gohbase", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return d.insert(ctx, next.Add(batch)-batch, batch)
+				})
+			})
+			var seq atomic.Int64
+			b.Run("select/dohyo", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return ins.selectIn(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
+				})
+			})
+			b.Run("select/gohbase", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return d.get(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
+				})
+			})
+		})
+	}
+}
+
+// runParallel runs op from 4 goroutines per CPU and reports ops/s and rows/s.
+func runParallel(b *testing.B, rowsPerOp int, op func(ctx context.Context) error) {
+	b.SetParallelism(4)
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if err := op(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	secs := time.Since(start).Seconds()
+	b.ReportMetric(float64(b.N)/secs, "ops/s")
+	b.ReportMetric(float64(b.N*rowsPerOp)/secs, "rows/s")
+}
+
+// dohyoTable runs the workload through the Backend.
+type dohyoTable struct {
+	b         *Backend
+	ks, table string
+	value     []byte
+
+	once  sync.Once
+	inSQL string
+}
+
+func (d *dohyoTable) insert(ctx context.Context, first int64, n int) error {
+	q := "INSERT INTO " + d.table + " (id, title) VALUES (?, ?)"
+	req := &bindings.BatchRequest{Keyspace: d.ks, Type: cql.BatchLogged, Consistency: bindings.One,
+		Entries: make([]bindings.BatchEntry, n)}
+	for i := range n {
+		req.Entries[i] = bindings.BatchEntry{Query: q, Values: []bindings.Value{bigint(first + int64(i)), {Bytes: d.value}}}
+	}
+	_, err := d.b.Batch(ctx, req)
+	return err
+}
+
+func (d *dohyoTable) selectIn(ctx context.Context, first int64, n int) error {
+	d.once.Do(func() {
+		d.inSQL = "SELECT * FROM " + d.table + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+	})
+	vals := make([]bindings.Value, n)
+	for i := range vals {
+		vals[i] = bigint(first + int64(i))
+	}
+	res, err := d.b.Execute(ctx, &bindings.Request{Keyspace: d.ks, Query: d.inSQL, Values: vals, Consistency: bindings.One})
+	if err != nil {
+		return err
+	}
+	if len(res.Rows) != n {
+		return fmt.Errorf("SELECT IN: got %d rows, want %d", len(res.Rows), n)
+	}
+	return nil
+}
+
+// directTable runs the same workload with gohbase alone.
+type directTable struct {
+	c     gohbase.Client
+	table []byte
+	salt  int
+	value []byte
+}
+
+func (d *directTable) key(id int64) []byte {
+	var k [9]byte
+	binary.BigEndian.PutUint64(k[1:], uint64(id))
+	k[0] = byte(crc32.ChecksumIEEE(k[1:]) % uint32(d.salt))
+	return k[:]
+}
+
+func (d *directTable) insert(ctx context.Context, first int64, n int) error {
+	return parallel(n, func(i int) error {
+		p, err := hrpc.NewPut(ctx, d.table, d.key(first+int64(i)),
+			map[string]map[string][]byte{family: {"title": d.value}})
+		if err != nil {
+			return err
+		}
+		_, err = d.c.Put(p)
+		return err
+	})
+}
+
+func (d *directTable) get(ctx context.Context, first int64, n int) error {
+	return parallel(n, func(i int) error {
+		g, err := hrpc.NewGet(ctx, d.table, d.key(first+int64(i)))
+		if err != nil {
+			return err
+		}
+		res, err := d.c.Get(g)
+		if err != nil {
+			return err
+		}
+		if len(res.Cells) != 1 {
+			return fmt.Errorf("get %d: %d cells", first+int64(i), len(res.Cells))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,117 @@
+package hbase
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// ZKEnv names the environment variable with the ZooKeeper quorum of the
+// HBase that integration tests use (e.g. 127.0.0.1:2181).
+const ZKEnv = "DOHYO_TEST_HBASE_ZK"
+
+// testZK returns the quorum, or skips the test when none is configured;
+// under CI=true a missing HBase fails instead.
+func testZK(t testing.TB) string {
+	t.Helper()
+	zk := os.Getenv(ZKEnv)
+	if zk == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: the HBase integration tests need a running HBase (start it with it/hbase/run.sh)", ZKEnv)
+		}
+		t.Skipf("%s not set: no HBase to test against", ZKEnv)
+	}
+	return zk
+}
+
+// uniqueName returns a fresh name for catalogs and keyspaces: tests share
+// one long-lived HBase.
+func uniqueName(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// openTestStore opens a Store with its own catalog; the test closes it.
+func openTestStore(t testing.TB) *Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := OpenStore(ctx, StoreOptions{ZooKeeper: testZK(t), Catalog: uniqueName("test_")})
+	if err != nil {
+		t.Fatalf("OpenStore: %v", err)
+	}
+	return s
+}
+
+// openTestBackend opens a Backend from a URL on the test HBase, with
+// query options appended; it is closed when the test ends.
+func openTestBackend(t testing.TB, query string) *Backend {
+	t.Helper()
+	u := "hbase://" + testZK(t) + "?" + query
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b, err := OpenURL(ctx, u)
+	if err != nil {
+		t.Fatalf("OpenURL(%s): %v", u, err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func bigint(n int64) bindings.Value {
+	return bindings.Value{Bytes: binary.BigEndian.AppendUint64(nil, uint64(n))}
+}
+
+func text(s string) bindings.Value { return bindings.Value{Bytes: []byte(s)} }
+
+func exec(t testing.TB, b bindings.Backend, q string, vals ...bindings.Value) *bindings.Result {
+	t.Helper()
+	return execPaged(t, b, q, 0, nil, vals...)
+}
+
+func execPaged(t testing.TB, b bindings.Backend, q string, pageSize int32, state []byte, vals ...bindings.Value) *bindings.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := b.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: bindings.One,
+		PageSize: pageSize, PagingState: state})
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res
+}
+
+// tableSpec finds a CQL table's KV spec through the catalog.
+func tableSpec(t testing.TB, b *Backend, ks, name string) *widecolumn.TableSpec {
+	t.Helper()
+	cat, err := b.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := cat.Table(ks, name)
+	if tb == nil {
+		t.Fatalf("table %s.%s not in the catalog", ks, name)
+	}
+	return &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: tb.ID}
+}
+
+func dropKeyspace(t testing.TB, b bindings.Backend, ks string) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := b.Execute(ctx, &bindings.Request{Query: "DROP KEYSPACE IF EXISTS " + ks}); err != nil {
+			t.Errorf("cleanup: drop keyspace %s: %v", ks, err)
+		}
+	})
+}
+
+const replication = " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"

@@ -1,0 +1,106 @@
+package hbase
+
+import (
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// HBase naming. Namespaces allow [A-Za-z0-9_]; table qualifiers also allow
+// '-' and '.' (not first). CQL keyspace and table names are \w+ in practice,
+// but quoted names may hold anything, so every name is mapped.
+//
+// The mapping need not be injective: a table's HBase name ends with its
+// TableSpec.ID, which is unique per table incarnation, so two CQL names that
+// map alike still get distinct tables. The readable parts are for operators
+// looking at the HBase shell.
+const (
+	// metaNamespace holds dohyo's own tables (the catalog).
+	metaNamespace = "dohyo"
+	// metaTable is the catalog table, qualified.
+	metaTable = metaNamespace + ":catalog"
+	// family is the one column family of every table.
+	family = "d"
+	// metaQualifier is the column holding a meta value.
+	metaQualifier = "v"
+	// maxNamePart bounds the readable part of a name (Cassandra's own limit
+	// on keyspace and table names).
+	maxNamePart = 48
+)
+
+// reservedNamespaces are HBase's own namespaces and dohyo's: a keyspace with
+// one of these names gets a suffix.
+var reservedNamespaces = []string{"hbase", "default", metaNamespace}
+
+// namespaceName maps a CQL keyspace to an HBase namespace.
+func namespaceName(keyspace string) string {
+	ns := sanitize(keyspace)
+	for _, r := range reservedNamespaces {
+		if strings.EqualFold(ns, r) {
+			return ns + "_ks"
+		}
+	}
+	return ns
+}
+
+// tableName returns the fully qualified HBase table of a spec:
+// "<namespace>:t_<name>_<id>".
+func tableName(t *widecolumn.TableSpec) string {
+	return namespaceName(t.Keyspace) + ":t_" + sanitize(t.Name) + "_" + sanitizeID(t.ID)
+}
+
+// splitTableName splits "ns:qualifier" (a name without ':' is in the
+// default namespace).
+func splitTableName(fq string) (ns, qualifier string) {
+	if i := strings.IndexByte(fq, ':'); i >= 0 {
+		return fq[:i], fq[i+1:]
+	}
+	return "default", fq
+}
+
+// sanitize keeps [A-Za-z0-9_], replaces anything else with '_', bounds the
+// length and never returns "".
+func sanitize(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s) && b.Len() < maxNamePart; i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// sanitizeID maps a table ID (a UUID) into a qualifier suffix. IDs are
+// short; unlike names they are not truncated, since they carry uniqueness.
+func sanitizeID(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-' && b.Len() > 0:
+			b.WriteByte(c)
+		default:
+			// Keep distinct IDs distinct: hex-escape anything else
+			// (including '_', the escape's own first byte).
+			b.WriteString("_x")
+			b.WriteByte("0123456789abcdef"[c>>4])
+			b.WriteByte("0123456789abcdef"[c&15])
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// metaRowKey is the catalog table row of a meta key for one catalog.
+func metaRowKey(catalog, key string) []byte {
+	return []byte(catalog + "/" + key)
+}

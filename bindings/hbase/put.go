@@ -1,0 +1,123 @@
+package hbase
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// rowPut is one HBase Put of a whole row whose cells carry their own
+// timestamps. hrpc.Mutate has a single timestamp per Put, but a row written
+// by one KV.Apply may hold cells of several timestamps (a collection
+// overwrite writes its tombstone at ts-1), and one Put per row is what makes
+// the row's update atomic in HBase.
+//
+// rowPut embeds *hrpc.Mutate for routing, results and gohbase's request
+// batching (hrpc.Batchable is satisfied through the embedded type), and
+// replaces only the request encoding with per-cell timestamps.
+type rowPut struct {
+	*hrpc.Mutate
+	row   []byte
+	cells []widecolumn.Cell
+}
+
+var (
+	_ hrpc.Call      = (*rowPut)(nil)
+	_ hrpc.Batchable = (*rowPut)(nil)
+)
+
+func newRowPut(ctx context.Context, table, row []byte, cells []widecolumn.Cell) (*rowPut, error) {
+	m, err := hrpc.NewPut(ctx, table, row, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &rowPut{Mutate: m, row: row, cells: cells}, nil
+}
+
+var (
+	putType           = pb.MutationProto_PUT
+	regionSpecByName  = pb.RegionSpecifier_REGION_NAME
+	familyBytes       = []byte(family)
+	keyValueTypePut   = byte(4) // KeyValue.Type.Put
+	maxRowLength      = 1<<15 - 1
+	maxQualifierBytes = 1 << 16
+)
+
+func (p *rowPut) regionSpecifier() *pb.RegionSpecifier {
+	var name []byte
+	if r := p.Region(); r != nil {
+		name = r.Name()
+	}
+	return &pb.RegionSpecifier{Type: &regionSpecByName, Value: name}
+}
+
+// ToProto encodes the Put with cells inside the protobuf message (used when
+// cell blocks are off).
+func (p *rowPut) ToProto() proto.Message {
+	qvs := make([]*pb.MutationProto_ColumnValue_QualifierValue, len(p.cells))
+	for i := range p.cells {
+		c := &p.cells[i]
+		qvs[i] = &pb.MutationProto_ColumnValue_QualifierValue{
+			Qualifier: c.Qualifier,
+			Value:     c.Value,
+			Timestamp: proto.Uint64(uint64(c.Timestamp)),
+		}
+	}
+	return &pb.MutateRequest{
+		Region: p.regionSpecifier(),
+		Mutation: &pb.MutationProto{
+			Row:         p.row,
+			MutateType:  &putType,
+			ColumnValue: []*pb.MutationProto_ColumnValue{{Family: familyBytes, QualifierValue: qvs}},
+		},
+	}
+}
+
+// SerializeCellBlocks encodes the Put as a protobuf header plus KeyValue
+// cell blocks, gohbase's default wire form for mutations.
+func (p *rowPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
+	blocks := make([][]byte, len(p.cells))
+	var size uint32
+	for i := range p.cells {
+		blocks[i] = appendKeyValue(nil, p.row, familyBytes, &p.cells[i])
+		size += uint32(len(blocks[i]))
+	}
+	n := int32(len(p.cells))
+	req := &pb.MutateRequest{
+		Region: p.regionSpecifier(),
+		Mutation: &pb.MutationProto{
+			Row:                 p.row,
+			MutateType:          &putType,
+			AssociatedCellCount: &n,
+		},
+	}
+	return req, blocks, size
+}
+
+// appendKeyValue appends one cell in HBase's KeyValueCodec form:
+//
+//	uint32 length of the rest
+//	uint32 key length, uint32 value length
+//	key:   uint16 row length, row, uint8 family length, family, qualifier,
+//	       uint64 timestamp, uint8 type
+//	value
+func appendKeyValue(dst, row, fam []byte, c *widecolumn.Cell) []byte {
+	keyLen := 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1
+	kvLen := 4 + 4 + keyLen + len(c.Value)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(kvLen))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(keyLen))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(c.Value)))
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
+	dst = append(dst, row...)
+	dst = append(dst, byte(len(fam)))
+	dst = append(dst, fam...)
+	dst = append(dst, c.Qualifier...)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(c.Timestamp))
+	dst = append(dst, keyValueTypePut)
+	return append(dst, c.Value...)
+}

@@ -1,0 +1,670 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// StoreOptions configures a Store (see Config for the meaning of fields).
+type StoreOptions struct {
+	ZooKeeper  string
+	ZKRoot     string
+	Catalog    string
+	OpTimeout  time.Duration
+	DDLTimeout time.Duration
+	Logger     *slog.Logger
+}
+
+// Store is a widecolumn.KV on HBase. It is safe for concurrent use.
+//
+// Layout: a namespace per keyspace, one table per CQL table incarnation
+// ("<ks>:t_<name>_<id>") with one column family "d" keeping one version;
+// HBase qualifier = KV qualifier, HBase timestamp = KV timestamp (µs; HBase
+// treats it as an opaque long), value = KV value. Engine metadata lives in
+// dohyo:catalog under "<catalog>/<key>".
+//
+// Ties: HBase keeps the highest timestamp; of two writes with equal
+// timestamps it keeps the later one, not the one widecolumn.Resolve picks.
+// Within one Apply call duplicate cells are resolved by Resolve before
+// sending.
+type Store struct {
+	zk      string
+	catalog string
+	opTO    time.Duration
+	ddlTO   time.Duration
+	log     *slog.Logger
+
+	client gohbase.Client
+	rpc    gohbase.RPCClient // client, for custom calls
+	admin  *admin
+
+	closed atomic.Bool
+
+	ddl        sync.Mutex          // serialises namespace/table DDL
+	namespaces map[string]struct{} // known to exist; under ddl
+	tables     sync.Map            // fq name -> struct{}: known to exist and be enabled
+}
+
+var _ widecolumn.KV = (*Store)(nil)
+
+// OpenStore connects to HBase and makes sure the catalog table exists.
+// ctx bounds the whole open (ZooKeeper, master and region lookups).
+func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
+	cfg := Config{ZooKeeper: o.ZooKeeper, ZKRoot: o.ZKRoot, Catalog: o.Catalog,
+		OpTimeout: o.OpTimeout, DDLTimeout: o.DDLTimeout}.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	opts := []gohbase.Option{
+		gohbase.ZookeeperRoot(cfg.ZKRoot),
+		// Flush queued requests at once: concurrent Gets and Puts to one
+		// region server still travel as one MultiRequest (whatever is
+		// queued when the writer is free), but a lone request never waits.
+		gohbase.FlushInterval(0),
+	}
+	cl := gohbase.NewClient(cfg.ZooKeeper, opts...)
+	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot))
+	rpc, ok1 := cl.(gohbase.RPCClient)
+	arpc, ok2 := ac.(gohbase.RPCClient)
+	if !ok1 || !ok2 {
+		cl.Close()
+		return nil, errors.New("hbase: gohbase client does not expose SendRPC")
+	}
+	s := &Store{
+		zk:         cfg.ZooKeeper,
+		catalog:    cfg.Catalog,
+		opTO:       cfg.OpTimeout,
+		ddlTO:      cfg.DDLTimeout,
+		log:        logger,
+		client:     cl,
+		rpc:        rpc,
+		admin:      &admin{rpc: arpc},
+		namespaces: map[string]struct{}{},
+	}
+	if err := s.ensureMeta(ctx); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// Close releases the HBase connections. Open scans fail afterwards.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.client.Close()
+	s.admin.close()
+	return nil
+}
+
+func (s *Store) check(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// ensureMeta creates the dohyo namespace and catalog table when missing.
+func (s *Store) ensureMeta(ctx context.Context) error {
+	_, err := s.GetMeta(ctx, "ping")
+	if err == nil {
+		s.tables.Store(metaTable, struct{}{})
+		return nil
+	}
+	if !errors.Is(err, gohbase.TableNotFound) {
+		return err
+	}
+	dctx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	if err := s.ensureTable(dctx, metaTable, TableOptions{Compression: "NONE", Encoding: "NONE"}, nil); err != nil {
+		return s.wrapErr(ctx, "create catalog table "+metaTable, err)
+	}
+	return nil
+}
+
+// CreateTable creates the table's namespace and table, pre-split. An
+// existing table is left alone (and enabled if it was disabled).
+func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return errors.New("hbase: create table: spec without ID")
+	}
+	o, err := parseTableOptions(t.Options)
+	if err != nil {
+		return fmt.Errorf("hbase: create table %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	fq := tableName(t)
+	if _, ok := s.tables.Load(fq); ok {
+		return nil
+	}
+	dctx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	return s.wrapErr(ctx, "create table "+fq, s.ensureTable(dctx, fq, o, splitKeys(t.SplitKeys, o.Regions)))
+}
+
+func (s *Store) ensureTable(ctx context.Context, fq string, o TableOptions, splits [][]byte) error {
+	s.ddl.Lock()
+	defer s.ddl.Unlock()
+	if _, ok := s.tables.Load(fq); ok {
+		return nil
+	}
+	state, err := s.tableState(ctx, fq)
+	if err != nil {
+		return err
+	}
+	switch state {
+	case stateMissing:
+		ns, _ := splitTableName(fq)
+		if err := s.ensureNamespace(ctx, ns); err != nil {
+			return err
+		}
+		if err := s.admin.createTable(ctx, fq, o, splits); err != nil && !isJava(err, excTableExists) {
+			return err
+		}
+	case stateDisabled, stateDisabling:
+		if err := s.admin.enableTable(ctx, fq); err != nil && !isJava(err, excTableNotDisabled) {
+			return err
+		}
+	}
+	s.tables.Store(fq, struct{}{})
+	return nil
+}
+
+func (s *Store) ensureNamespace(ctx context.Context, ns string) error {
+	if _, ok := s.namespaces[ns]; ok {
+		return nil
+	}
+	if err := s.admin.createNamespace(ctx, ns); err != nil && !isJava(err, excNamespaceExists) {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	s.namespaces[ns] = struct{}{}
+	return nil
+}
+
+// DropTable disables and deletes the table. A missing table is not an error.
+func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return errors.New("hbase: drop table: spec without ID")
+	}
+	fq := tableName(t)
+	dctx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	s.ddl.Lock()
+	defer s.ddl.Unlock()
+	s.tables.Delete(fq)
+	err := s.admin.disableTable(dctx, fq)
+	switch {
+	case isJava(err, excTableNotFound):
+		return nil
+	case err != nil && !isJava(err, excTableNotEnabled):
+		return s.wrapErr(ctx, "drop table "+fq, err)
+	}
+	if err := s.admin.deleteTable(dctx, fq); err != nil && !isJava(err, excTableNotFound) {
+		return s.wrapErr(ctx, "drop table "+fq, err)
+	}
+	return nil
+}
+
+// TruncateTable empties the table with HBase's truncate (disable, then
+// recreate the regions with the same boundaries). Deletes would not do:
+// HBase delete markers hide later writes with older timestamps.
+func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return errors.New("hbase: truncate table: spec without ID")
+	}
+	fq := tableName(t)
+	dctx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	s.ddl.Lock()
+	defer s.ddl.Unlock()
+	if err := s.admin.disableTable(dctx, fq); err != nil && !isJava(err, excTableNotEnabled) {
+		return s.wrapErr(ctx, "truncate table "+fq, err)
+	}
+	if err := s.admin.truncateTable(dctx, fq); err != nil {
+		// Leave the table usable if truncation failed after the disable.
+		_ = s.admin.enableTable(dctx, fq)
+		return s.wrapErr(ctx, "truncate table "+fq, err)
+	}
+	return nil
+}
+
+// Table states as HBase keeps them in hbase:meta.
+type tableState int
+
+const (
+	stateMissing tableState = iota
+	stateEnabled
+	stateDisabled
+	stateDisabling
+	stateEnabling
+)
+
+// tableState reads a table's state from hbase:meta (row = table name,
+// column table:state, a "PBUF"-prefixed TableState message).
+func (s *Store) tableState(ctx context.Context, fq string) (tableState, error) {
+	g, err := hrpc.NewGet(ctx, []byte("hbase:meta"), []byte(fq),
+		hrpc.Families(map[string][]string{"table": {"state"}}))
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.client.Get(g)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range res.Cells {
+		v := c.Value
+		if len(v) < 4 || string(v[:4]) != "PBUF" {
+			return 0, fmt.Errorf("table state of %s: no PBUF magic", fq)
+		}
+		v = v[4:]
+		for len(v) > 0 {
+			num, typ, n := protowire.ConsumeTag(v)
+			if n < 0 {
+				return 0, fmt.Errorf("table state of %s: %w", fq, protowire.ParseError(n))
+			}
+			v = v[n:]
+			if num == 1 && typ == protowire.VarintType {
+				st, n := protowire.ConsumeVarint(v)
+				if n < 0 {
+					return 0, fmt.Errorf("table state of %s: %w", fq, protowire.ParseError(n))
+				}
+				// TableState.State: ENABLED=0 DISABLED=1 DISABLING=2 ENABLING=3.
+				return tableState(st) + stateEnabled, nil
+			}
+			n = protowire.ConsumeFieldValue(num, typ, v)
+			if n < 0 {
+				return 0, fmt.Errorf("table state of %s: %w", fq, protowire.ParseError(n))
+			}
+			v = v[n:]
+		}
+	}
+	return stateMissing, nil
+}
+
+// splitKeys returns the pre-split boundaries of a table: the engine's
+// (one region per salt bucket) unless regions asks for another count, then
+// about that many regions along salt buckets and token ranges, computed by
+// the engine's key codec so boundaries match the row key layout.
+func splitKeys(given [][]byte, regions int) [][]byte {
+	if regions == 0 {
+		return given
+	}
+	salt, ok := saltOf(given)
+	if !ok {
+		return given // boundaries the store does not understand: keep them
+	}
+	codec, err := widecolumn.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
+	if err != nil {
+		return given
+	}
+	return codec.SplitKeys(regions)
+}
+
+// saltOf recognises the engine's salt-bucket boundaries {1}, {2} ... {n-1}
+// and returns n (0 for no boundaries: an unsalted table).
+func saltOf(keys [][]byte) (int, bool) {
+	for i, k := range keys {
+		if len(k) != 1 || int(k[0]) != i+1 {
+			return 0, false
+		}
+	}
+	if len(keys) == 0 {
+		return 0, true
+	}
+	return len(keys) + 1, true
+}
+
+// Region is one region of a table.
+type Region struct {
+	Name          string
+	Start, Stop   []byte // Stop nil: the last region
+	ServerAddress string
+}
+
+// Regions lists a table's online regions from hbase:meta, in key order
+// (operators and tests; not used on the data path).
+func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	fq := tableName(t)
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	// Meta rows of a table: "<table>,<start key>,<region id>...".
+	start := []byte(fq + ",")
+	stop := []byte(fq + "-") // '-' follows ','
+	sc, err := hrpc.NewScanRange(octx, []byte("hbase:meta"), start, stop,
+		hrpc.Families(map[string][]string{"info": {"regioninfo", "server"}}))
+	if err != nil {
+		return nil, err
+	}
+	scanner := s.client.Scan(sc)
+	defer scanner.Close()
+	var out []Region
+	for {
+		res, err := scanner.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, s.wrapErr(ctx, "regions", err)
+		}
+		var r Region
+		var info *pb.RegionInfo
+		for _, c := range res.Cells {
+			switch string(c.Qualifier) {
+			case "regioninfo":
+				if len(c.Value) < 4 || string(c.Value[:4]) != "PBUF" {
+					return nil, fmt.Errorf("hbase: regions: bad regioninfo in %q", c.Row)
+				}
+				info = &pb.RegionInfo{}
+				if err := proto.Unmarshal(c.Value[4:], info); err != nil {
+					return nil, fmt.Errorf("hbase: regions: %w", err)
+				}
+				r.Name = string(c.Row)
+			case "server":
+				r.ServerAddress = string(c.Value)
+			}
+		}
+		if info == nil || info.GetOffline() || info.GetSplit() {
+			continue // split parents linger in meta until cleaned up
+		}
+		r.Start = info.GetStartKey()
+		if k := info.GetEndKey(); len(k) > 0 {
+			r.Stop = k
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Region) int { return bytes.Compare(a.Start, b.Start) })
+	return out, nil
+}
+
+// ---- data ----
+
+// rowGroup is the cells of one row of one Apply call.
+type rowGroup struct {
+	table []byte
+	row   []byte
+	cells []widecolumn.Cell
+}
+
+// Apply writes each row's cells with one Put (atomic per row in HBase);
+// rows are sent concurrently and gohbase batches them per region server.
+func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	groups, err := groupRows(muts)
+	if err != nil {
+		return err
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	if len(groups) == 1 {
+		return s.wrapErr(ctx, "apply", s.put(octx, groups[0]))
+	}
+	return s.wrapErr(ctx, "apply", parallel(len(groups), func(i int) error { return s.put(octx, groups[i]) }))
+}
+
+// maxParallel bounds the goroutines of one Apply or Get; gohbase queues
+// and batches the requests behind them.
+const maxParallel = 256
+
+// parallel runs fn(0..n-1) on up to maxParallel goroutines and returns the
+// first error by index.
+func parallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, maxParallel) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) put(ctx context.Context, g *rowGroup) error {
+	p, err := newRowPut(ctx, g.table, g.row, g.cells)
+	if err != nil {
+		return err
+	}
+	_, err = s.rpc.SendRPC(p)
+	return err
+}
+
+// groupRows merges the mutations of each (table, row); two versions of one
+// cell in the call are reconciled here by widecolumn.Resolve, since HBase
+// would keep both and pick the later on a timestamp tie.
+func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
+	type key struct{ table, row string }
+	index := make(map[key]*rowGroup, len(muts))
+	var out []*rowGroup
+	names := map[*widecolumn.TableSpec][]byte{}
+	for i := range muts {
+		m := &muts[i]
+		if m.Table == nil || m.Table.ID == "" {
+			return nil, errors.New("hbase: apply: mutation without table")
+		}
+		if len(m.Row) == 0 || len(m.Row) > maxRowLength {
+			return nil, fmt.Errorf("hbase: apply: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
+		}
+		for _, c := range m.Cells {
+			if c.Timestamp < 0 {
+				return nil, fmt.Errorf("hbase: apply: negative write timestamp %d: HBase stores only timestamps >= 0", c.Timestamp)
+			}
+			if len(c.Qualifier) >= maxQualifierBytes {
+				return nil, fmt.Errorf("hbase: apply: qualifier of %d bytes is too long", len(c.Qualifier))
+			}
+		}
+		if len(m.Cells) == 0 {
+			continue
+		}
+		tn, ok := names[m.Table]
+		if !ok {
+			tn = []byte(tableName(m.Table))
+			names[m.Table] = tn
+		}
+		k := key{string(tn), string(m.Row)}
+		g := index[k]
+		if g == nil {
+			g = &rowGroup{table: tn, row: m.Row}
+			index[k] = g
+			out = append(out, g)
+		}
+		g.cells = append(g.cells, m.Cells...)
+	}
+	for _, g := range out {
+		g.cells = dedupCells(g.cells)
+	}
+	return out, nil
+}
+
+// dedupCells keeps one cell per qualifier, the Resolve winner.
+func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
+	if len(cs) < 2 {
+		return cs
+	}
+	seen := make(map[string]int, len(cs))
+	out := cs[:0:0]
+	for _, c := range cs {
+		if i, ok := seen[string(c.Qualifier)]; ok {
+			out[i] = widecolumn.Resolve(out[i], c)
+			continue
+		}
+		seen[string(c.Qualifier)] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Get reads whole rows with one HBase Get each, sent concurrently (gohbase
+// batches them per region server). Rows are not read from one snapshot.
+func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if t == nil || t.ID == "" {
+		return nil, errors.New("hbase: get: spec without ID")
+	}
+	table := []byte(tableName(t))
+	rows := make([]widecolumn.Row, len(keys))
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	one := func(i int) error {
+		rows[i].Key = keys[i]
+		if len(keys[i]) == 0 {
+			return nil // HBase has no empty row key
+		}
+		g, err := hrpc.NewGet(octx, table, keys[i])
+		if err != nil {
+			return err
+		}
+		res, err := s.client.Get(g)
+		if err != nil {
+			return err
+		}
+		rows[i].Cells = toCells(res.Cells)
+		return nil
+	}
+	if len(keys) == 1 {
+		if err := one(0); err != nil {
+			return nil, s.wrapErr(ctx, "get", err)
+		}
+		return rows, nil
+	}
+	if err := parallel(len(keys), one); err != nil {
+		return nil, s.wrapErr(ctx, "get", err)
+	}
+	return rows, nil
+}
+
+// toCells converts HBase cells (one version each, in qualifier order) of
+// family "d". The slices alias the response buffer, which gohbase does not
+// reuse.
+func toCells(hc []*hrpc.Cell) []widecolumn.Cell {
+	if len(hc) == 0 {
+		return nil
+	}
+	out := make([]widecolumn.Cell, 0, len(hc))
+	for _, c := range hc {
+		if string(c.Family) != family {
+			continue
+		}
+		var ts int64
+		if c.Timestamp != nil {
+			ts = int64(*c.Timestamp)
+		}
+		q := c.Qualifier
+		if q == nil {
+			q = []byte{}
+		}
+		out = append(out, widecolumn.Cell{Qualifier: q, Timestamp: ts, Value: c.Value})
+	}
+	return out
+}
+
+// ---- meta ----
+
+// GetMeta reads an engine metadata value; a missing key is nil, nil.
+func (s *Store) GetMeta(ctx context.Context, key string) ([]byte, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	g, err := hrpc.NewGet(octx, []byte(metaTable), metaRowKey(s.catalog, key),
+		hrpc.Families(map[string][]string{family: {metaQualifier}}))
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.client.Get(g)
+	if err != nil {
+		if errors.Is(err, gohbase.TableNotFound) {
+			return nil, err // ensureMeta looks for it
+		}
+		return nil, s.wrapErr(ctx, "get meta", err)
+	}
+	for _, c := range res.Cells {
+		if string(c.Qualifier) == metaQualifier {
+			return bytes.Clone(c.Value), nil
+		}
+	}
+	return nil, nil
+}
+
+// PutMeta writes an engine metadata value. HBase assigns the timestamp; of
+// two puts in one millisecond the later wins.
+func (s *Store) PutMeta(ctx context.Context, key string, value []byte) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	if value == nil {
+		value = []byte{}
+	}
+	p, err := hrpc.NewPut(octx, []byte(metaTable), metaRowKey(s.catalog, key),
+		map[string]map[string][]byte{family: {metaQualifier: value}})
+	if err != nil {
+		return err
+	}
+	_, err = s.client.Put(p)
+	return s.wrapErr(ctx, "put meta", err)
+}
+
+// Ping checks that HBase answers: one Get on the catalog table, bounded by
+// the op timeout.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.GetMeta(ctx, "ping")
+	if errors.Is(err, gohbase.TableNotFound) {
+		return s.wrapErr(ctx, "ping", err)
+	}
+	return err
+}

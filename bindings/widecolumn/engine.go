@@ -1,0 +1,388 @@
+package widecolumn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Salt is the number of salt buckets of new tables (0: unsalted; at most
+	// 256). Existing tables keep the salt recorded when they were created.
+	Salt int
+	// TableOptions are passed to KV.CreateTable in every TableSpec.
+	TableOptions map[string]string
+	// Clock is the engine's time source (default time.Now); tests inject it
+	// to drive TTL expiry and write timestamps.
+	Clock func() time.Time
+	// Logger receives operational messages (default: discarded).
+	Logger *slog.Logger
+	// PreparedCacheSize bounds the parsed-statement and plan caches
+	// (default 4096 entries each).
+	PreparedCacheSize int
+	// Schema tunes DDL application (clock, ids); zero means defaults.
+	Schema schema.Options
+}
+
+// metaCatalog and metaSalt are the KV metadata keys of the engine.
+const (
+	metaCatalog = "catalog"
+	metaSalts   = "salts"
+)
+
+// Engine executes CQL with Cassandra's semantics over a KV store. It is safe
+// for concurrent use.
+type Engine struct {
+	kv    KV
+	opts  Options
+	log   *slog.Logger
+	clock func() time.Time
+	uuids *cql.TimeUUIDGenerator
+
+	st     atomic.Pointer[state]
+	ddlMu  sync.Mutex
+	parsed *lru[string, *cql.Parsed]
+	plans  *lru[planKey, *cachedPlan]
+
+	lastTS atomic.Int64
+	locks  [256]sync.Mutex
+	seed   maphash.Seed
+	closed atomic.Bool
+}
+
+var (
+	_ bindings.Backend       = (*Engine)(nil)
+	_ bindings.Preparer      = (*Engine)(nil)
+	_ bindings.CatalogSource = (*Engine)(nil)
+)
+
+// state is an immutable snapshot: the catalog and the derived per-table
+// runtime information. DDL swaps it; plans remember the state they were
+// built against and are rebuilt when it changes.
+type state struct {
+	cat    *schema.Catalog
+	tables map[tableKey]*tableInfo
+	salts  map[string]int // table id -> salt buckets
+}
+
+type tableKey struct{ ks, name string }
+
+type planKey struct{ ks, query string }
+
+// New opens an engine on kv, loading the persisted catalog.
+func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
+	if kv == nil {
+		return nil, errors.New("widecolumn: nil KV")
+	}
+	if opts.Salt < 0 || opts.Salt > maxSaltBuckets {
+		return nil, fmt.Errorf("widecolumn: salt %d out of range [0, %d]", opts.Salt, maxSaltBuckets)
+	}
+	e := &Engine{kv: kv, opts: opts, log: opts.Logger, clock: opts.Clock, seed: maphash.MakeSeed()}
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if e.clock == nil {
+		e.clock = time.Now
+	}
+	if e.opts.Schema.Now == nil {
+		// Drop times must be comparable with write timestamps: take them
+		// from the same strictly increasing source.
+		e.opts.Schema.Now = func() time.Time { return time.UnixMicro(e.nextTimestamp()) }
+	}
+	n := opts.PreparedCacheSize
+	if n <= 0 {
+		n = 4096
+	}
+	e.parsed = newLRU[string, *cql.Parsed](n)
+	e.plans = newLRU[planKey, *cachedPlan](n)
+	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
+
+	cat := schema.NewWithOptions(e.opts.Schema)
+	raw, err := kv.GetMeta(ctx, metaCatalog)
+	if err != nil {
+		return nil, fmt.Errorf("widecolumn: load catalog: %w", err)
+	}
+	if raw != nil {
+		loaded, err := schema.UnmarshalCatalog(raw)
+		if err != nil {
+			return nil, fmt.Errorf("widecolumn: decode catalog: %w", err)
+		}
+		cat = loaded.WithOptions(e.opts.Schema)
+	}
+	salts := map[string]int{}
+	if raw, err := kv.GetMeta(ctx, metaSalts); err != nil {
+		return nil, fmt.Errorf("widecolumn: load salts: %w", err)
+	} else if raw != nil {
+		if err := json.Unmarshal(raw, &salts); err != nil {
+			return nil, fmt.Errorf("widecolumn: decode salts: %w", err)
+		}
+	}
+	st, err := e.newState(cat, salts)
+	if err != nil {
+		return nil, err
+	}
+	// Storage for every known table: creating an existing table is a no-op,
+	// and this repairs a crash between catalog write and table creation.
+	for _, ti := range st.tables {
+		if err := kv.CreateTable(ctx, ti.spec); err != nil {
+			return nil, fmt.Errorf("widecolumn: open table %s.%s: %w", ti.t.Keyspace, ti.t.Name, err)
+		}
+	}
+	e.st.Store(st)
+	return e, nil
+}
+
+// newState derives runtime table information from a catalog.
+func (e *Engine) newState(cat *schema.Catalog, salts map[string]int) (*state, error) {
+	st := &state{cat: cat, tables: map[tableKey]*tableInfo{}, salts: salts}
+	old := e.st.Load()
+	for _, ks := range cat.Keyspaces {
+		for _, t := range ks.Tables {
+			if old != nil {
+				if ti := old.tables[tableKey{t.Keyspace, t.Name}]; ti != nil && ti.t == t {
+					st.tables[tableKey{t.Keyspace, t.Name}] = ti
+					continue
+				}
+			}
+			salt, ok := salts[t.ID]
+			if !ok {
+				salt = e.opts.Salt
+				salts[t.ID] = salt
+			}
+			ti, err := newTableInfo(t, salt, e.opts.TableOptions)
+			if err != nil {
+				return nil, fmt.Errorf("widecolumn: table %s.%s: %w", t.Keyspace, t.Name, err)
+			}
+			st.tables[tableKey{t.Keyspace, t.Name}] = ti
+		}
+	}
+	return st, nil
+}
+
+// Close releases the KV store.
+func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	return e.kv.Close()
+}
+
+// Catalog returns the current schema snapshot.
+func (e *Engine) Catalog(ctx context.Context) (*schema.Catalog, error) {
+	return e.st.Load().cat, nil
+}
+
+// Ping reports whether the engine is open.
+func (e *Engine) Ping(ctx context.Context) error {
+	if e.closed.Load() {
+		return errors.New("widecolumn: engine closed")
+	}
+	return nil
+}
+
+var _ bindings.Pinger = (*Engine)(nil)
+
+// nextTimestamp returns the engine's write time in µs, strictly increasing.
+func (e *Engine) nextTimestamp() int64 {
+	now := e.clock().UnixMicro()
+	for {
+		last := e.lastTS.Load()
+		ts := now
+		if ts <= last {
+			ts = last + 1
+		}
+		if e.lastTS.CompareAndSwap(last, ts) {
+			return ts
+		}
+	}
+}
+
+// nowSeconds is the engine's "now" for TTL expiry.
+func (e *Engine) nowSeconds() int64 { return e.clock().Unix() }
+
+// partitionLock returns the stripe lock of a partition (LWT and
+// read-modify-write serialisation).
+func (e *Engine) partitionLock(tableID string, partKey []byte) *sync.Mutex {
+	var h maphash.Hash
+	h.SetSeed(e.seed)
+	h.WriteString(tableID)
+	h.Write(partKey)
+	return &e.locks[h.Sum64()%uint64(len(e.locks))]
+}
+
+// parse returns the parsed statement for query, from the cache when possible.
+func (e *Engine) parse(query string, given *cql.Parsed) (*cql.Parsed, error) {
+	if given != nil {
+		return given, nil
+	}
+	if p, ok := e.parsed.get(query); ok {
+		return p, nil
+	}
+	p, err := cql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	e.parsed.put(query, p)
+	return p, nil
+}
+
+// Execute runs one statement.
+func (e *Engine) Execute(ctx context.Context, req *bindings.Request) (res *bindings.Result, err error) {
+	defer e.recoverTo(&err, req.Query)
+	res, err = e.execute(ctx, req)
+	if err != nil {
+		return nil, cqlError(err)
+	}
+	return res, nil
+}
+
+// recoverTo turns a panic into a ServerError for the one request that hit
+// it: a bug must not take the proxy down with every other session.
+func (e *Engine) recoverTo(err *error, query string) {
+	if r := recover(); r != nil {
+		e.log.Error("widecolumn: internal error", "panic", r, "query", query, "stack", string(debug.Stack()))
+		*err = bindings.Errorf(bindings.CodeServerError, "internal error executing statement: %v", r)
+	}
+}
+
+func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
+	if e.closed.Load() {
+		return nil, bindings.Errorf(bindings.CodeServerError, "engine is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := e.parse(req.Query, req.Parsed)
+	if err != nil {
+		return nil, err
+	}
+	switch s := p.Stmt.(type) {
+	case *cql.Use:
+		st := e.st.Load()
+		if st.cat.Keyspace(s.Keyspace) == nil {
+			return nil, bindings.Errorf(bindings.CodeInvalid, "Keyspace '%s' does not exist", s.Keyspace)
+		}
+		return &bindings.Result{Kind: bindings.ResultSetKeyspace, Keyspace: s.Keyspace}, nil
+	case *cql.Unsupported:
+		return nil, unsupportedStatement(s.What)
+	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
+		*cql.AlterTable, *cql.DropTable, *cql.Truncate:
+		if len(req.Values) > 0 {
+			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
+		}
+		return e.execDDL(ctx, req.Keyspace, p.Stmt)
+	}
+	cp, err := e.planFor(req.Keyspace, req.Query, p)
+	if err != nil {
+		return nil, err
+	}
+	x, err := newExecCtx(e, cp, req.Values, req.Names)
+	if err != nil {
+		return nil, err
+	}
+	x.pageSize = req.PageSize
+	x.pagingState = req.PagingState
+	if req.HasTimestamp {
+		x.ts, x.hasTS = req.Timestamp, true
+	}
+	return cp.plan.execute(ctx, x)
+}
+
+// cachedPlan is a plan with the state it was built against.
+type cachedPlan struct {
+	st       *state
+	plan     plan
+	markers  []*cql.BindMarker
+	bind     []bindings.ColumnSpec
+	prepared *bindings.Prepared
+}
+
+// plan is an executable statement.
+type plan interface {
+	execute(ctx context.Context, x *execCtx) (*bindings.Result, error)
+}
+
+// planFor returns the plan of a parsed DML statement, cached per (keyspace,
+// query) and rebuilt after DDL.
+func (e *Engine) planFor(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
+	st := e.st.Load()
+	key := planKey{ks, query}
+	if query != "" {
+		if cp, ok := e.plans.get(key); ok && cp.st == st {
+			return cp, nil
+		}
+	}
+	b := &planner{e: e, st: st, ks: ks, markers: p.Markers, bind: make([]bindings.ColumnSpec, len(p.Markers))}
+	pl, err := b.build(p.Stmt)
+	if err != nil {
+		return nil, err
+	}
+	cp := &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}
+	if query != "" {
+		e.plans.put(key, cp)
+	}
+	return cp, nil
+}
+
+// cqlError converts any error into a *bindings.Error with Cassandra's code.
+func cqlError(err error) error {
+	var be *bindings.Error
+	if errors.As(err, &be) {
+		return be
+	}
+	var se *cql.SyntaxError
+	if errors.As(err, &se) {
+		return bindings.Errorf(bindings.CodeSyntaxError, "%s", se.Error())
+	}
+	var ve *cql.ValueError
+	if errors.As(err, &ve) {
+		return bindings.Errorf(bindings.CodeInvalid, "%s", ve.Msg)
+	}
+	var sch *schema.Error
+	if errors.As(err, &sch) {
+		code := bindings.CodeInvalid
+		switch sch.Code {
+		case schema.AlreadyExists:
+			code = bindings.CodeAlreadyExists
+		case schema.ConfigError:
+			code = bindings.CodeConfigError
+		case schema.SyntaxError:
+			code = bindings.CodeSyntaxError
+		}
+		return &bindings.Error{Code: code, Message: sch.Message, Keyspace: sch.Keyspace, Table: sch.Table}
+	}
+	if errors.Is(err, cql.ErrUnset) {
+		return bindings.Errorf(bindings.CodeInvalid, "Invalid unset value")
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return bindings.Errorf(bindings.CodeServerError, "%s", err.Error())
+	}
+	return bindings.AsError(err)
+}
+
+func invalidf(format string, args ...any) *bindings.Error {
+	return bindings.Errorf(bindings.CodeInvalid, format, args...)
+}
+
+// unsupportedStatement answers statements dohyo parses but does not run,
+// with Cassandra's own answer where Cassandra refuses them by default.
+func unsupportedStatement(what string) error {
+	if strings.Contains(what, "MATERIALIZED VIEW") && strings.HasPrefix(what, "CREATE") {
+		return invalidf("Materialized views are disabled. Enable in cassandra.yaml to use.")
+	}
+	return bindings.Unsupported("%s is not supported by dohyo's wide-column engine", what)
+}

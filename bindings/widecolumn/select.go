@@ -1,0 +1,659 @@
+package widecolumn
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// selectPlan is a planned SELECT.
+type selectPlan struct {
+	ti       *tableInfo
+	w        *where
+	pkList   bool    // partition key fully restricted by EQ/IN
+	ck       *ckPlan // clustering restrictions (pkList only)
+	filters  []*restriction
+	sel      *selection
+	reverse  bool
+	orderBy  []orderCol // post-query ordering across IN partitions
+	limit    cql.Term
+	ppl      cql.Term
+	distinct bool
+	// grouped: GROUP BY on the partition key and the first groupCK
+	// clustering columns.
+	grouped bool
+	groupCK int
+	// staticRows: a partition without rows but with static content yields
+	// a row (Cassandra's "queries full partitions").
+	staticRows bool
+	specs      []bindings.ColumnSpec
+}
+
+type orderCol struct {
+	pos  int // clustering position
+	desc bool
+}
+
+func (b *planner) planSelect(s *cql.Select) (plan, error) {
+	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+	if err != nil {
+		return nil, err
+	}
+	b.table = ti
+	p := &selectPlan{ti: ti, distinct: s.Distinct, limit: s.Limit, ppl: s.PerPartitionLimit}
+	if p.sel, err = b.compileSelection(ti, s); err != nil {
+		return nil, err
+	}
+	w, err := b.analyzeWhere(ti, s.Where)
+	if err != nil {
+		return nil, err
+	}
+	p.w = w
+	for _, rs := range w.pk {
+		for _, r := range rs {
+			if r.op == cql.OpEq {
+				b.noteEq(ti, r.cols[0], r.value)
+			}
+		}
+	}
+	b.walkTerm(s.Limit, cql.Scalar(cql.KindInt), "[limit]", ti)
+	b.walkTerm(s.PerPartitionLimit, cql.Scalar(cql.KindInt), "[per_partition_limit]", ti)
+
+	if len(w.token) > 0 {
+		if w.hasPK() {
+			return nil, invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", pkNames(ti))
+		}
+	}
+	p.pkList = w.pkExact() && len(w.token) == 0
+	if !p.pkList && w.hasPK() {
+		if !s.AllowFiltering {
+			return nil, errRequiresFiltering
+		}
+		for _, rs := range w.pk {
+			p.filters = append(p.filters, rs...)
+		}
+	}
+	if p.pkList {
+		p.ck = planClustering(ti, w)
+		if len(p.ck.leftover) > 0 {
+			if !s.AllowFiltering {
+				return nil, p.ck.filteringError(ti, w)
+			}
+			p.filters = append(p.filters, p.ck.leftover...)
+		}
+	} else if w.hasCK() {
+		ck := planClustering(ti, w)
+		if err := ck.filteringError(ti, w); err != nil && !s.AllowFiltering && err != errRequiresFiltering {
+			return nil, err
+		}
+		if !s.AllowFiltering {
+			return nil, errRequiresFiltering
+		}
+		for _, rs := range w.ck {
+			p.filters = append(p.filters, rs...)
+		}
+		p.filters = append(p.filters, w.multi...)
+	}
+	if len(w.others) > 0 {
+		if !s.AllowFiltering {
+			return nil, errRequiresFiltering
+		}
+		p.filters = append(p.filters, w.others...)
+	}
+	p.staticRows = !w.hasCK() && len(w.others) == 0
+	if w.hasCK() && p.sel.onlyStatic(ti) {
+		return nil, invalidf("Cannot restrict clustering columns when selecting only static columns")
+	}
+	if s.PerPartitionLimit != nil && p.sel.aggregate && !s.Distinct {
+		return nil, invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
+	}
+
+	if s.Distinct {
+		if err := p.checkDistinct(ti, s, w); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.planOrder(ti, s, w); err != nil {
+		return nil, err
+	}
+	if len(s.GroupBy) > 0 {
+		if err := p.planGroupBy(ti, s, w); err != nil {
+			return nil, err
+		}
+	}
+	p.specs = p.sel.specs()
+	if p.sel.json {
+		p.specs = []bindings.ColumnSpec{ti.specNamed("[json]", cql.Scalar(cql.KindText))}
+	}
+	b.result = p.specs
+	return p, nil
+}
+
+func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error {
+	if s.PerPartitionLimit != nil {
+		return invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+	}
+	seen := map[int]bool{}
+	for _, sc := range p.sel.sels {
+		if sc.kind != selColumn {
+			if sc.kind == selCountStar || sc.kind == selToken {
+				continue
+			}
+			return bindings.Unsupported("SELECT DISTINCT with functions is not supported by dohyo's wide-column engine")
+		}
+		k := ti.cols[sc.col].Kind
+		if k != schema.PartitionKey && k != schema.Static {
+			return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", ti.cols[sc.col].Name)
+		}
+		seen[sc.col] = true
+	}
+	var missing []string
+	for _, c := range ti.pk {
+		if !seen[c] {
+			missing = append(missing, ti.cols[c].Name)
+		}
+	}
+	if len(missing) > 0 && !p.sel.aggregate && !p.pkList {
+		return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", strings.Join(missing, ", "))
+	}
+	regular := false
+	for _, r := range w.others {
+		if ti.cols[r.cols[0]].Kind == schema.Regular {
+			regular = true
+		}
+	}
+	if w.hasCK() || regular {
+		return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+	}
+	return nil
+}
+
+func (p *selectPlan) planOrder(ti *tableInfo, s *cql.Select, w *where) error {
+	if len(s.OrderBy) == 0 {
+		return nil
+	}
+	if !p.pkList {
+		return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+	}
+	eqRestricted := func(pos int) bool {
+		for _, r := range w.ck[pos] {
+			if r.op == cql.OpEq {
+				return true
+			}
+		}
+		for _, m := range w.multi {
+			if m.op == cql.OpEq {
+				for _, c := range m.cols {
+					if ti.cols[c].Position == pos {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	i := 0
+	var reversed *bool
+	for _, o := range s.OrderBy {
+		c, err := ti.column(o.Column)
+		if err != nil {
+			return err
+		}
+		col := ti.cols[c]
+		if col.Kind != schema.Clustering {
+			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
+		}
+		for i != col.Position {
+			if i > col.Position || !eqRestricted(i) {
+				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+			}
+			i++
+		}
+		i++
+		r := o.Desc != col.Desc
+		if reversed == nil {
+			reversed = &r
+		} else if *reversed != r {
+			return invalidf("Unsupported order by relation")
+		}
+		p.orderBy = append(p.orderBy, orderCol{pos: col.Position, desc: o.Desc})
+	}
+	p.reverse = *reversed
+	return nil
+}
+
+// planGroupBy checks GROUP BY as Cassandra does: primary key columns in
+// order, skipping only columns restricted by equality, never part of the
+// partition key.
+func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
+	if s.PerPartitionLimit != nil {
+		return bindings.Unsupported("PER PARTITION LIMIT with GROUP BY is not supported by dohyo's wide-column engine")
+	}
+	if p.distinct {
+		return invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
+	}
+	keyCols := append(append([]int(nil), ti.pk...), ti.ck...)
+	eqRestricted := func(c int) bool {
+		col := ti.cols[c]
+		var rs []*restriction
+		if col.Kind == schema.PartitionKey {
+			rs = w.pk[col.Position]
+		} else {
+			rs = w.ck[col.Position]
+		}
+		for _, r := range rs {
+			if r.op == cql.OpEq {
+				return true
+			}
+		}
+		return false
+	}
+	next := 0
+	for _, name := range s.GroupBy {
+		c, err := ti.column(name)
+		if err != nil {
+			return err
+		}
+		if !ti.isKey(c) {
+			return invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", name)
+		}
+		for {
+			if next >= len(keyCols) {
+				return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			}
+			k := keyCols[next]
+			next++
+			if ti.cols[k].Kind == schema.Clustering {
+				p.groupCK++
+			}
+			if k == c {
+				break
+			}
+			if !eqRestricted(k) {
+				return invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+			}
+		}
+	}
+	if next < len(ti.pk) {
+		return invalidf("Group by is not supported on only a part of the partition key")
+	}
+	if p.groupCK > 0 && p.needsPostOrdering() {
+		return invalidf("Grouping on clustering columns is not allowed for queries with ORDER BY on IN partitions")
+	}
+	p.grouped = true
+	return nil
+}
+
+// needsPostOrdering: IN on the partition key with ORDER BY sorts rows of
+// all partitions in memory, as Cassandra does.
+func (p *selectPlan) needsPostOrdering() bool {
+	if len(p.orderBy) == 0 || p.sel.aggregate {
+		return false
+	}
+	for _, rs := range p.w.pk {
+		if len(rs) > 0 && rs[0].op == cql.OpIn {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, error) {
+	run := &selectRun{p: p, x: x, ti: p.ti, limit: -1}
+	var err error
+	if run.limit, err = x.evalLimit(p.limit, "[limit]", "LIMIT"); err != nil {
+		return nil, err
+	}
+	if run.ppl, err = x.evalLimit(p.ppl, "[per_partition_limit]", "PER PARTITION LIMIT"); err != nil {
+		return nil, err
+	}
+	if run.filters, err = x.evalFilters(p.ti, p.filters); err != nil {
+		return nil, err
+	}
+	if x.pageSize > 0 && !p.sel.aggregate && !p.grouped {
+		// Grouped results come in one page (groups are built in memory).
+		run.pageSize = int(x.pageSize)
+	}
+	if p.needsPostOrdering() {
+		if run.pageSize > 0 && (run.limit < 0 || run.limit > run.pageSize) {
+			return nil, invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+		}
+		run.collect = true
+		run.pageSize = 0
+	}
+	if p.sel.aggregate && !p.grouped {
+		run.agg = newAggState(p.sel)
+	}
+	var resume *pagingState
+	if len(x.pagingState) > 0 && run.pageSize > 0 {
+		if resume, err = decodePagingState(x.pagingState); err != nil {
+			return nil, err
+		}
+		run.limit = resume.remaining
+	}
+	if run.limit == 0 {
+		return run.result(), nil
+	}
+	if !run.collect && run.agg == nil && !p.grouped && len(run.filters) == 0 {
+		switch {
+		case run.pageSize > 0 && (run.limit < 0 || run.pageSize < run.limit):
+			x.scanHint = run.pageSize + 1
+		case run.limit > 0:
+			x.scanHint = run.limit + 1
+		}
+	}
+	if p.pkList {
+		err = run.runPartitions(ctx, resume)
+	} else {
+		err = run.runScan(ctx, resume)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return run.result(), nil
+}
+
+// evalLimit evaluates LIMIT or PER PARTITION LIMIT; -1 means none.
+func (x *execCtx) evalLimit(t cql.Term, recv, what string) (int, error) {
+	if t == nil {
+		return -1, nil
+	}
+	b, unset, err := x.eval(cql.Scalar(cql.KindInt), t, recv)
+	if err != nil {
+		return 0, err
+	}
+	if unset {
+		return -1, nil
+	}
+	if b == nil {
+		return 0, invalidf("Invalid null value of limit")
+	}
+	n := int32(be32u(b))
+	if n <= 0 {
+		return 0, invalidf("%s must be strictly positive", what)
+	}
+	return int(n), nil
+}
+
+// selectRun is one execution of a selectPlan: counting, limits, paging.
+type selectRun struct {
+	p       *selectPlan
+	x       *execCtx
+	ti      *tableInfo
+	filters []*evFilter
+	rows    [][][]byte
+	sortKey [][][]byte // collect mode: clustering values per row
+	agg     *aggState
+	gkey    [][]byte // GROUP BY: key of the group being aggregated
+
+	limit    int // remaining LIMIT; -1: none
+	ppl      int // PER PARTITION LIMIT; -1: none
+	pageSize int
+	collect  bool // post-query ordering: read everything, sort, then limit
+
+	// position of the last returned row
+	partIdx   int
+	partCount int
+	partDone  bool
+	lastKey   []byte
+	stopped   bool // page full or LIMIT reached
+	paged     bool // stopped because the page is full
+	// single: the query targets one partition (paging exhaustion rule).
+	lastPartition bool
+}
+
+// emit adds one row; it returns false when the current partition must not
+// produce more rows (or the query is stopped).
+func (s *selectRun) emit(r *cqlRow, statics *cqlRow, staticRow bool) bool {
+	p := s.p
+	s.partCount++
+	if p.grouped {
+		s.group(r, statics)
+		if s.ppl > 0 && s.partCount >= s.ppl {
+			s.partDone = true
+		}
+		return !s.partDone
+	}
+	if s.agg != nil {
+		s.agg.add(p.sel, s.ti, r, statics, s.x.nowS)
+	} else {
+		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.x.nowS))
+		if s.collect {
+			s.sortKey = append(s.sortKey, r.ck)
+		}
+	}
+	s.lastKey = r.key
+	s.partDone = staticRow || p.distinct || !s.ti.hasCK
+	if s.ppl > 0 && s.partCount >= s.ppl {
+		s.partDone = true
+	}
+	if s.agg != nil || s.collect {
+		return !s.partDone
+	}
+	if s.limit > 0 {
+		s.limit--
+		if s.limit == 0 {
+			s.stopped = true
+			return false
+		}
+	}
+	if s.pageSize > 0 && len(s.rows) >= s.pageSize {
+		s.stopped, s.paged = true, true
+		return false
+	}
+	return !s.partDone
+}
+
+// partition processes the rows of one partition. points/pointRows or ranges
+// select clustering rows; resume continues after a row key.
+func (s *selectRun) partition(ctx context.Context, part *partition, points [][]byte, pointRows []Row, ranges []KeyRange, resume []byte) error {
+	statics := part.hdr.statics
+	if s.p.distinct {
+		if resume != nil {
+			return nil
+		}
+		live := statics != nil
+		if !live {
+			err := s.x.visitRows(ctx, s.ti, part, points, pointRows, ranges, false, nil, func(r *cqlRow) (bool, error) {
+				live = true
+				return false, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if live {
+			row := &cqlRow{key: part.key, pk: part.pk, static: true}
+			if statics != nil {
+				row = statics
+			}
+			if matchAll(s.filters, s.ti, row, statics) {
+				s.emit(row, statics, true)
+			}
+		}
+		return nil
+	}
+	any := resume != nil
+	err := s.x.visitRows(ctx, s.ti, part, points, pointRows, ranges, s.p.reverse, resume, func(r *cqlRow) (bool, error) {
+		any = true
+		if !matchAll(s.filters, s.ti, r, statics) {
+			return true, nil
+		}
+		return s.emit(r, statics, false), nil
+	})
+	if err != nil || s.stopped || any {
+		return err
+	}
+	if s.p.staticRows && statics != nil && s.ti.hasCK && matchAll(s.filters, s.ti, statics, statics) {
+		s.emit(statics, statics, true)
+	}
+	return nil
+}
+
+// runPartitions executes a query over an explicit list of partitions.
+func (s *selectRun) runPartitions(ctx context.Context, resume *pagingState) error {
+	keys, err := s.x.partitionKeys(s.ti, s.p.w)
+	if err != nil {
+		return err
+	}
+	ev, err := s.x.evalClustering(s.ti, s.p.ck)
+	if err != nil {
+		return err
+	}
+	start := 0
+	var after []byte
+	if resume != nil {
+		start = resume.partIdx
+		if resume.partDone {
+			start++
+		} else {
+			after = resume.lastKey
+			s.partCount = resume.partCount
+		}
+	}
+	for i := start; i < len(keys); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pk := keys[i]
+		s.partIdx, s.lastPartition = i, i == len(keys)-1
+		if i != start || after == nil {
+			s.partCount = 0
+		}
+		s.partDone = false
+		var points [][]byte
+		var ranges []KeyRange
+		if s.ti.hasCK {
+			if points, ranges, err = ev.ranges(s.ti, pk); err != nil {
+				return err
+			}
+			if points == nil && len(ranges) == 0 && !s.p.staticRows && !s.p.distinct {
+				continue
+			}
+		}
+		part, pointRows, err := s.x.openPartition(ctx, s.ti, pk, points)
+		if err != nil {
+			return err
+		}
+		if err := s.partition(ctx, part, points, pointRows, ranges, after); err != nil {
+			return err
+		}
+		after = nil
+		if s.stopped {
+			return nil
+		}
+	}
+	return nil
+}
+
+// result builds the RESULT, with a paging state when more rows may follow.
+func (s *selectRun) result() *bindings.Result {
+	res := &bindings.Result{Kind: bindings.ResultRows, Columns: s.p.specs}
+	switch {
+	case s.p.grouped:
+		s.flushGroup()
+		if s.limit >= 0 && len(s.rows) > s.limit {
+			s.rows = s.rows[:s.limit]
+		}
+	case s.agg != nil:
+		res.Rows = [][][]byte{s.agg.result(s.p.sel, s.ti)}
+		if s.p.sel.json {
+			res.Rows = jsonRows(s.p.sel.specs(), res.Rows)
+		}
+		return res
+	case s.collect:
+		s.sortCollected()
+		if s.limit >= 0 && len(s.rows) > s.limit {
+			s.rows = s.rows[:s.limit]
+		}
+	}
+	res.Rows = s.rows
+	if res.Rows == nil {
+		res.Rows = [][][]byte{}
+	}
+	if s.p.sel.json {
+		res.Rows = jsonRows(s.p.sel.specs(), res.Rows)
+	}
+	if s.paged && s.limit != 0 && !(s.lastPartition && s.partDone) {
+		ps := &pagingState{remaining: s.limit, partIdx: s.partIdx, partCount: s.partCount, partDone: s.partDone, lastKey: s.lastKey}
+		res.PagingState = ps.encode()
+	}
+	return res
+}
+
+func (s *selectRun) sortCollected() {
+	order := s.p.orderBy
+	idx := make([]int, len(s.rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := s.sortKey[idx[a]], s.sortKey[idx[b]]
+		for _, o := range order {
+			t := s.ti.cols[s.ti.ck[o.pos]].Type
+			var va, vb []byte
+			if o.pos < len(ka) {
+				va = ka[o.pos]
+			}
+			if o.pos < len(kb) {
+				vb = kb[o.pos]
+			}
+			c := cql.Compare(t, va, vb)
+			if o.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	rows := make([][][]byte, len(idx))
+	for i, j := range idx {
+		rows[i] = s.rows[j]
+	}
+	s.rows = rows
+}
+
+// group adds a row to the current GROUP BY group, starting a new group
+// when the partition key or the grouped clustering prefix changes.
+func (s *selectRun) group(r *cqlRow, statics *cqlRow) {
+	key := make([][]byte, 0, len(r.pk)+s.p.groupCK)
+	key = append(key, r.pk...)
+	for i := 0; i < s.p.groupCK; i++ {
+		var v []byte
+		if i < len(r.ck) {
+			v = r.ck[i]
+		}
+		key = append(key, v)
+	}
+	if s.agg == nil || !sameKey(key, s.gkey) {
+		s.flushGroup()
+		s.agg, s.gkey = newAggState(s.p.sel), key
+	}
+	s.agg.add(s.p.sel, s.ti, r, statics, s.x.nowS)
+}
+
+func (s *selectRun) flushGroup() {
+	if s.agg != nil && s.agg.seen {
+		s.rows = append(s.rows, s.agg.result(s.p.sel, s.ti))
+	}
+	s.agg = nil
+}
+
+func sameKey(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) || (a[i] == nil) != (b[i] == nil) {
+			return false
+		}
+	}
+	return true
+}

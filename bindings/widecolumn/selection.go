@@ -1,0 +1,429 @@
+package widecolumn
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+type selKind int
+
+const (
+	selColumn selKind = iota
+	selWritetime
+	selTTL
+	selToken
+	selCountStar
+	selCount
+	selMin
+	selMax
+	selSum
+	selAvg
+)
+
+func (k selKind) aggregate() bool { return k >= selCountStar }
+
+// selector is one compiled result column.
+type selector struct {
+	kind selKind
+	col  int // column index (not for COUNT(*) and token)
+	spec bindings.ColumnSpec
+}
+
+// selection is a compiled SELECT clause.
+type selection struct {
+	sels      []selector
+	aggregate bool
+	// statics reports that a static column is selected.
+	statics bool
+	json    bool // SELECT JSON: rows become one "[json]" text column
+}
+
+func (b *planner) compileSelection(ti *tableInfo, s *cql.Select) (*selection, error) {
+	sel := &selection{json: s.JSON}
+	if s.Star {
+		for i := range ti.cols {
+			sel.sels = append(sel.sels, selector{kind: selColumn, col: i, spec: ti.colSpec(i)})
+			if ti.cols[i].Kind == schema.Static {
+				sel.statics = true
+			}
+		}
+		return sel, nil
+	}
+	hasAgg := false
+	for _, sl := range s.Selectors {
+		sc, err := b.compileSelector(ti, sl)
+		if err != nil {
+			return nil, err
+		}
+		if sl.Alias != "" {
+			sc.spec.Name = sl.Alias
+		}
+		if sc.kind.aggregate() {
+			hasAgg = true
+		}
+		if sc.kind == selColumn && ti.cols[sc.col].Kind == schema.Static {
+			sel.statics = true
+		}
+		sel.sels = append(sel.sels, sc)
+	}
+	sel.aggregate = hasAgg
+	return sel, nil
+}
+
+func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, error) {
+	switch sl.Kind {
+	case cql.SelColumn:
+		c, err := ti.column(sl.Column)
+		if err != nil {
+			return selector{}, err
+		}
+		return selector{kind: selColumn, col: c, spec: ti.colSpec(c)}, nil
+	case cql.SelElement:
+		return selector{}, bindings.Unsupported("selecting an element or field of %s is not supported by dohyo", sl.Column)
+	case cql.SelCountStar:
+		return selector{kind: selCountStar, spec: ti.specNamed("count", cql.Scalar(cql.KindBigint))}, nil
+	case cql.SelWritetime, cql.SelTTL:
+		c, err := ti.column(sl.Column)
+		if err != nil {
+			return selector{}, err
+		}
+		fname, kind, t := "writetime", selWritetime, cql.Scalar(cql.KindBigint)
+		if sl.Kind == cql.SelTTL {
+			fname, kind, t = "ttl", selTTL, cql.Scalar(cql.KindInt)
+		}
+		col := ti.cols[c]
+		if ti.isKey(c) {
+			return selector{}, invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fname, col.Name)
+		}
+		if col.Type.MultiCell() {
+			// Cassandra 5.0: one timestamp or TTL per element.
+			t = cql.ListOf(t)
+		}
+		if col.Type.Kind == cql.KindCounter && kind == selTTL {
+			return selector{}, invalidf("Cannot use selection function ttl on counter column %s", col.Name)
+		}
+		return selector{kind: kind, col: c, spec: ti.specNamed(fname+"("+col.Name+")", t)}, nil
+	case cql.SelCall:
+		return b.compileCall(ti, sl)
+	case cql.SelCast:
+		return selector{}, bindings.Unsupported("CAST in selections is not supported by dohyo's wide-column engine")
+	case cql.SelTerm:
+		return selector{}, bindings.Unsupported("constant terms in selections are not supported by dohyo's wide-column engine")
+	}
+	return selector{}, bindings.Unsupported("this selector is not supported by dohyo's wide-column engine")
+}
+
+func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error) {
+	name := strings.TrimPrefix(strings.ToLower(sl.Func), "system.")
+	colArg := func() (int, error) {
+		if len(sl.Args) != 1 || sl.Args[0].Kind != cql.SelColumn {
+			return 0, bindings.Unsupported("%s() with these arguments is not supported by dohyo's wide-column engine", name)
+		}
+		return ti.column(sl.Args[0].Column)
+	}
+	switch name {
+	case "token":
+		if len(sl.Args) != len(ti.pk) {
+			return selector{}, invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(ti.pk), len(sl.Args))
+		}
+		names := make([]string, len(sl.Args))
+		for i, a := range sl.Args {
+			if a.Kind != cql.SelColumn {
+				return selector{}, bindings.Unsupported("token() of expressions is not supported")
+			}
+			c, err := ti.column(a.Column)
+			if err != nil {
+				return selector{}, err
+			}
+			if c != ti.pk[i] {
+				return selector{}, invalidf("Type error: token() arguments must be the partition key columns in order")
+			}
+			names[i] = a.Column
+		}
+		return selector{kind: selToken, spec: ti.specNamed("system.token("+strings.Join(names, ", ")+")", cql.Scalar(cql.KindBigint))}, nil
+	case "count", "min", "max", "sum", "avg":
+		c, err := colArg()
+		if err != nil {
+			return selector{}, err
+		}
+		col := ti.cols[c]
+		spec := ti.specNamed("system."+name+"("+col.Name+")", col.Type)
+		switch name {
+		case "count":
+			spec.Type = cql.Scalar(cql.KindBigint)
+			return selector{kind: selCount, col: c, spec: spec}, nil
+		case "min":
+			return selector{kind: selMin, col: c, spec: spec}, nil
+		case "max":
+			return selector{kind: selMax, col: c, spec: spec}, nil
+		}
+		if !numericKind(col.Type.Kind) {
+			if col.Type.Kind == cql.KindVarint || col.Type.Kind == cql.KindDecimal {
+				return selector{}, bindings.Unsupported("%s() of %s is not supported by dohyo's wide-column engine", name, col.Type)
+			}
+			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (column %s is %s)", name, col.Name, col.Type)
+		}
+		if col.Type.Kind == cql.KindCounter {
+			spec.Type = cql.Scalar(cql.KindBigint)
+		}
+		if name == "sum" {
+			return selector{kind: selSum, col: c, spec: spec}, nil
+		}
+		return selector{kind: selAvg, col: c, spec: spec}, nil
+	case "writetime", "ttl":
+		c, err := colArg()
+		if err != nil {
+			return selector{}, err
+		}
+		k := cql.SelWritetime
+		if name == "ttl" {
+			k = cql.SelTTL
+		}
+		return b.compileSelector(ti, &cql.Selector{Kind: k, Column: ti.cols[c].Name})
+	}
+	if !knownFunction(name) {
+		return selector{}, invalidf("Unknown function '%s'", name)
+	}
+	return selector{}, bindings.Unsupported("function %s() in selections is not supported by dohyo's wide-column engine", sl.Func)
+}
+
+// knownFunction reports Cassandra 5.0's native functions, so that an
+// unimplemented one is "unsupported" and a misspelt one "unknown".
+func knownFunction(name string) bool {
+	switch name {
+	case "token", "count", "min", "max", "sum", "avg", "writetime", "maxwritetime", "ttl",
+		"now", "currenttimeuuid", "current_timeuuid", "currenttimestamp", "current_timestamp",
+		"currentdate", "current_date", "currenttime", "current_time", "uuid",
+		"totimestamp", "to_timestamp", "tounixtimestamp", "to_unix_timestamp", "todate", "to_date",
+		"mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid", "dateof", "unixtimestampof",
+		"tojson", "fromjson", "abs", "exp", "log", "log10", "round",
+		"collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg",
+		"map_keys", "map_values", "mask_null", "mask_default", "mask_replace", "mask_inner",
+		"mask_outer", "mask_hash", "format_bytes", "format_time",
+		"similarity_cosine", "similarity_euclidean", "similarity_dot_product", "cast":
+		return true
+	}
+	return strings.HasPrefix(name, "blobas") || strings.HasSuffix(name, "asblob")
+}
+
+func numericKind(k cql.Kind) bool {
+	switch k {
+	case cql.KindTinyint, cql.KindSmallint, cql.KindInt, cql.KindBigint, cql.KindCounter, cql.KindFloat, cql.KindDouble:
+		return true
+	}
+	return false
+}
+
+func (s *selection) specs() []bindings.ColumnSpec {
+	out := make([]bindings.ColumnSpec, len(s.sels))
+	for i, sc := range s.sels {
+		out[i] = sc.spec
+	}
+	return out
+}
+
+// project renders one row for a non-aggregate selection.
+func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, now int64) [][]byte {
+	out := make([][]byte, len(s.sels))
+	for i, sc := range s.sels {
+		out[i] = s.value(ti, sc, r, statics, now)
+	}
+	return out
+}
+
+func (s *selection) value(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
+	switch sc.kind {
+	case selToken:
+		return be64(Token(SerializePartitionKey(r.pk)))
+	case selColumn, selWritetime, selTTL:
+	default:
+		return nil
+	}
+	col := ti.cols[sc.col]
+	switch col.Kind {
+	case schema.PartitionKey:
+		return r.pk[col.Position]
+	case schema.Clustering:
+		if r.ck == nil || col.Position >= len(r.ck) {
+			return nil
+		}
+		return r.ck[col.Position]
+	}
+	src := r
+	if col.Kind == schema.Static {
+		src = statics
+	}
+	if src == nil || sc.col >= len(src.cols) || !src.cols[sc.col].live {
+		return nil
+	}
+	cv := src.cols[sc.col]
+	if cv.et != nil && sc.kind != selColumn {
+		items := make([][]byte, len(cv.et.ts))
+		for i := range items {
+			if sc.kind == selWritetime {
+				items[i] = be64(cv.et.ts[i])
+			} else if cv.et.exp[i] > 0 {
+				items[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(cv.et.exp[i]-now)))
+			}
+		}
+		return buildCollection(len(items), items)
+	}
+	switch sc.kind {
+	case selWritetime:
+		return be64(cv.ts)
+	case selTTL:
+		if cv.ttl <= 0 {
+			return nil
+		}
+		return binary.BigEndian.AppendUint32(nil, uint32(int32(cv.exp-now)))
+	}
+	return cv.val
+}
+
+// aggState accumulates an aggregate selection.
+type aggState struct {
+	first [][]byte // non-aggregate columns: values of the first row
+	seen  bool
+	count []int64
+	best  [][]byte // min/max
+	isum  []int64
+	fsum  []float64
+}
+
+func newAggState(s *selection) *aggState {
+	n := len(s.sels)
+	return &aggState{count: make([]int64, n), best: make([][]byte, n), isum: make([]int64, n), fsum: make([]float64, n)}
+}
+
+func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, now int64) {
+	if !a.seen {
+		a.seen = true
+		a.first = s.project(ti, r, statics, now)
+	}
+	for i, sc := range s.sels {
+		switch sc.kind {
+		case selCountStar:
+			a.count[i]++
+		case selCount, selMin, selMax, selSum, selAvg:
+			v := s.value(ti, selector{kind: selColumn, col: sc.col}, r, statics, now)
+			if v == nil {
+				continue
+			}
+			a.count[i]++
+			t := ti.cols[sc.col].Type
+			switch sc.kind {
+			case selMin:
+				if a.best[i] == nil || cql.Compare(t, v, a.best[i]) < 0 {
+					a.best[i] = v
+				}
+			case selMax:
+				if a.best[i] == nil || cql.Compare(t, v, a.best[i]) > 0 {
+					a.best[i] = v
+				}
+			case selSum, selAvg:
+				iv, fv := decodeNumber(t.Kind, v)
+				a.isum[i] += iv
+				a.fsum[i] += fv
+			}
+		}
+	}
+}
+
+func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
+	out := make([][]byte, len(s.sels))
+	for i, sc := range s.sels {
+		switch sc.kind {
+		case selCountStar, selCount:
+			out[i] = be64(a.count[i])
+		case selMin, selMax:
+			out[i] = a.best[i]
+		case selSum, selAvg:
+			k := ti.cols[sc.col].Type.Kind
+			is, fs := a.isum[i], a.fsum[i]
+			if sc.kind == selAvg && a.count[i] > 0 {
+				is /= a.count[i]
+				fs /= float64(a.count[i])
+			}
+			out[i] = encodeNumber(k, is, fs)
+		default:
+			if a.seen {
+				out[i] = a.first[i]
+			}
+		}
+	}
+	return out
+}
+
+func decodeNumber(k cql.Kind, v []byte) (int64, float64) {
+	switch k {
+	case cql.KindTinyint:
+		if len(v) == 1 {
+			return int64(int8(v[0])), 0
+		}
+	case cql.KindSmallint:
+		if len(v) == 2 {
+			return int64(int16(binary.BigEndian.Uint16(v))), 0
+		}
+	case cql.KindInt:
+		if len(v) == 4 {
+			return int64(int32(binary.BigEndian.Uint32(v))), 0
+		}
+	case cql.KindBigint, cql.KindCounter:
+		if len(v) == 8 {
+			return int64(binary.BigEndian.Uint64(v)), 0
+		}
+	case cql.KindFloat:
+		if len(v) == 4 {
+			return 0, float64(math.Float32frombits(binary.BigEndian.Uint32(v)))
+		}
+	case cql.KindDouble:
+		if len(v) == 8 {
+			return 0, math.Float64frombits(binary.BigEndian.Uint64(v))
+		}
+	}
+	return 0, 0
+}
+
+// encodeNumber serializes a sum or average in the column's type; integer
+// sums wrap around as in Cassandra's Java arithmetic.
+func encodeNumber(k cql.Kind, i int64, f float64) []byte {
+	switch k {
+	case cql.KindTinyint:
+		return []byte{byte(int8(i))}
+	case cql.KindSmallint:
+		return binary.BigEndian.AppendUint16(nil, uint16(int16(i)))
+	case cql.KindInt:
+		return binary.BigEndian.AppendUint32(nil, uint32(int32(i)))
+	case cql.KindBigint, cql.KindCounter:
+		return be64(i)
+	case cql.KindFloat:
+		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f)))
+	case cql.KindDouble:
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f))
+	}
+	return nil
+}
+
+// onlyStatic reports a selection of static (and partition key) columns
+// only, with at least one static column.
+func (s *selection) onlyStatic(ti *tableInfo) bool {
+	static := false
+	for _, sc := range s.sels {
+		if sc.kind == selCountStar || sc.kind == selToken {
+			continue
+		}
+		switch ti.cols[sc.col].Kind {
+		case schema.Static:
+			static = true
+		case schema.PartitionKey:
+		default:
+			return false
+		}
+	}
+	return static
+}

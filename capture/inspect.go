@@ -1,0 +1,239 @@
+package capture
+
+import (
+	"context"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+)
+
+// Summary describes a set of segments (dohyo capture inspect).
+type Summary struct {
+	Segments  int
+	Torn      int // segments whose tail was torn (a crash)
+	Unclosed  int // segments without a trailer (torn, or still being written)
+	Nodes     []string
+	Versions  []string // dohyo versions that wrote the segments
+	First     time.Time
+	Last      time.Time
+	Records   uint64
+	Sessions  int // distinct (node, session) pairs
+	Dropped   uint64
+	Errors    uint64 // records with an error outcome
+	ErrCodes  map[bindings.ErrorCode]uint64
+	Sources   map[bindings.Source]uint64
+	FileBytes int64
+	// RawBytes are the uncompressed frame bytes (records, definitions).
+	RawBytes         uint64
+	BytesPerRecord   float64 // file bytes per record
+	CompressionRatio float64 // RawBytes / frame bytes in files
+	Statements       []StatementSummary
+}
+
+// StatementSummary counts the records of one statement class.
+type StatementSummary struct {
+	Fingerprint string
+	Count       uint64
+	Errors      uint64
+	Prepared    uint64 // records that arrived as EXECUTE
+	Rows        uint64
+	Latency     time.Duration // total; divide by Count for the mean
+}
+
+// Span is Last - First.
+func (s *Summary) Span() time.Duration { return s.Last.Sub(s.First) }
+
+// Inspect reads every record of the segments in paths (files or
+// directories) and summarises them. Statements are sorted by count,
+// descending. Corrupt segments are an error; torn ones are counted.
+func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
+	segs, err := expandPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{ErrCodes: map[bindings.ErrorCode]uint64{}, Sources: map[bindings.Source]uint64{}}
+	nodes := map[string]bool{}
+	versions := map[string]bool{}
+	type sessKey struct {
+		node string
+		id   uint64
+	}
+	sessions := map[sessKey]bool{}
+	stmts := map[string]*StatementSummary{}
+	var first, last int64
+	var frameBytes int64
+	for _, seg := range segs {
+		err := scanSegment(ctx, seg.Path, func(r *Reader) error {
+			h := r.Header()
+			nodes[h.Node] = true
+			if h.DohyoVersion != "" {
+				versions[h.DohyoVersion] = true
+			}
+			for {
+				rec, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if s.Records == 0 || rec.Time < first {
+					first = rec.Time
+				}
+				if s.Records == 0 || rec.Time > last {
+					last = rec.Time
+				}
+				s.Records++
+				sessions[sessKey{rec.Node, rec.Session}] = true
+				s.Sources[rec.Source]++
+				st := stmts[rec.Fingerprint]
+				if st == nil {
+					st = &StatementSummary{Fingerprint: rec.Fingerprint}
+					stmts[rec.Fingerprint] = st
+				}
+				st.Count++
+				st.Rows += uint64(rec.Rows)
+				st.Latency += rec.Latency
+				if rec.Prepared {
+					st.Prepared++
+				}
+				if rec.Err {
+					st.Errors++
+					s.Errors++
+					s.ErrCodes[rec.ErrCode]++
+				}
+				if s.Records%4096 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+			}
+			st := r.Stats()
+			s.RawBytes += st.RawBytes
+			s.Dropped += r.Dropped()
+			s.FileBytes += st.FileBytes
+			frameBytes += st.FileBytes - r.hdrLen
+			s.Segments++
+			if r.Torn() {
+				s.Torn++
+			}
+			if _, ok := r.Trailer(); !ok {
+				s.Unclosed++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for n := range nodes {
+		s.Nodes = append(s.Nodes, n)
+	}
+	sort.Strings(s.Nodes)
+	for v := range versions {
+		s.Versions = append(s.Versions, v)
+	}
+	sort.Strings(s.Versions)
+	s.Sessions = len(sessions)
+	if s.Records > 0 {
+		s.First, s.Last = time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
+		s.BytesPerRecord = float64(s.FileBytes) / float64(s.Records)
+	}
+	if frameBytes > 0 {
+		s.CompressionRatio = float64(s.RawBytes) / float64(frameBytes)
+	}
+	for _, st := range stmts {
+		s.Statements = append(s.Statements, *st)
+	}
+	sort.Slice(s.Statements, func(i, j int) bool {
+		a, b := s.Statements[i], s.Statements[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Fingerprint < b.Fingerprint
+	})
+	return s, nil
+}
+
+func scanSegment(ctx context.Context, path string, fn func(*Reader) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(r)
+}
+
+// SegmentCheck is the verification result of one segment.
+type SegmentCheck struct {
+	Path     string
+	Records  uint64
+	Torn     bool  // the tail is torn (crash); records before it are fine
+	TornAt   int64 // offset of the torn tail
+	Closed   bool  // a trailer is present
+	Trailer  Trailer
+	Mismatch bool  // the trailer's record count differs from the records read
+	Err      error // corrupt data, unknown version, not a segment, I/O
+}
+
+// OK reports whether the segment reads completely and agrees with its
+// trailer. Torn and unclosed segments are OK (a crash is expected to leave
+// them); use the flags to report them.
+func (c SegmentCheck) OK() bool { return c.Err == nil && !c.Mismatch }
+
+// VerifyReport is the result of Verify.
+type VerifyReport struct {
+	Segments []SegmentCheck
+	Records  uint64
+}
+
+// OK reports whether every segment is OK.
+func (v *VerifyReport) OK() bool {
+	for _, s := range v.Segments {
+		if !s.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Verify reads every segment in paths completely and reports, per segment,
+// torn tails, missing trailers, trailer mismatches and corruption. The
+// error is for problems outside segments (a missing path, ctx).
+func Verify(ctx context.Context, paths ...string) (*VerifyReport, error) {
+	segs, err := expandPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	rep := &VerifyReport{}
+	for _, seg := range segs {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		c := SegmentCheck{Path: seg.Path}
+		c.Err = scanSegment(ctx, seg.Path, func(r *Reader) error {
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				c.Records++
+			}
+			c.Torn, c.TornAt = r.Torn(), r.TornAt()
+			c.Trailer, c.Closed = r.Trailer()
+			c.Mismatch = c.Closed && c.Trailer.Records != c.Records
+			return nil
+		})
+		rep.Records += c.Records
+		rep.Segments = append(rep.Segments, c)
+	}
+	return rep, nil
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/embedded"
+)
+
+// openBackend opens a backend from its URL. The scheme picks the binding.
+func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("backend URL %q: %w", rawURL, err)
+	}
+	switch u.Scheme {
+	case "embedded":
+		return embedded.OpenURL(ctx, rawURL)
+	case "":
+		return nil, fmt.Errorf("backend URL %q has no scheme (embedded://, hbase://, cassandra://)", rawURL)
+	default:
+		return nil, fmt.Errorf("backend URL %q: scheme %q is not supported yet", rawURL, u.Scheme)
+	}
+}
+
+// backendSet opens the default backend and every routed one, once per
+// distinct URL. Backends are named by their URL.
+type backendSet struct {
+	byName map[string]bindings.Backend
+	def    string
+	routes map[string]string
+}
+
+func openBackends(ctx context.Context, def string, routes []string) (*backendSet, error) {
+	set := &backendSet{byName: map[string]bindings.Backend{}, def: def, routes: map[string]string{}}
+	open := func(u string) error {
+		if _, ok := set.byName[u]; ok {
+			return nil
+		}
+		b, err := openBackend(ctx, u)
+		if err != nil {
+			return err
+		}
+		set.byName[u] = b
+		return nil
+	}
+	if err := open(def); err != nil {
+		return nil, err
+	}
+	for _, r := range routes {
+		ks, u, _ := strings.Cut(r, "=")
+		if err := open(u); err != nil {
+			return nil, errors.Join(err, set.close())
+		}
+		set.routes[ks] = u
+	}
+	return set, nil
+}
+
+func (s *backendSet) close() error {
+	var errs []error
+	for name, b := range s.byName {
+		if err := b.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

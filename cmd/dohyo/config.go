@@ -1,0 +1,255 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is dohyo serve's configuration. Every field has one key used
+// verbatim in the YAML file and as a flag (--key), and upper-snake-cased with
+// a DOHYO_ prefix as an environment variable. Precedence: defaults < file <
+// environment < flags. Fields tagged secret:"true" are never logged.
+type Config struct {
+	CQLAddr   string   `yaml:"cql-addr" help:"CQL native protocol listen address"`
+	HTTPAddr  string   `yaml:"http-addr" help:"HTTP listen address (health; later GraphQL and metrics)"`
+	Backend   string   `yaml:"backend" help:"default backend URL: embedded://memory, embedded:///abs/dir, embedded://./rel/dir"`
+	Routes    []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL (repeatable)"`
+	LogLevel  string   `yaml:"log-level" help:"debug, info, warn or error"`
+	LogFormat string   `yaml:"log-format" help:"text or json"`
+
+	ClusterName   string        `yaml:"cluster-name" help:"cluster name reported in system.local"`
+	Peers         []string      `yaml:"peer" help:"CQL addresses of the other dohyo instances, reported in system.peers (repeatable)"`
+	NumTokens     int           `yaml:"num-tokens" help:"Murmur3 tokens per instance reported to drivers"`
+	NodeID        string        `yaml:"node-id" help:"this instance's id (capture file names); default: host name"`
+	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
+	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame"`
+	ShutdownGrace time.Duration `yaml:"shutdown-grace" help:"how long shutdown waits for in-flight requests"`
+}
+
+// DefaultConfig returns a configuration that runs with nothing installed:
+// the embedded backend on disk under ./dohyo-data.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "dohyo"
+	}
+	return Config{
+		CQLAddr:       "127.0.0.1:9042",
+		HTTPAddr:      "127.0.0.1:8080",
+		Backend:       "embedded://./dohyo-data",
+		LogLevel:      "info",
+		LogFormat:     "text",
+		ClusterName:   "dohyo",
+		NumTokens:     16,
+		NodeID:        host,
+		PreparedCache: 10000,
+		MaxFrameBytes: 256 << 20,
+		ShutdownGrace: 10 * time.Second,
+	}
+}
+
+// FieldError names the configuration key that failed validation.
+type FieldError struct {
+	Key string
+	Err error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("config %s: %v", e.Key, e.Err) }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Validate checks every field and returns all problems, each naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key, Err: fmt.Errorf(format, args...)})
+	}
+	for key, addr := range map[string]string{"cql-addr": c.CQLAddr, "http-addr": c.HTTPAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			bad(key, "%q is not host:port: %v", addr, err)
+		}
+	}
+	if c.Backend == "" {
+		bad("backend", "must not be empty")
+	}
+	for _, r := range c.Routes {
+		ks, url, ok := strings.Cut(r, "=")
+		if !ok || ks == "" || url == "" {
+			bad("route", "%q is not KEYSPACE=URL", r)
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log-level", "%q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		bad("log-format", "%q is not text or json", c.LogFormat)
+	}
+	if c.NumTokens < 1 || c.NumTokens > 1024 {
+		bad("num-tokens", "%d is outside 1..1024", c.NumTokens)
+	}
+	if c.PreparedCache < 1 {
+		bad("prepared-cache-size", "must be at least 1")
+	}
+	if c.MaxFrameBytes < 1<<10 {
+		bad("max-frame-bytes", "%d is below 1 KiB", c.MaxFrameBytes)
+	}
+	if c.ShutdownGrace < 0 {
+		bad("shutdown-grace", "must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// configFields lists the settable fields of cfg by key.
+type configField struct {
+	key, help string
+	secret    bool
+	v         reflect.Value
+}
+
+func configFields(cfg *Config) []configField {
+	rv := reflect.ValueOf(cfg).Elem()
+	rt := rv.Type()
+	out := make([]configField, 0, rt.NumField())
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		key := f.Tag.Get("yaml")
+		if key == "" || key == "-" {
+			continue
+		}
+		out = append(out, configField{key: key, help: f.Tag.Get("help"), secret: f.Tag.Get("secret") == "true", v: rv.Field(i)})
+	}
+	return out
+}
+
+// envName maps a key to its environment variable.
+func envName(key string) string {
+	return "DOHYO_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+}
+
+// registerFlags adds one flag per config key, defaulting to cfg's values.
+func registerFlags(fs *pflag.FlagSet, cfg *Config) {
+	for _, f := range configFields(cfg) {
+		help := f.help + " (env " + envName(f.key) + ")"
+		switch p := f.v.Addr().Interface().(type) {
+		case *string:
+			fs.StringVar(p, f.key, *p, help)
+		case *int:
+			fs.IntVar(p, f.key, *p, help)
+		case *bool:
+			fs.BoolVar(p, f.key, *p, help)
+		case *time.Duration:
+			fs.DurationVar(p, f.key, *p, help)
+		case *[]string:
+			fs.StringArrayVar(p, f.key, *p, help)
+		}
+	}
+}
+
+// loadConfig resolves the configuration: defaults, then the YAML file named
+// by --config (or DOHYO_CONFIG), then environment variables, then the flags
+// the user actually set. flagged holds the values parsed into a scratch
+// Config by registerFlags.
+func loadConfig(fs *pflag.FlagSet, flagged *Config, file string, getenv func(string) string) (Config, error) {
+	cfg := DefaultConfig()
+	if file == "" {
+		file = getenv("DOHYO_CONFIG")
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return cfg, fmt.Errorf("config file: %w", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+			return cfg, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
+	fields := configFields(&cfg)
+	for _, f := range fields {
+		raw, ok := lookupEnv(getenv, envName(f.key))
+		if !ok {
+			continue
+		}
+		if err := setFromString(f.v, raw); err != nil {
+			return cfg, &FieldError{Key: f.key, Err: fmt.Errorf("%s: %w", envName(f.key), err)}
+		}
+	}
+	from := configFields(flagged)
+	for i, f := range fields {
+		if fl := fs.Lookup(f.key); fl != nil && fl.Changed {
+			f.v.Set(from[i].v)
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+// setFromString parses an environment value into a field. Lists are
+// comma-separated.
+func setFromString(v reflect.Value, raw string) error {
+	switch p := v.Addr().Interface().(type) {
+	case *string:
+		*p = raw
+	case *int:
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return err
+		}
+		*p = n
+	case *bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return err
+		}
+		*p = b
+	case *time.Duration:
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return err
+		}
+		*p = d
+	case *[]string:
+		var out []string
+		for _, s := range strings.Split(raw, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		*p = out
+	default:
+		return fmt.Errorf("unsupported field type %s", v.Type())
+	}
+	return nil
+}
+
+// redacted renders the effective configuration for logs, secrets masked.
+func (c *Config) redacted() []any {
+	cp := *c
+	var out []any
+	for _, f := range configFields(&cp) {
+		val := f.v.Interface()
+		if f.secret && !f.v.IsZero() {
+			val = "<redacted>"
+		}
+		out = append(out, f.key, val)
+	}
+	return out
+}

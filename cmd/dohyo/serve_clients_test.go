@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServePythonDriver runs the DataStax Python driver against dohyo serve:
+// negotiation from 66 down to 5, v3/v4/v5 with LZ4 and Snappy, every type,
+// batches, paging, ordering, TTL/timestamps, LWT and error types.
+func TestServePythonDriver(t *testing.T) {
+	py := externalTool(t, "DOHYO_TEST_PYTHON")
+	p := startServe(t, "--backend", "embedded://memory")
+	host, port, _ := net.SplitHostPort(p.CQLAddr)
+	out, err := runTool(t, 5*time.Minute, py, "testdata/python_driver_check.py", host, port)
+	if err != nil || !strings.Contains(out, "OK") {
+		t.Fatalf("python driver check failed: %v\n%s", err, out)
+	}
+}
+
+// TestServeCqlsh runs cqlsh against dohyo serve, including DESCRIBE, which
+// relies on system_schema.
+func TestServeCqlsh(t *testing.T) {
+	cqlsh := externalTool(t, "DOHYO_TEST_CQLSH")
+	p := startServe(t, "--backend", "embedded://memory")
+	host, port, _ := net.SplitHostPort(p.CQLAddr)
+	run := func(stmts string) string {
+		t.Helper()
+		out, err := runTool(t, 2*time.Minute, cqlsh, host, port, "-e", stmts)
+		if err != nil {
+			t.Fatalf("cqlsh -e %q: %v\n%s", stmts, err, out)
+		}
+		return out
+	}
+	run(`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+		CREATE TABLE ks.users (id int, name text, tags set<text>, PRIMARY KEY (id, name)) WITH CLUSTERING ORDER BY (name DESC);
+		INSERT INTO ks.users (id, name, tags) VALUES (1, 'ada', {'math'});`)
+	out := run("SELECT id, name, tags FROM ks.users WHERE id = 1")
+	if !strings.Contains(out, "ada") || !strings.Contains(out, "(1 rows)") {
+		t.Errorf("SELECT output:\n%s", out)
+	}
+	out = run("DESCRIBE KEYSPACE ks")
+	for _, want := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'org.apache.cassandra.locator.SimpleStrategy', 'replication_factor': '1'}",
+		"CREATE TABLE ks.users (",
+		"tags set<text>",
+		"PRIMARY KEY (id, name)",
+		"CLUSTERING ORDER BY (name DESC)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("DESCRIBE KEYSPACE ks lacks %q:\n%s", want, out)
+		}
+	}
+	out, err := runTool(t, time.Minute, cqlsh, host, port, "-e", "SELECT * FROM ks.nope")
+	if err == nil || !strings.Contains(out, "InvalidRequest") {
+		t.Errorf("query on a missing table: err=%v\n%s", err, out)
+	}
+}

@@ -1,0 +1,122 @@
+# shellcheck shell=bash disable=SC2034
+# Shared helpers for it/*/run.sh. Sourced, not executed.
+#
+# Everything lives under the (git-ignored) it/.cache (jars, venv) and it/.run
+# (config, data, logs, pid files) so a fresh clone needs only network access
+# to Maven Central / PyPI / Debian.
+
+IT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+IT_CACHE="${DOHYO_IT_CACHE:-$IT_DIR/.cache}"
+IT_RUN="${DOHYO_IT_RUN:-$IT_DIR/.run}"
+
+it_log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+it_die() { it_log "error: $*"; exit 1; }
+
+# apt_install PKG... installs Debian packages when running as root with apt;
+# otherwise says what is missing.
+apt_install() {
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    it_die "missing $*; install it (Debian: apt-get install $*)"
+  fi
+  it_log "apt-get install $*"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; then
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  fi
+}
+
+# it_java prints the JDK 17 java binary, installing Debian's JRE if needed.
+# Neither server runs on the newer JDK that is also on these machines.
+it_java() {
+  local home="${DOHYO_IT_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+  if [[ ! -x "$home/bin/java" ]]; then
+    apt_install openjdk-17-jre-headless >/dev/null
+  fi
+  [[ -x "$home/bin/java" ]] || it_die "no JDK 17 at $home"
+  echo "$home/bin/java"
+}
+
+# it_mvn_copy POM DEST resolves POM's runtime dependencies and copies the jars
+# into DEST atomically. A stamp (hash of the POM) makes repeat calls no-ops.
+it_mvn_copy() {
+  local pom="$1" dest="$2"
+  local want
+  want="$(sha256sum "$pom" | cut -d' ' -f1)"
+  if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$want" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null || apt_install maven
+  local java
+  java="$(it_java)"
+  local tmp="$dest.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  it_log "resolving $(basename "$(dirname "$pom")") jars from Maven Central"
+  # Maven's output is kept for a failure only (with -q it is just colour codes).
+  if ! JAVA_HOME="$(dirname "$(dirname "$java")")" mvn -B -q -Dstyle.color=never -f "$pom" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$tmp" >"$tmp.log" 2>&1; then
+    sed 's/\x1b\[[0-9;]*m//g' "$tmp.log" >&2
+    rm -rf "$tmp" "$tmp.log"
+    it_die "maven could not resolve $pom"
+  fi
+  rm -f "$tmp.log"
+  echo "$want" >"$tmp/.stamp"
+  rm -rf "$dest"
+  mv "$tmp" "$dest"
+  local jars=("$dest"/*.jar)
+  it_log "${#jars[@]} jars in $dest"
+}
+
+# it_port_open HOST PORT: true when something accepts TCP connections.
+it_port_open() {
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+# it_pid_alive PIDFILE PATTERN prints the pid when the process in PIDFILE is
+# alive and its command line contains PATTERN (guards against pid reuse).
+it_pid_alive() {
+  local pidfile="$1" pattern="$2" pid
+  [[ -f "$pidfile" ]] || return 1
+  pid="$(cat "$pidfile")"
+  [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+  echo "$pid"
+}
+
+# it_stop_pid PIDFILE PATTERN TIMEOUT: SIGTERM, wait, then SIGKILL.
+it_stop_pid() {
+  local pidfile="$1" pattern="$2" timeout="$3" pid i
+  if ! pid="$(it_pid_alive "$pidfile" "$pattern")"; then
+    rm -f "$pidfile"
+    return 0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < timeout * 5; i++)); do
+    [[ -d "/proc/$pid" ]] || break
+    # A zombie (reaped later by its parent) counts as gone.
+    [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" == Z ]] && break
+    sleep 0.2
+  done
+  if [[ -d "/proc/$pid" && "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]]; then
+    it_log "pid $pid ignored SIGTERM for ${timeout}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      [[ -d "/proc/$pid" ]] || break
+      sleep 0.1
+    done
+  fi
+  rm -f "$pidfile"
+}
+
+# it_rotate_log FILE keeps the previous run's log as FILE.1 so that readiness
+# checks grep only the current run's lines.
+it_rotate_log() {
+  [[ -f "$1" ]] && mv -f "$1" "$1.1"
+  return 0
+}
+
+# it_rss_mib PID prints the resident set size in MiB.
+it_rss_mib() {
+  awk '/^VmRSS:/ {printf "%d\n", $2/1024}' "/proc/$1/status" 2>/dev/null
+}

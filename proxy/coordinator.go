@@ -1,0 +1,236 @@
+package proxy
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// Config wires a Coordinator. Backends are named; Routes maps keyspaces to
+// backend names and every other keyspace goes to Default.
+type Config struct {
+	Backends          map[string]bindings.Backend
+	Default           string
+	Routes            map[string]string
+	PreparedCacheSize int // bounded LRU of prepared statements (default 10,000)
+	ParseCacheSize    int // bounded LRU of parsed statement texts (default 10,000)
+	Tap               Tap
+	Logger            *slog.Logger
+	Clock             func() time.Time
+}
+
+// Coordinator routes statements from client sessions to backends by
+// keyspace, owns the prepared-statement registry, merges the backends'
+// catalogs into one, and hands every request to the Tap.
+type Coordinator struct {
+	backends map[string]bindings.Backend
+	def      string
+	routes   map[string]string
+	tap      Tap
+	log      *slog.Logger
+	now      func() time.Time
+
+	prepared *lru[string, *PreparedStatement]
+	parsed   *lru[string, *cql.Parsed]
+
+	sessionIDs atomic.Uint64
+
+	subMu sync.Mutex
+	subs  []func(*bindings.SchemaChange)
+
+	catMu   sync.Mutex
+	catKey  string
+	catCopy *schema.Catalog
+}
+
+// New validates cfg and returns a Coordinator.
+func New(cfg Config) (*Coordinator, error) {
+	if len(cfg.Backends) == 0 {
+		return nil, errors.New("proxy: no backends configured")
+	}
+	if _, ok := cfg.Backends[cfg.Default]; !ok {
+		return nil, fmt.Errorf("proxy: default backend %q is not configured", cfg.Default)
+	}
+	routes := make(map[string]string, len(cfg.Routes))
+	for ks, name := range cfg.Routes {
+		if _, ok := cfg.Backends[name]; !ok {
+			return nil, fmt.Errorf("proxy: route %s=%s: no such backend", ks, name)
+		}
+		routes[ks] = name
+	}
+	c := &Coordinator{
+		backends: cfg.Backends,
+		def:      cfg.Default,
+		routes:   routes,
+		tap:      cfg.Tap,
+		log:      cfg.Logger,
+		now:      cfg.Clock,
+		prepared: newLRU[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
+		parsed:   newLRU[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
+	}
+	if c.tap == nil {
+		c.tap = NopTap{}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c, nil
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// Route is the routing decision for a keyspace.
+type Route struct {
+	Keyspace string
+	Backend  string // backend name
+}
+
+// Route returns which backend serves keyspace.
+func (c *Coordinator) Route(keyspace string) Route {
+	if name, ok := c.routes[keyspace]; ok {
+		return Route{Keyspace: keyspace, Backend: name}
+	}
+	return Route{Keyspace: keyspace, Backend: c.def}
+}
+
+// Backend returns the named backend.
+func (c *Coordinator) Backend(name string) bindings.Backend { return c.backends[name] }
+
+// BackendNames returns the configured backend names, sorted.
+func (c *Coordinator) BackendNames() []string {
+	names := make([]string, 0, len(c.backends))
+	for n := range c.backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Subscribe registers fn to be called after every successful schema change
+// made through this coordinator (the CQL server pushes SCHEMA_CHANGE events).
+func (c *Coordinator) Subscribe(fn func(*bindings.SchemaChange)) {
+	c.subMu.Lock()
+	c.subs = append(c.subs, fn)
+	c.subMu.Unlock()
+}
+
+func (c *Coordinator) notify(ch *bindings.SchemaChange) {
+	c.subMu.Lock()
+	subs := slices.Clone(c.subs)
+	c.subMu.Unlock()
+	for _, fn := range subs {
+		fn(ch)
+	}
+}
+
+// Catalog returns one coherent catalog: every keyspace of every backend that
+// is routed to that backend. The merge is cached while the backends'
+// catalog versions do not change.
+func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
+	type part struct {
+		name string
+		cat  *schema.Catalog
+	}
+	var parts []part
+	var key strings.Builder
+	for _, name := range c.BackendNames() {
+		src, ok := c.backends[name].(bindings.CatalogSource)
+		if !ok {
+			continue
+		}
+		cat, err := src.Catalog(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("catalog of backend %s: %w", name, err)
+		}
+		if cat == nil {
+			continue
+		}
+		parts = append(parts, part{name, cat})
+		key.WriteString(name)
+		key.WriteByte('=')
+		key.WriteString(cat.Version)
+		key.WriteByte(';')
+	}
+	c.catMu.Lock()
+	defer c.catMu.Unlock()
+	if c.catCopy != nil && c.catKey == key.String() {
+		return c.catCopy, nil
+	}
+	merged := &schema.Catalog{Keyspaces: map[string]*schema.Keyspace{}}
+	sum := md5.Sum([]byte(key.String()))
+	merged.Version = formatUUID(sum)
+	for _, p := range parts {
+		for ksName, ks := range p.cat.Keyspaces {
+			if c.Route(ksName).Backend == p.name {
+				merged.Keyspaces[ksName] = ks
+			}
+		}
+	}
+	c.catKey, c.catCopy = key.String(), merged
+	return merged, nil
+}
+
+// formatUUID renders 16 bytes as a version-3-style UUID string.
+func formatUUID(b [16]byte) string {
+	b[6] = b[6]&0x0f | 0x30
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// parse returns the parsed statement for text, from the bounded cache.
+func (c *Coordinator) parse(text string) (*cql.Parsed, error) {
+	if p, ok := c.parsed.get(text); ok {
+		return p, nil
+	}
+	p, err := cql.Parse(text)
+	if err != nil {
+		var se *cql.SyntaxError
+		if errors.As(err, &se) {
+			return nil, bindings.Errorf(bindings.CodeSyntaxError, "%s", se.Error())
+		}
+		return nil, bindings.Errorf(bindings.CodeSyntaxError, "%s", err.Error())
+	}
+	c.parsed.put(text, p)
+	return p, nil
+}
+
+// PreparedStats reports the prepared-statement cache counters.
+func (c *Coordinator) PreparedStats() CacheStats { return c.prepared.stats() }
+
+// PreparedID computes a statement id as Cassandra does: MD5 of the
+// keyspace (when set) followed by the query text.
+func PreparedID(keyspace, query string) []byte {
+	sum := md5.Sum([]byte(keyspace + query))
+	return sum[:]
+}
+
+// Close closes every backend.
+func (c *Coordinator) Close() error {
+	var errs []error
+	for _, name := range c.BackendNames() {
+		if err := c.backends[name].Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close backend %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

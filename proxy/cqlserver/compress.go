@@ -1,0 +1,90 @@
+package cqlserver
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/golang/snappy"
+)
+
+// Frame-body compression for protocol v3/v4 (native_protocol_v4.spec §5):
+// LZ4 bodies start with the uncompressed length as a big-endian [int];
+// Snappy bodies are a bare Snappy block. Protocol v5 compresses segments
+// instead (segment.go), with LZ4 only.
+
+// bodyCodec compresses and decompresses frame bodies.
+type bodyCodec interface {
+	name() string
+	// compress appends the compressed form of src to dst.
+	compress(dst, src []byte) []byte
+	// decompress returns the body; max bounds the uncompressed size.
+	decompress(src []byte, max int) ([]byte, error)
+}
+
+type lz4Body struct{}
+
+func (lz4Body) name() string { return "lz4" }
+
+func (lz4Body) compress(dst, src []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
+	return lz4Compress(dst, src)
+}
+
+func (lz4Body) decompress(src []byte, max int) ([]byte, error) {
+	if len(src) < 4 {
+		return nil, fmt.Errorf("lz4 body of %d bytes has no length", len(src))
+	}
+	n := binary.BigEndian.Uint32(src)
+	if int64(n) > int64(max) {
+		return nil, fmt.Errorf("decompressed body length %d exceeds maximum allowed length %d", n, max)
+	}
+	out := make([]byte, n)
+	if n == 0 {
+		return out, nil // Cassandra writes a single 0 token for an empty body
+	}
+	if err := lz4Decompress(out, src[4:]); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type snappyBody struct{}
+
+func (snappyBody) name() string { return "snappy" }
+
+func (snappyBody) compress(dst, src []byte) []byte {
+	need := snappy.MaxEncodedLen(len(src))
+	if cap(dst)-len(dst) < need {
+		grown := make([]byte, len(dst), len(dst)+need)
+		copy(grown, dst)
+		dst = grown
+	}
+	enc := snappy.Encode(dst[len(dst):len(dst)+need], src)
+	return dst[:len(dst)+len(enc)]
+}
+
+func (snappyBody) decompress(src []byte, max int) ([]byte, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	if n > max {
+		return nil, fmt.Errorf("decompressed body length %d exceeds maximum allowed length %d", n, max)
+	}
+	out, err := snappy.Decode(make([]byte, n), src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	return out, nil
+}
+
+// bodyCodecFor maps a STARTUP COMPRESSION option to a codec.
+func bodyCodecFor(name string) (bodyCodec, bool) {
+	switch name {
+	case "lz4":
+		return lz4Body{}, true
+	case "snappy":
+		return snappyBody{}, true
+	}
+	return nil, false
+}

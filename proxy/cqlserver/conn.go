@@ -1,0 +1,446 @@
+package cqlserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// One connection: the calling goroutine reads frames and decodes them; each
+// QUERY/PREPARE/EXECUTE/BATCH runs on its own goroutine (drivers pipeline
+// many stream ids on one connection); one writer goroutine batches encoded
+// responses into few syscalls. Handshake messages (OPTIONS, STARTUP,
+// AUTH_RESPONSE, REGISTER) are answered inline by the reader because they
+// change connection state (version, compression, v5 framing).
+
+type connState int
+
+const (
+	stateInit  connState = iota // before STARTUP
+	stateAuth                   // AUTHENTICATE sent, SASL exchange running
+	stateReady                  // queries accepted
+)
+
+const (
+	readBufSize  = 64 << 10
+	writeBufSize = 64 << 10
+	outQueueLen  = 256
+	// maxPooledBuf keeps huge result frames out of the pool.
+	maxPooledBuf = 256 << 10
+)
+
+type conn struct {
+	srv     *Server
+	nc      net.Conn
+	log     *slog.Logger
+	session *proxy.Session
+
+	ctx    context.Context // canceled when in-flight work must stop
+	cancel context.CancelFunc
+	reqCtx context.Context // ctx carrying the connection's addresses
+
+	// Read-loop state. version and body are written only before any
+	// handler goroutine or event registration exists, so those read them
+	// without locks (the goroutine start / registration mutex orders it).
+	br      *bufio.Reader
+	seg     *segmentReader // v5 framing, after STARTUP
+	state   connState
+	version byte
+	body    bodyCodec // v3/v4 frame compression
+	sasl    SASL
+	hdr     [headerLen]byte
+
+	out        chan outMsg
+	quit       chan struct{}
+	writerDone chan struct{}
+	evMu       sync.Mutex
+	events     [][]byte
+	evSignal   chan struct{}
+
+	inflight sync.WaitGroup
+	sem      chan struct{}
+	stopping atomic.Bool
+}
+
+// outMsg is one encoded envelope for the writer.
+type outMsg struct {
+	frame []byte
+	// v5 is set on the response to STARTUP of a v5 connection: after
+	// writing it the writer switches to segment framing.
+	v5 *v5Switch
+	// pooled frames go back to bufPool once written.
+	pooled bool
+}
+
+type v5Switch struct{ lz4 bool }
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) <= maxPooledBuf {
+		bufPool.Put(&b)
+	}
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	return &conn{
+		srv:        s,
+		nc:         nc,
+		log:        s.log.With("remote", nc.RemoteAddr().String()),
+		session:    s.coord.NewSession(bindings.SourceCQL),
+		br:         bufio.NewReaderSize(nc, readBufSize),
+		out:        make(chan outMsg, outQueueLen),
+		quit:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+		evSignal:   make(chan struct{}, 1),
+		sem:        make(chan struct{}, s.cfg.MaxInFlightPerConn),
+	}
+}
+
+// serve runs the connection to its end and releases everything it holds.
+func (c *conn) serve(ctx context.Context) {
+	defer c.srv.untrack(c)
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	defer c.cancel()
+	c.reqCtx = context.WithValue(c.ctx, connInfoKey{}, &connInfo{local: c.nc.LocalAddr()})
+	stopHard := context.AfterFunc(c.srv.hard, func() {
+		c.cancel()
+		c.nc.Close()
+	})
+	defer stopHard()
+	stopRead := context.AfterFunc(c.ctx, c.stopReading)
+	defer stopRead()
+	if c.srv.isClosing() {
+		c.stopReading()
+	}
+	go c.writeLoop()
+
+	err := c.readLoop()
+	if !c.stopping.Load() {
+		// The client left or broke the protocol: answer what can be
+		// answered, and abandon in-flight work nobody will read.
+		if !errors.Is(err, io.EOF) {
+			c.fail(err)
+		}
+		c.cancel()
+	}
+	c.inflight.Wait()
+	close(c.quit)
+	<-c.writerDone
+	c.closeGracefully()
+}
+
+// stopReading makes the read loop return at its next read; in-flight
+// requests still finish and are answered.
+func (c *conn) stopReading() {
+	c.stopping.Store(true)
+	c.nc.SetReadDeadline(time.Now())
+}
+
+// fail answers a protocol violation before the connection closes.
+func (c *conn) fail(err error) {
+	var bv *errBadVersion
+	var pe *errProtocol
+	var tb *errTooBig
+	switch {
+	case errors.As(err, &bv):
+		c.log.Debug("unsupported protocol version", "version", bv.version)
+		c.out <- outMsg{frame: versionErrorFrame(bv)}
+	case errors.As(err, &tb):
+		c.send(c.errorFrame(tb.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", tb.Error())))
+	case errors.As(err, &pe):
+		c.log.Debug("protocol error", "err", pe.msg)
+		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.msg)))
+	default:
+		var ne net.Error
+		if !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			c.log.Debug("connection read", "err", err)
+		}
+	}
+}
+
+// closeGracefully closes the connection so that the last frames reach the
+// client: half-close, drain what the client still sends, then close
+// (closing with unread input would reset the connection and could discard
+// our final error frame on the client side).
+func (c *conn) closeGracefully() {
+	if tc, ok := c.nc.(interface{ CloseWrite() error }); ok && tc.CloseWrite() == nil {
+		c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		io.Copy(io.Discard, io.LimitReader(c.nc, 1<<20))
+	}
+	c.nc.Close()
+}
+
+// readLoop reads and dispatches frames until an error.
+func (c *conn) readLoop() error {
+	for {
+		h, body, err := c.readFrame()
+		if err != nil {
+			return err
+		}
+		if err := c.handle(h, body); err != nil {
+			return withStream(err, h.stream)
+		}
+	}
+}
+
+// readFrame reads one frame (or v5 envelope) with its raw body.
+func (c *conn) readFrame() (header, []byte, error) {
+	if c.seg != nil {
+		h, body, err := c.seg.next()
+		if err != nil {
+			return h, nil, withStream(err, h.stream)
+		}
+		if err := c.checkHeader(h); err != nil {
+			return h, nil, withStream(err, h.stream)
+		}
+		return h, body, nil
+	}
+	b := c.hdr[:]
+	if _, err := io.ReadFull(c.br, b[:1]); err != nil {
+		return header{}, nil, err
+	}
+	if v := b[0] & versionMask; !supportedVersion(v) {
+		return header{}, nil, c.badVersion(b[0])
+	}
+	if _, err := io.ReadFull(c.br, b[1:]); err != nil {
+		return header{}, nil, unexpectedEOF(err)
+	}
+	h := parseHeader(b)
+	if err := c.checkHeader(h); err != nil {
+		return h, nil, withStream(err, h.stream)
+	}
+	if err := checkLength(h, c.srv.cfg.MaxFrameBytes); err != nil {
+		return h, nil, withStream(err, h.stream)
+	}
+	body, err := readBody(c.br, int(h.length))
+	if err != nil {
+		return h, nil, unexpectedEOF(err)
+	}
+	return h, body, nil
+}
+
+// readBody reads n bytes. Large bodies grow as their bytes arrive, so a
+// length prefix alone never reserves MaxFrameBytes of memory.
+func readBody(r io.Reader, n int) ([]byte, error) {
+	const direct = 1 << 20
+	if n <= direct {
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(direct)
+	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// checkHeader enforces one protocol version per connection once STARTUP
+// fixed it (OPTIONS may probe before).
+func (c *conn) checkHeader(h header) error {
+	if h.response {
+		return protocolErrorf("Invalid frame direction: expected a request, got a response")
+	}
+	if c.state != stateInit && h.version != c.version {
+		return protocolErrorf("Invalid message version. Got %d but previous messages on this connection had version %d", h.version, c.version)
+	}
+	if c.state == stateInit {
+		c.version = h.version
+	}
+	return nil
+}
+
+// badVersion builds the error for an unsupported version, reading the rest
+// of the header to learn the stream id.
+func (c *conn) badVersion(first byte) error {
+	v := first & versionMask
+	n := headerLen
+	if v < 3 {
+		n = 8 // v1/v2 headers have a one-byte stream id
+	}
+	b := c.hdr[:n]
+	var stream int16
+	c.nc.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := io.ReadFull(c.br, b[1:]); err == nil {
+		if v < 3 {
+			stream = int16(int8(b[2]))
+		} else {
+			stream = int16(uint16(b[2])<<8 | uint16(b[3]))
+		}
+	}
+	return &errBadVersion{version: v, stream: stream}
+}
+
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// send hands an encoded frame (from startFrame) to the writer, compressing
+// the body first on v3/v4 connections that negotiated compression.
+func (c *conn) send(frame []byte) {
+	finishFrame(frame)
+	if c.body != nil && c.version < 5 && frame[4] != opReady && len(frame) > headerLen {
+		z := c.body.compress(append(getBuf(), frame[:headerLen]...), frame[headerLen:])
+		if len(z) < len(frame) {
+			z[1] |= flagCompressed
+			finishFrame(z)
+			putBuf(frame)
+			frame = z
+		} else {
+			putBuf(z)
+		}
+	}
+	c.out <- outMsg{frame: frame, pooled: true}
+}
+
+// pushEvent queues an event frame without ever blocking the caller (a DDL
+// request on another connection).
+func (c *conn) pushEvent(ch *bindings.SchemaChange) {
+	if c.stopping.Load() {
+		return
+	}
+	f := encodeEvent(startFrame(nil, c.version, 0, -1, opEvent), ch)
+	finishFrame(f)
+	if c.body != nil && c.version < 5 {
+		if z := c.body.compress(append([]byte(nil), f[:headerLen]...), f[headerLen:]); len(z) < len(f) {
+			z[1] |= flagCompressed
+			finishFrame(z)
+			f = z
+		}
+	}
+	c.evMu.Lock()
+	c.events = append(c.events, f)
+	c.evMu.Unlock()
+	select {
+	case c.evSignal <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes queued frames, flushing when the queue runs dry so that
+// pipelined responses share syscalls.
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	bw := bufio.NewWriterSize(c.nc, writeBufSize)
+	var seg *segmentWriter
+	failed := false
+	write := func(f []byte) {
+		if failed {
+			return
+		}
+		var err error
+		if seg != nil {
+			err = seg.add(f)
+		} else {
+			_, err = bw.Write(f)
+		}
+		if err != nil {
+			failed = true
+			c.nc.Close() // the reader notices and tears the connection down
+		}
+	}
+	flush := func() {
+		if failed {
+			return
+		}
+		var err error
+		if seg != nil {
+			err = seg.flush()
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			failed = true
+			c.nc.Close()
+		}
+	}
+	handle := func(m outMsg) {
+		write(m.frame)
+		if m.pooled {
+			putBuf(m.frame)
+		}
+		if m.v5 != nil {
+			flush()
+			seg = &segmentWriter{w: bw, compressed: m.v5.lz4}
+		}
+	}
+	events := func() {
+		c.evMu.Lock()
+		evs := c.events
+		c.events = nil
+		c.evMu.Unlock()
+		for _, f := range evs {
+			write(f)
+		}
+	}
+	for {
+		select {
+		case m := <-c.out:
+			handle(m)
+			for drained := false; !drained; {
+				select {
+				case m := <-c.out:
+					handle(m)
+				default:
+					drained = true
+				}
+			}
+		case <-c.evSignal:
+			events()
+		case <-c.quit:
+			for drained := false; !drained; {
+				select {
+				case m := <-c.out:
+					handle(m)
+				default:
+					drained = true
+				}
+			}
+			events()
+			flush()
+			return
+		}
+		flush()
+	}
+}
+
+// dispatch runs a request on its own goroutine; the in-flight semaphore
+// applies back-pressure to the reader.
+func (c *conn) dispatch(stream int16, run func() []byte) {
+	c.sem <- struct{}{}
+	c.inflight.Add(1)
+	go func() {
+		defer c.inflight.Done()
+		defer func() { <-c.sem }()
+		var frame []byte
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					c.log.Error("panic in request handler", "panic", p, "stack", string(debug.Stack()))
+					frame = c.errorFrame(stream, bindings.Errorf(bindings.CodeServerError, "internal error: %v", p))
+				}
+			}()
+			frame = run()
+		}()
+		c.send(frame)
+	}()
+}

@@ -1,0 +1,130 @@
+package cqlserver
+
+import (
+	"context"
+	"net"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
+// runs it on its own goroutine.
+func (c *conn) request(h header, r *rbuf) error {
+	req, err := decodeRequest(h, r, c.version)
+	if err != nil {
+		return err
+	}
+	// Tracing (flag 0x02) is answered normally, without a tracing id: the
+	// response simply does not carry the flag.
+	c.dispatch(h.stream, func() []byte { return c.execute(req) })
+	return nil
+}
+
+// connInfoKey carries the connection's addresses to the virtual system
+// tables through the coordinator (system.local reports the address the
+// client connected to).
+type connInfoKey struct{}
+
+type connInfo struct {
+	local net.Addr
+}
+
+func localAddr(ctx context.Context) net.Addr {
+	if ci, ok := ctx.Value(connInfoKey{}).(*connInfo); ok {
+		return ci.local
+	}
+	return nil
+}
+
+func (c *conn) execute(req *request) []byte {
+	ctx := c.reqCtx
+	switch req.op {
+	case opQuery:
+		return c.execQuery(ctx, req)
+	case opPrepare:
+		return c.execPrepare(ctx, req)
+	case opExecute:
+		return c.execExecute(ctx, req)
+	default:
+		return c.execBatch(ctx, req)
+	}
+}
+
+// sessionFor returns the connection's session, or for a v5 per-request
+// keyspace a session bound to it (the connection's keyspace is unchanged).
+func (c *conn) sessionFor(keyspace string) *proxy.Session {
+	if keyspace == "" {
+		return c.session
+	}
+	s := c.srv.coord.NewSession(bindings.SourceCQL)
+	s.SetKeyspace(keyspace)
+	return s
+}
+
+func bindingsRequest(query string, p *queryParams) *bindings.Request {
+	return &bindings.Request{
+		Query:             query,
+		Values:            p.values,
+		Names:             p.names,
+		Consistency:       p.consistency,
+		SerialConsistency: p.serial,
+		PageSize:          p.pageSize,
+		PagingState:       p.pagingState,
+		Timestamp:         p.timestamp,
+		HasTimestamp:      p.hasTimestamp,
+	}
+}
+
+func (c *conn) execQuery(ctx context.Context, req *request) []byte {
+	if isDescribe(req.query) { // answered by dohyo, like any system table
+		ks := req.params.keyspace
+		if ks == "" {
+			ks = c.session.Keyspace()
+		}
+		res, err := c.srv.vt.describe(ctx, req.query, ks, bindingsRequest(req.query, &req.params))
+		if err != nil {
+			return c.errorFrame(req.stream, err)
+		}
+		return c.resultFrame(req.stream, res, resultOpts{})
+	}
+	res, err := c.sessionFor(req.params.keyspace).Query(ctx, bindingsRequest(req.query, &req.params))
+	if err != nil {
+		return c.errorFrame(req.stream, err)
+	}
+	return c.resultFrame(req.stream, res, resultOpts{})
+}
+
+func (c *conn) execPrepare(ctx context.Context, req *request) []byte {
+	ps, err := c.sessionFor(req.keyspace).Prepare(ctx, req.query)
+	if err != nil {
+		return c.errorFrame(req.stream, err)
+	}
+	return c.preparedFrame(req.stream, ps)
+}
+
+func (c *conn) execExecute(ctx context.Context, req *request) []byte {
+	breq := bindingsRequest("", &req.params)
+	breq.SkipMetadata = req.params.skipMetadata
+	res, err := c.session.Execute(ctx, req.id, breq)
+	if err != nil {
+		return c.errorFrame(req.stream, err)
+	}
+	o := resultOpts{skipMetadata: req.params.skipMetadata, execute: true, clientMetaID: req.resultMetaID}
+	if res != nil && res.Kind == bindings.ResultRows {
+		// The statement was just found; it can only be missing here if the
+		// registry evicted it meanwhile, and then res.Columns describes it.
+		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
+			o.prepared = ps
+		}
+	}
+	return c.resultFrame(req.stream, res, o)
+}
+
+func (c *conn) execBatch(ctx context.Context, req *request) []byte {
+	res, err := c.sessionFor(req.keyspace).Batch(ctx, req.batch)
+	if err != nil {
+		return c.errorFrame(req.stream, err)
+	}
+	return c.resultFrame(req.stream, res, resultOpts{})
+}

@@ -1,0 +1,94 @@
+package cqlserver
+
+import (
+	"errors"
+
+	"github.com/dohyo/dohyo/bindings"
+)
+
+// ERROR messages (native_protocol_v5.spec §4.2.1 and §8): <code><message>
+// and the code-specific fields.
+
+// errorFrame encodes err for stream. Errors that are not *bindings.Error
+// become ServerError with their text (and are logged: they are dohyo bugs
+// or backend failures without a CQL code).
+func (c *conn) errorFrame(stream int16, err error) []byte {
+	var be *bindings.Error
+	if !errors.As(err, &be) {
+		c.log.Warn("request failed without a CQL error code", "err", err)
+	}
+	e := bindings.AsError(err)
+	v := c.version
+	if v == 0 {
+		v = 4
+	}
+	code := e.Code
+	if v < 4 { // v3 has no failure codes: degrade as Cassandra's ErrorMessage does
+		switch code {
+		case bindings.CodeReadFailure:
+			code = bindings.CodeReadTimeout
+		case bindings.CodeWriteFailure:
+			code = bindings.CodeWriteTimeout
+		case bindings.CodeFunctionFail:
+			code = bindings.CodeInvalid
+		}
+	}
+	f := startFrame(getBuf(), v, 0, stream, opError)
+	f = appendInt(f, int32(code))
+	f = appendString(f, e.Message)
+	switch code {
+	case bindings.CodeUnavailable:
+		f = appendShort(f, uint16(e.Consistency))
+		f = appendInt(f, e.BlockFor) // required
+		f = appendInt(f, e.Received) // alive
+	case bindings.CodeWriteTimeout:
+		f = appendShort(f, uint16(e.Consistency))
+		f = appendInt(f, e.Received)
+		f = appendInt(f, e.BlockFor)
+		f = appendString(f, writeType(e))
+		if v >= 5 && writeType(e) == "CAS" {
+			f = appendShort(f, 0) // contentions
+		}
+	case bindings.CodeReadTimeout:
+		f = appendShort(f, uint16(e.Consistency))
+		f = appendInt(f, e.Received)
+		f = appendInt(f, e.BlockFor)
+		f = append(f, boolByte(e.DataPresent))
+	case bindings.CodeReadFailure:
+		f = appendShort(f, uint16(e.Consistency))
+		f = appendInt(f, e.Received)
+		f = appendInt(f, e.BlockFor)
+		f = appendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = append(f, boolByte(e.DataPresent))
+	case bindings.CodeWriteFailure:
+		f = appendShort(f, uint16(e.Consistency))
+		f = appendInt(f, e.Received)
+		f = appendInt(f, e.BlockFor)
+		f = appendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = appendString(f, writeType(e))
+	case bindings.CodeFunctionFail:
+		f = appendString(f, e.Keyspace)
+		f = appendString(f, "")
+		f = appendStringList(f, nil)
+	case bindings.CodeAlreadyExists:
+		f = appendString(f, e.Keyspace)
+		f = appendString(f, e.Table)
+	case bindings.CodeUnprepared:
+		f = appendShortBytes(f, e.UnpreparedID)
+	}
+	return f
+}
+
+func writeType(e *bindings.Error) string {
+	if e.WriteType == "" {
+		return "SIMPLE"
+	}
+	return e.WriteType
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,215 @@
+package cqlserver
+
+import (
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// Decoding of QUERY, PREPARE, EXECUTE and BATCH bodies
+// (native_protocol_v5.spec §4.1.4-4.1.7). Decoding happens on the reader
+// goroutine so that a malformed body closes the connection before anything
+// runs; values stay slices of the frame body (which is never reused).
+
+const (
+	qfValues       = uint32(primitive.QueryFlagValues)
+	qfSkipMetadata = uint32(primitive.QueryFlagSkipMetadata)
+	qfPageSize     = uint32(primitive.QueryFlagPageSize)
+	qfPagingState  = uint32(primitive.QueryFlagPagingState)
+	qfSerial       = uint32(primitive.QueryFlagSerialConsistency)
+	qfTimestamp    = uint32(primitive.QueryFlagDefaultTimestamp)
+	qfNames        = uint32(primitive.QueryFlagValueNames)
+	qfKeyspace     = uint32(primitive.QueryFlagWithKeyspace)
+	qfNowInSeconds = uint32(primitive.QueryFlagNowInSeconds)
+
+	prepareWithKeyspace = 0x01
+)
+
+// queryParams are <query_parameters>.
+type queryParams struct {
+	consistency  bindings.Consistency
+	values       []bindings.Value
+	names        []string
+	skipMetadata bool
+	pageSize     int32
+	pagingState  []byte
+	serial       bindings.Consistency
+	timestamp    int64
+	hasTimestamp bool
+	keyspace     string // v5: per-request keyspace
+	// now_in_seconds is read and ignored: dohyo's backends use real time.
+}
+
+// request is a decoded QUERY, PREPARE, EXECUTE or BATCH.
+type request struct {
+	op           byte
+	stream       int16
+	query        string // QUERY, PREPARE
+	id           []byte // EXECUTE
+	resultMetaID []byte // EXECUTE, v5
+	keyspace     string // PREPARE, BATCH: v5 per-request keyspace
+	params       queryParams
+	batch        *proxy.BatchRequest
+}
+
+func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
+	req := &request{op: h.op, stream: h.stream}
+	var err error
+	switch h.op {
+	case opQuery:
+		req.query = r.longString()
+		req.params, err = decodeParams(r, version)
+	case opPrepare:
+		req.query = r.longString()
+		if version >= 5 {
+			if flags := r.int_(); flags&prepareWithKeyspace != 0 {
+				req.keyspace = r.string_()
+			}
+		}
+	case opExecute:
+		req.id = r.shortBytes()
+		if version >= 5 {
+			req.resultMetaID = r.shortBytes()
+		}
+		req.params, err = decodeParams(r, version)
+	case opBatch:
+		req.batch, req.keyspace, err = decodeBatch(r, version)
+	}
+	if err == nil {
+		err = r.err
+	}
+	if err != nil {
+		return nil, protocolErrorf("Invalid %s message: %v", opName(h.op), err)
+	}
+	return req, nil
+}
+
+func readConsistency(r *rbuf) (bindings.Consistency, error) {
+	v := r.short()
+	if v > uint16(bindings.LocalOne) {
+		return 0, fmt.Errorf("unknown code %d for a consistency level", v)
+	}
+	return bindings.Consistency(v), nil
+}
+
+// readFlags reads query flags: a [byte] before v5, an [int] since.
+func readFlags(r *rbuf, version byte) uint32 {
+	if version >= 5 {
+		return uint32(r.int_())
+	}
+	return uint32(r.byte_())
+}
+
+func decodeParams(r *rbuf, version byte) (queryParams, error) {
+	var p queryParams
+	var err error
+	if p.consistency, err = readConsistency(r); err != nil {
+		return p, err
+	}
+	flags := readFlags(r, version)
+	if flags&qfValues != 0 {
+		p.values, p.names = readValues(r, version, flags&qfNames != 0)
+	}
+	p.skipMetadata = flags&qfSkipMetadata != 0
+	if flags&qfPageSize != 0 {
+		p.pageSize = r.int_()
+	}
+	if flags&qfPagingState != 0 {
+		p.pagingState = r.bytes_()
+	}
+	if flags&qfSerial != 0 {
+		if p.serial, err = readConsistency(r); err != nil {
+			return p, err
+		}
+	}
+	if flags&qfTimestamp != 0 {
+		p.timestamp, p.hasTimestamp = r.long(), true
+	}
+	if version >= 5 {
+		if flags&qfKeyspace != 0 {
+			p.keyspace = r.string_()
+		}
+		if flags&qfNowInSeconds != 0 {
+			r.int_()
+		}
+	}
+	return p, r.err
+}
+
+// readValues reads <n> [name] <value> pairs; every value takes at least
+// four bytes, which bounds n by what is left before allocating.
+func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) {
+	n := int(r.short())
+	if n*4 > len(r.b) {
+		r.fail(errShortBody)
+		return nil, nil
+	}
+	values := make([]bindings.Value, n)
+	var names []string
+	if named {
+		names = make([]string, n)
+	}
+	for i := 0; i < n && r.err == nil; i++ {
+		if named {
+			names[i] = r.string_()
+		}
+		values[i] = r.value(version)
+	}
+	return values, names
+}
+
+func decodeBatch(r *rbuf, version byte) (*proxy.BatchRequest, string, error) {
+	typ := r.byte_()
+	if typ > byte(primitive.BatchTypeCounter) {
+		return nil, "", fmt.Errorf("unknown batch type %d", typ)
+	}
+	n := int(r.short())
+	if n*5 > len(r.b) { // kind, an empty id, a value count
+		return nil, "", errShortBody
+	}
+	req := &proxy.BatchRequest{Type: cql.BatchType(typ), Entries: make([]proxy.BatchEntry, n)}
+	for i := 0; i < n && r.err == nil; i++ {
+		e := &req.Entries[i]
+		switch kind := r.byte_(); kind {
+		case byte(primitive.BatchChildTypeQueryString):
+			e.Query = r.longString()
+		case byte(primitive.BatchChildTypePreparedId):
+			e.PreparedID = r.shortBytes()
+		default:
+			return nil, "", fmt.Errorf("invalid query kind in BATCH messages: must be 0 or 1 but got %d", kind)
+		}
+		// Names for batch values are unusable by design (CASSANDRA-10246):
+		// the flag comes after the children, so children carry none.
+		e.Values, _ = readValues(r, version, false)
+	}
+	var err error
+	if req.Consistency, err = readConsistency(r); err != nil {
+		return nil, "", err
+	}
+	flags := readFlags(r, version)
+	if flags&qfNames != 0 {
+		return nil, "", fmt.Errorf("named values in BATCH are not supported")
+	}
+	if flags&qfSerial != 0 {
+		if req.SerialConsistency, err = readConsistency(r); err != nil {
+			return nil, "", err
+		}
+	}
+	if flags&qfTimestamp != 0 {
+		req.Timestamp, req.HasTimestamp = r.long(), true
+	}
+	var keyspace string
+	if version >= 5 {
+		if flags&qfKeyspace != 0 {
+			keyspace = r.string_()
+		}
+		if flags&qfNowInSeconds != 0 {
+			r.int_()
+		}
+	}
+	return req, keyspace, r.err
+}

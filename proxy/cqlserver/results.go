@@ -1,0 +1,194 @@
+package cqlserver
+
+import (
+	"bytes"
+	"crypto/md5"
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// RESULT messages (native_protocol_v5.spec §4.2.5).
+
+const (
+	rowsGlobalTableSpec = int32(primitive.RowsFlagGlobalTablesSpec)
+	rowsHasMorePages    = int32(primitive.RowsFlagHasMorePages)
+	rowsNoMetadata      = int32(primitive.RowsFlagNoMetadata)
+	rowsMetadataChanged = int32(primitive.RowsFlagMetadataChanged)
+)
+
+// resultOpts tells how to encode a Rows result.
+type resultOpts struct {
+	execute      bool
+	skipMetadata bool                     // EXECUTE asked for NO_METADATA
+	prepared     *proxy.PreparedStatement // EXECUTE: the statement run
+	clientMetaID []byte                   // EXECUTE v5: result metadata id the client holds
+}
+
+func (c *conn) resultFrame(stream int16, res *bindings.Result, o resultOpts) []byte {
+	var flags byte
+	if res != nil && len(res.Warnings) > 0 && c.version >= 4 {
+		flags |= flagWarning
+	}
+	f := startFrame(getBuf(), c.version, flags, stream, opResult)
+	if flags&flagWarning != 0 {
+		f = appendStringList(f, res.Warnings)
+	}
+	if res == nil {
+		return appendInt(f, int32(primitive.ResultTypeVoid))
+	}
+	switch res.Kind {
+	case bindings.ResultRows:
+		f = appendInt(f, int32(primitive.ResultTypeRows))
+		return c.appendRows(f, res, o)
+	case bindings.ResultSetKeyspace:
+		f = appendInt(f, int32(primitive.ResultTypeSetKeyspace))
+		return appendString(f, res.Keyspace)
+	case bindings.ResultSchemaChange:
+		if res.Change != nil {
+			f = appendInt(f, int32(primitive.ResultTypeSchemaChange))
+			return appendSchemaChange(f, res.Change)
+		}
+	}
+	return appendInt(f, int32(primitive.ResultTypeVoid))
+}
+
+func (c *conn) appendRows(f []byte, res *bindings.Result, o resultOpts) []byte {
+	cols := res.Columns
+	if len(cols) == 0 && o.prepared != nil && o.prepared.Meta != nil {
+		cols = o.prepared.Meta.Result // the backend skipped metadata
+	}
+	n := len(cols)
+	if n == 0 && len(res.Rows) > 0 {
+		n = len(res.Rows[0])
+	}
+	noMeta := o.execute && o.skipMetadata
+	var flags int32
+	var newID []byte
+	if c.version >= 5 && o.prepared != nil {
+		if id := currentMetadataID(o.prepared, res.Columns); !bytes.Equal(id, o.clientMetaID) {
+			flags |= rowsMetadataChanged
+			newID, noMeta = id, false
+		}
+	}
+	if noMeta || len(cols) != n {
+		flags |= rowsNoMetadata
+		noMeta = true
+	}
+	if res.PagingState != nil {
+		flags |= rowsHasMorePages
+	}
+	global := !noMeta && n > 0 && sameTable(cols)
+	if global {
+		flags |= rowsGlobalTableSpec
+	}
+	f = appendInt(f, flags)
+	f = appendInt(f, int32(n))
+	if res.PagingState != nil {
+		f = appendBytes(f, res.PagingState)
+	}
+	if newID != nil {
+		f = appendShortBytes(f, newID)
+	}
+	if !noMeta {
+		f = appendColumnSpecs(f, cols, global, c.version)
+	}
+	f = appendInt(f, int32(len(res.Rows)))
+	for _, row := range res.Rows {
+		for i := 0; i < n; i++ {
+			var v []byte
+			if i < len(row) {
+				v = row[i]
+			}
+			f = appendBytes(f, v)
+		}
+	}
+	return f
+}
+
+// currentMetadataID is the result metadata id of what an EXECUTE returned:
+// the prepared one while the columns are those prepared, else a digest of
+// the columns returned (the schema changed since PREPARE).
+func currentMetadataID(ps *proxy.PreparedStatement, got []bindings.ColumnSpec) []byte {
+	if len(got) == 0 || ps.Meta == nil || sameColumns(got, ps.Meta.Result) {
+		return ps.ResultMetadataID
+	}
+	h := md5.New()
+	for _, c := range got {
+		fmt.Fprintf(h, "%s.%s.%s:%s;", c.Keyspace, c.Table, c.Name, c.Type)
+	}
+	return h.Sum(nil)
+}
+
+func sameColumns(a, b []bindings.ColumnSpec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Keyspace != b[i].Keyspace || a[i].Table != b[i].Table || a[i].Name != b[i].Name || !a[i].Type.Equal(b[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *conn) preparedFrame(stream int16, ps *proxy.PreparedStatement) []byte {
+	f := startFrame(getBuf(), c.version, 0, stream, opResult)
+	f = appendInt(f, int32(primitive.ResultTypePrepared))
+	f = appendShortBytes(f, ps.ID)
+	if c.version >= 5 {
+		f = appendShortBytes(f, ps.ResultMetadataID)
+	}
+	meta := ps.Meta
+	if meta == nil {
+		meta = &bindings.Prepared{}
+	}
+	// Bind variables: <flags><columns_count>[<pk_count><pk_index>...] (v4+).
+	global := len(meta.Bind) > 0 && sameTable(meta.Bind)
+	var flags int32
+	if global {
+		flags |= rowsGlobalTableSpec
+	}
+	f = appendInt(f, flags)
+	f = appendInt(f, int32(len(meta.Bind)))
+	if c.version >= 4 {
+		f = appendInt(f, int32(len(meta.PKIndexes)))
+		for _, i := range meta.PKIndexes {
+			f = appendShort(f, i)
+		}
+	}
+	f = appendColumnSpecs(f, meta.Bind, global, c.version)
+	// Result metadata: empty (NO_METADATA, 0 columns) unless a SELECT.
+	if len(meta.Result) == 0 {
+		f = appendInt(f, rowsNoMetadata)
+		return appendInt(f, 0)
+	}
+	global = sameTable(meta.Result)
+	flags = 0
+	if global {
+		flags |= rowsGlobalTableSpec
+	}
+	f = appendInt(f, flags)
+	f = appendInt(f, int32(len(meta.Result)))
+	return appendColumnSpecs(f, meta.Result, global, c.version)
+}
+
+// appendSchemaChange writes <change_type><target><options>, shared by the
+// Schema_change result and the SCHEMA_CHANGE event.
+func appendSchemaChange(f []byte, ch *bindings.SchemaChange) []byte {
+	f = appendString(f, string(ch.Type))
+	f = appendString(f, string(ch.Target))
+	f = appendString(f, ch.Keyspace)
+	if ch.Target != bindings.TargetKeyspace {
+		f = appendString(f, ch.Object)
+	}
+	return f
+}
+
+func encodeEvent(f []byte, ch *bindings.SchemaChange) []byte {
+	f = appendString(f, string(primitive.EventTypeSchemaChange))
+	return appendSchemaChange(f, ch)
+}

@@ -1,0 +1,238 @@
+package cqlserver
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/datastax/go-cassandra-native-protocol/crc"
+)
+
+// Protocol v5 framing (native_protocol_v5.spec §2): after STARTUP is
+// answered, envelopes travel inside segments. A segment header holds the
+// payload length (and, with LZ4, the uncompressed length), a
+// self-contained flag and a CRC24 of the header; the payload is followed by
+// its CRC32. A self-contained payload holds whole envelopes; an envelope
+// larger than one payload is split over consecutive non-self-contained
+// segments.
+
+const (
+	maxSegmentPayload = 1<<17 - 1
+	segHeaderPlain    = 3 // header bytes before the CRC24, uncompressed format
+	segHeaderLZ4      = 5 // with LZ4
+	segCRC24Len       = 3
+	segCRC32Len       = 4
+)
+
+// segmentReader reads envelopes from segments.
+type segmentReader struct {
+	r          *bufio.Reader
+	compressed bool
+	maxFrame   int
+	rest       []byte // unread envelopes of the current self-contained payload
+	hdr        [segHeaderLZ4 + segCRC24Len]byte
+}
+
+// readSegment reads one segment and returns its (decompressed) payload.
+func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err error) {
+	hl := segHeaderPlain
+	if s.compressed {
+		hl = segHeaderLZ4
+	}
+	h := s.hdr[:hl+segCRC24Len]
+	if _, err := io.ReadFull(s.r, h); err != nil {
+		return nil, false, err
+	}
+	var v uint64
+	for i := hl - 1; i >= 0; i-- {
+		v = v<<8 | uint64(h[i])
+	}
+	want := uint32(h[hl]) | uint32(h[hl+1])<<8 | uint32(h[hl+2])<<16
+	if got := crc.ChecksumKoopman(v, hl); got != want {
+		return nil, false, protocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
+	}
+	length := int(v & maxSegmentPayload)
+	uncompressed := 0
+	if s.compressed {
+		uncompressed = int(v >> 17 & maxSegmentPayload)
+		selfContained = v>>34&1 == 1
+	} else {
+		selfContained = v>>17&1 == 1
+	}
+	raw := make([]byte, length+segCRC32Len)
+	if _, err := io.ReadFull(s.r, raw); err != nil {
+		return nil, false, err
+	}
+	raw, sum := raw[:length], binary.LittleEndian.Uint32(raw[length:])
+	if got := crc.ChecksumIEEE(raw); got != sum {
+		return nil, false, protocolErrorf("segment payload CRC32 mismatch: received %08x, computed %08x", sum, got)
+	}
+	if !s.compressed || uncompressed == 0 {
+		return raw, selfContained, nil
+	}
+	out := make([]byte, uncompressed)
+	if err := lz4Decompress(out, raw); err != nil {
+		return nil, false, protocolErrorf("cannot decompress segment payload: %v", err)
+	}
+	return out, selfContained, nil
+}
+
+// next returns the next envelope: its header and body.
+func (s *segmentReader) next() (header, []byte, error) {
+	for len(s.rest) == 0 {
+		payload, self, err := s.readSegment()
+		if err != nil {
+			return header{}, nil, err
+		}
+		if self {
+			s.rest = payload
+			continue
+		}
+		return s.assemble(payload)
+	}
+	if len(s.rest) < headerLen {
+		return header{}, nil, protocolErrorf("self-contained segment ends inside an envelope header")
+	}
+	h := parseHeader(s.rest)
+	if err := checkLength(h, s.maxFrame); err != nil {
+		return h, nil, err
+	}
+	end := headerLen + int(h.length)
+	if end > len(s.rest) {
+		return h, nil, protocolErrorf("self-contained segment ends inside an envelope body")
+	}
+	body := s.rest[headerLen:end:end]
+	s.rest = s.rest[end:]
+	return h, body, nil
+}
+
+// assemble collects an envelope split over non-self-contained segments.
+func (s *segmentReader) assemble(first []byte) (header, []byte, error) {
+	if len(first) < headerLen {
+		return header{}, nil, protocolErrorf("first segment of a large envelope is shorter than its header")
+	}
+	h := parseHeader(first)
+	if err := checkLength(h, s.maxFrame); err != nil {
+		return h, nil, err
+	}
+	total := headerLen + int(h.length)
+	buf := make([]byte, 0, min(total, 1<<20)) // grows as segments arrive
+	buf = append(buf, first...)
+	for len(buf) < total {
+		part, self, err := s.readSegment()
+		if err != nil {
+			return h, nil, err
+		}
+		if self {
+			return h, nil, protocolErrorf("self-contained segment inside a large envelope")
+		}
+		buf = append(buf, part...)
+	}
+	if len(buf) != total {
+		return h, nil, protocolErrorf("large envelope has %d trailing bytes", len(buf)-total)
+	}
+	return h, buf[headerLen:], nil
+}
+
+// checkLength rejects negative bodies and bodies over the limit.
+func checkLength(h header, max int) error {
+	if h.length < 0 {
+		return protocolErrorf("invalid frame body length %d", h.length)
+	}
+	if int64(h.length) > int64(max) {
+		return &errTooBig{length: int64(h.length), max: max}
+	}
+	return nil
+}
+
+// errTooBig is a frame over MaxFrameBytes.
+type errTooBig struct {
+	length int64
+	max    int
+	stream int16
+}
+
+func (e *errTooBig) Error() string {
+	return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", e.length, e.max)
+}
+
+// segmentWriter packs envelopes into segments.
+type segmentWriter struct {
+	w          *bufio.Writer
+	compressed bool
+	pending    []byte // envelopes of the next self-contained segment
+	scratch    []byte
+}
+
+// add queues one envelope, splitting it when it exceeds a payload.
+func (s *segmentWriter) add(env []byte) error {
+	if len(env) > maxSegmentPayload {
+		if err := s.flush(); err != nil {
+			return err
+		}
+		for len(env) > 0 {
+			n := min(len(env), maxSegmentPayload)
+			if err := s.write(env[:n], false); err != nil {
+				return err
+			}
+			env = env[n:]
+		}
+		return nil
+	}
+	if len(s.pending)+len(env) > maxSegmentPayload {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	s.pending = append(s.pending, env...)
+	return nil
+}
+
+// flush writes the pending envelopes as one self-contained segment.
+func (s *segmentWriter) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	err := s.write(s.pending, true)
+	s.pending = s.pending[:0]
+	return err
+}
+
+func (s *segmentWriter) write(payload []byte, self bool) error {
+	var selfBit uint64
+	if self {
+		selfBit = 1
+	}
+	var v uint64
+	hl := segHeaderPlain
+	body := payload
+	if s.compressed {
+		hl = segHeaderLZ4
+		s.scratch = lz4Compress(s.scratch[:0], payload)
+		if len(s.scratch) < len(payload) {
+			body = s.scratch
+			v = uint64(len(body)) | uint64(len(payload))<<17 | selfBit<<34
+		} else { // not worth it: uncompressed length 0 says "not compressed"
+			v = uint64(len(payload)) | selfBit<<34
+		}
+	} else {
+		v = uint64(len(payload)) | selfBit<<17
+	}
+	var h [segHeaderLZ4 + segCRC24Len]byte
+	for i := 0; i < hl; i++ {
+		h[i] = byte(v >> (8 * i))
+	}
+	c := crc.ChecksumKoopman(v, hl)
+	h[hl], h[hl+1], h[hl+2] = byte(c), byte(c>>8), byte(c>>16)
+	if _, err := s.w.Write(h[:hl+segCRC24Len]); err != nil {
+		return err
+	}
+	if _, err := s.w.Write(body); err != nil {
+		return err
+	}
+	var t [segCRC32Len]byte
+	binary.LittleEndian.PutUint32(t[:], crc.ChecksumIEEE(body))
+	_, err := s.w.Write(t[:])
+	return err
+}

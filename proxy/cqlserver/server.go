@@ -1,0 +1,287 @@
+package cqlserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultClusterName    = "dohyo"
+	DefaultNumTokens      = 16
+	DefaultMaxFrameBytes  = 16 << 20 // Cassandra 4+: native_transport_max_frame_size
+	DefaultReleaseVersion = "5.0.0"
+	DefaultDataCenter     = "datacenter1"
+	DefaultRack           = "rack1"
+	DefaultMaxInFlight    = 2048
+	// CQLVersion is the CQL language version dohyo speaks (Cassandra 5.0's).
+	CQLVersion = "3.4.7"
+)
+
+// Config configures a Server.
+type Config struct {
+	Coordinator *proxy.Coordinator
+	Logger      *slog.Logger
+
+	// ClusterName is system.local's cluster_name.
+	ClusterName string
+	// Peers are the CQL host:port of the other dohyo instances; they are
+	// listed in system.peers so drivers spread load over them.
+	Peers []string
+	// NumTokens is the number of Murmur3 tokens each instance owns.
+	NumTokens int
+	// MaxFrameBytes bounds a frame body (and a decompressed body).
+	MaxFrameBytes int
+	// ReleaseVersion is system.local's release_version; drivers pick their
+	// schema queries from it, so it should look like a Cassandra version.
+	ReleaseVersion string
+	// ListenAddr is the host:port this instance advertises as rpc_address
+	// and rpc_port. Empty: the address each client connected to.
+	ListenAddr string
+	// DataCenter and Rack are reported for every instance.
+	DataCenter, Rack string
+	// MaxInFlightPerConn bounds concurrently executing requests of one
+	// connection; further frames wait (back-pressure), as Cassandra does.
+	MaxInFlightPerConn int
+	// Authenticator enables SASL authentication; nil admits every client.
+	Authenticator Authenticator
+	// Clock is the time source (tests); nil means time.Now.
+	Clock func() time.Time
+}
+
+// Server is the CQL native-protocol server.
+type Server struct {
+	cfg   Config
+	coord *proxy.Coordinator
+	log   *slog.Logger
+	now   func() time.Time
+	start time.Time
+	vt    *virtualBackend
+
+	// hard is canceled when Shutdown's grace period ends: in-flight
+	// requests are abandoned and connections closed.
+	hard       context.Context
+	hardCancel context.CancelFunc
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	evConns   map[*conn]struct{} // registered for SCHEMA_CHANGE events
+	connWG    sync.WaitGroup
+}
+
+// New validates cfg, fills defaults, and registers the virtual system
+// keyspaces and the schema-change subscription with the coordinator. Call
+// it before the coordinator serves requests.
+func New(cfg Config) (*Server, error) {
+	if cfg.Coordinator == nil {
+		return nil, errors.New("cqlserver: no coordinator")
+	}
+	if cfg.ClusterName == "" {
+		cfg.ClusterName = DefaultClusterName
+	}
+	if cfg.NumTokens <= 0 {
+		cfg.NumTokens = DefaultNumTokens
+	}
+	if cfg.MaxFrameBytes <= 0 {
+		cfg.MaxFrameBytes = DefaultMaxFrameBytes
+	}
+	if cfg.ReleaseVersion == "" {
+		cfg.ReleaseVersion = DefaultReleaseVersion
+	}
+	if cfg.DataCenter == "" {
+		cfg.DataCenter = DefaultDataCenter
+	}
+	if cfg.Rack == "" {
+		cfg.Rack = DefaultRack
+	}
+	if cfg.MaxInFlightPerConn <= 0 {
+		cfg.MaxInFlightPerConn = DefaultMaxInFlight
+	}
+	if cfg.ListenAddr != "" {
+		if _, _, err := net.SplitHostPort(cfg.ListenAddr); err != nil {
+			return nil, fmt.Errorf("cqlserver: listen address %q: %w", cfg.ListenAddr, err)
+		}
+	}
+	for _, p := range cfg.Peers {
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			return nil, fmt.Errorf("cqlserver: peer %q: %w", p, err)
+		}
+	}
+	s := &Server{
+		cfg:       cfg,
+		coord:     cfg.Coordinator,
+		log:       cfg.Logger,
+		now:       cfg.Clock,
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*conn]struct{}{},
+		evConns:   map[*conn]struct{}{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.start = s.now()
+	s.hard, s.hardCancel = context.WithCancel(context.Background())
+	s.vt = newVirtualBackend(s)
+	for _, ks := range virtualKeyspaces {
+		s.coord.AddVirtual(ks, s.vt)
+	}
+	s.coord.Subscribe(s.onSchemaChange)
+	return s, nil
+}
+
+// Serve accepts connections on ln until Shutdown is called or ctx ends; it
+// then returns nil. Connections keep being served until Shutdown (or until
+// their in-flight requests finish, when ctx ends).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, s.beginShutdown)
+	defer stop()
+	base := context.WithoutCancel(ctx)
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// Transient (e.g. too many open files): back off as net/http does.
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("cql accept", "err", err, "retry_in", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return fmt.Errorf("cql accept: %w", err)
+		}
+		delay = 0
+		c, ok := s.track(nc)
+		if !ok {
+			continue
+		}
+		go func() {
+			defer s.connWG.Done()
+			c.serve(base)
+		}()
+	}
+}
+
+// ServeConn serves one connection on the calling goroutine until the client
+// goes away, a protocol error closes it, ctx ends or the server shuts down.
+func (s *Server) ServeConn(ctx context.Context, nc net.Conn) {
+	c, ok := s.track(nc)
+	if !ok {
+		return
+	}
+	defer s.connWG.Done()
+	c.serve(ctx)
+}
+
+// track registers a new connection; it refuses (and closes) nc once the
+// server is shutting down. connWG.Add happens under mu before closing is
+// set, so Shutdown's Wait never races an Add.
+func (s *Server) track(nc net.Conn) (*conn, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		nc.Close()
+		return nil, false
+	}
+	c := newConn(s, nc)
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	return c, true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	delete(s.evConns, c)
+	s.mu.Unlock()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// beginShutdown stops accepting and tells every connection to stop reading
+// new requests; in-flight requests finish and connections then close.
+func (s *Server) beginShutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	clear(s.listeners)
+	for c := range s.conns {
+		c.stopReading()
+	}
+}
+
+// Shutdown stops accepting connections, lets in-flight requests finish
+// until ctx ends, and closes every connection. It returns ctx's error when
+// the grace period ran out and requests were abandoned.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.beginShutdown()
+	done := make(chan struct{})
+	go func() {
+		s.connWG.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.hardCancel()
+		<-done
+		return fmt.Errorf("cqlserver shutdown: %w", ctx.Err())
+	}
+}
+
+// onSchemaChange pushes a SCHEMA_CHANGE event to registered connections.
+func (s *Server) onSchemaChange(ch *bindings.SchemaChange) {
+	if ch == nil {
+		return
+	}
+	s.mu.Lock()
+	targets := make([]*conn, 0, len(s.evConns))
+	for c := range s.evConns {
+		targets = append(targets, c)
+	}
+	s.mu.Unlock()
+	for _, c := range targets {
+		c.pushEvent(ch)
+	}
+}
+
+// registerEvents subscribes c to SCHEMA_CHANGE events.
+func (s *Server) registerEvents(c *conn) {
+	s.mu.Lock()
+	if _, live := s.conns[c]; live {
+		s.evConns[c] = struct{}{}
+	}
+	s.mu.Unlock()
+}

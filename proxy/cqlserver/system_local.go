@@ -1,0 +1,185 @@
+package cqlserver
+
+import (
+	"context"
+	"math/bits"
+	"net"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// system.local and system.peers: the dohyo instances are the cluster. Each
+// instance owns NumTokens Murmur3 tokens, interleaved with the other
+// instances' so the whole ring is covered evenly and token-aware drivers
+// find an owner for every partition.
+
+const (
+	storagePort = 7000 // reported listen/broadcast port (dohyo has no gossip)
+	partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
+	systemFlush = int(time.Hour / time.Millisecond)
+)
+
+func systemParams(p *schema.TableParams) {
+	p.GCGraceSeconds = 0
+	p.MemtableFlushPeriodInMs = systemFlush
+}
+
+func (v *virtualBackend) addNodeTables() {
+	v.define("system", "information about the local node", `CREATE TABLE local (
+		key text PRIMARY KEY, bootstrapped text, broadcast_address inet, broadcast_port int,
+		cluster_name text, cql_version text, data_center text, gossip_generation int,
+		host_id uuid, listen_address inet, listen_port int, native_protocol_version text,
+		partitioner text, rack text, release_version text, rpc_address inet, rpc_port int,
+		schema_version uuid, tokens set<varchar>, truncated_at map<uuid, blob>)`,
+		systemParams, v.localRows, false)
+	v.define("system", "information about known peers in the cluster", `CREATE TABLE peers (
+		peer inet PRIMARY KEY, data_center text, host_id uuid, preferred_ip inet, rack text,
+		release_version text, rpc_address inet, schema_version uuid, tokens set<varchar>)`,
+		systemParams, v.peerRows, false)
+}
+
+// node is one dohyo instance as the ring sees it.
+type node struct {
+	ip   net.IP
+	port int
+}
+
+func (n node) key() string { return net.JoinHostPort(n.ip.String(), strconv.Itoa(n.port)) }
+
+// self is this instance as the client reached it: the configured
+// advertised address, else the connection's local address.
+func (v *virtualBackend) self(ctx context.Context) node {
+	if a := v.srv.cfg.ListenAddr; a != "" {
+		if n, ok := v.resolve(ctx, a); ok {
+			return n
+		}
+	}
+	if ta, ok := localAddr(ctx).(*net.TCPAddr); ok {
+		return node{ip: ta.IP, port: ta.Port}
+	}
+	return node{ip: net.IPv4(127, 0, 0, 1), port: 9042}
+}
+
+// resolve turns host:port into a node (hostnames via DNS; the first
+// address wins).
+func (v *virtualBackend) resolve(ctx context.Context, hostport string) (node, bool) {
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return node{}, false
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return node{}, false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return node{ip: ip, port: port}, true
+	}
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		v.srv.log.Warn("cannot resolve peer", "peer", hostport, "err", err)
+		return node{}, false
+	}
+	return node{ip: ips[0], port: port}, true
+}
+
+// ring returns this instance and its peers, and each one's tokens. The
+// legacy system.peers table (the one drivers read here) keys peers by IP
+// and drivers reach them on the contact point's port, so peers sharing an
+// IP with an instance already listed are left out of the ring.
+func (v *virtualBackend) ring(ctx context.Context) (self node, peers []node, tokens map[string][]string) {
+	self = v.self(ctx)
+	seen := map[string]bool{self.ip.String(): true}
+	for _, p := range v.srv.cfg.Peers {
+		n, ok := v.resolve(ctx, p)
+		if !ok || seen[n.ip.String()] {
+			continue
+		}
+		seen[n.ip.String()] = true
+		peers = append(peers, n)
+	}
+	all := append([]node{self}, peers...)
+	sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
+	tokens = make(map[string][]string, len(all))
+	per := v.srv.cfg.NumTokens
+	for i, n := range all {
+		tokens[n.key()] = ringTokens(i, len(all), per)
+	}
+	return self, peers, tokens
+}
+
+// ringTokens returns the tokens of instance i of n: the ring split into
+// n*per equal ranges, instance i owning every n-th boundary from i on.
+func ringTokens(i, n, per int) []string {
+	total := uint64(n * per)
+	out := make([]string, 0, per)
+	for k := 0; k < per; k++ {
+		j := uint64(i + k*n)
+		off, _ := bits.Div64(j, 0, total) // floor(j * 2^64 / total), exact
+		t := int64(off + 1<<63)           // offset from Murmur3's minimum token
+		out = append(out, strconv.FormatInt(t, 10))
+	}
+	return out
+}
+
+// hostID derives a stable host id from an instance's address.
+func hostID(n node) string { return nameUUID("dohyo-host:" + n.key()) }
+
+// schemaVersion renders the catalog version as a uuid.
+func schemaVersion(cat *schema.Catalog) string {
+	if u, err := cql.ParseUUID(cat.Version); err == nil {
+		return u.String()
+	}
+	return nameUUID("dohyo-schema:" + cat.Version)
+}
+
+func (v *virtualBackend) localRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.srv.cfg
+	self, _, tokens := v.ring(ctx)
+	b := &rowBuilder{t: v.tables["system"]["local"].meta}
+	b.add(map[string]any{
+		"key":                     "local",
+		"bootstrapped":            "COMPLETED",
+		"broadcast_address":       self.ip,
+		"broadcast_port":          int32(storagePort),
+		"cluster_name":            cfg.ClusterName,
+		"cql_version":             CQLVersion,
+		"data_center":             cfg.DataCenter,
+		"gossip_generation":       int32(v.srv.start.Unix()),
+		"host_id":                 hostID(self),
+		"listen_address":          self.ip,
+		"listen_port":             int32(storagePort),
+		"native_protocol_version": "5",
+		"partitioner":             partitioner,
+		"rack":                    cfg.Rack,
+		"release_version":         cfg.ReleaseVersion,
+		"rpc_address":             self.ip,
+		"rpc_port":                int32(self.port),
+		"schema_version":          schemaVersion(cat),
+		"tokens":                  tokens[self.key()],
+	})
+	return b.sorted()
+}
+
+func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.srv.cfg
+	_, peers, tokens := v.ring(ctx)
+	b := &rowBuilder{t: v.tables["system"]["peers"].meta}
+	for _, p := range peers {
+		b.add(map[string]any{
+			"peer":            p.ip,
+			"data_center":     cfg.DataCenter,
+			"host_id":         hostID(p),
+			"rack":            cfg.Rack,
+			"release_version": cfg.ReleaseVersion,
+			"rpc_address":     p.ip,
+			// Every instance serves the same backends, hence one schema.
+			"schema_version": schemaVersion(cat),
+			"tokens":         tokens[p.key()],
+		})
+	}
+	return b.sorted()
+}

@@ -1,0 +1,217 @@
+package proxy
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// Session is one client connection's state: its current keyspace and its
+// request sequence. Methods are safe for concurrent use (drivers pipeline
+// requests on one connection).
+type Session struct {
+	c      *Coordinator
+	id     uint64
+	source bindings.Source
+	seq    atomic.Uint64
+
+	mu       sync.RWMutex
+	keyspace string
+}
+
+// NewSession starts a client session.
+func (c *Coordinator) NewSession(source bindings.Source) *Session {
+	return &Session{c: c, id: c.sessionIDs.Add(1), source: source}
+}
+
+// ID is the session's id, unique within this process.
+func (s *Session) ID() uint64 { return s.id }
+
+// Keyspace is the session's current keyspace ("" if none).
+func (s *Session) Keyspace() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.keyspace
+}
+
+// SetKeyspace changes the current keyspace without checks (drivers send
+// USE through Query; this is for front ends that carry the keyspace
+// themselves, like GraphQL's /graphql/{keyspace}).
+func (s *Session) SetKeyspace(ks string) {
+	s.mu.Lock()
+	s.keyspace = ks
+	s.mu.Unlock()
+}
+
+// PreparedStatement is an entry of the prepared-statement registry.
+type PreparedStatement struct {
+	ID       []byte
+	Query    string
+	Keyspace string // the session keyspace at PREPARE time
+	Parsed   *cql.Parsed
+	Meta     *bindings.Prepared
+	// ResultMetadataID identifies Meta.Result (protocol v5).
+	ResultMetadataID []byte
+}
+
+// Query executes one statement text.
+func (s *Session) Query(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
+	start := s.c.now()
+	r := *req
+	r.Keyspace = s.Keyspace()
+	res, err := s.query(ctx, &r)
+	s.observe(start, &r, false, res, err, 0, 0, 0)
+	return res, err
+}
+
+// query runs r (a private copy carrying the session keyspace).
+func (s *Session) query(ctx context.Context, r *bindings.Request) (*bindings.Result, error) {
+	parsed := r.Parsed
+	if parsed == nil {
+		p, err := s.c.parse(r.Query)
+		if err != nil {
+			return nil, err
+		}
+		parsed = p
+	}
+	r.Parsed = parsed
+	if use, ok := parsed.Stmt.(*cql.Use); ok {
+		return s.use(ctx, use.Keyspace)
+	}
+	backend, err := s.backendFor(parsed.Stmt, r.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.c.backends[backend].Execute(ctx, r)
+	if err == nil && res != nil && res.Change != nil {
+		s.c.notify(res.Change)
+	}
+	return res, err
+}
+
+func (s *Session) backendFor(stmt cql.Statement, sessionKS string) (string, error) {
+	if b, ok := stmt.(*cql.Batch); ok {
+		kss, err := batchKeyspaces(b, sessionKS)
+		if err != nil {
+			return "", err
+		}
+		if len(kss) == 0 {
+			return s.c.def, nil
+		}
+		return s.c.routeAll(kss)
+	}
+	ks, err := statementKeyspace(stmt, sessionKS)
+	if err != nil {
+		return "", err
+	}
+	return s.c.Route(ks).Backend, nil
+}
+
+// use switches the session keyspace after checking it exists.
+func (s *Session) use(ctx context.Context, ks string) (*bindings.Result, error) {
+	cat, err := s.c.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !isSystemKeyspace(ks) && cat.Keyspace(ks) == nil {
+		return nil, bindings.Errorf(bindings.CodeInvalid, "Keyspace '%s' does not exist", ks)
+	}
+	s.SetKeyspace(ks)
+	return &bindings.Result{Kind: bindings.ResultSetKeyspace, Keyspace: ks}, nil
+}
+
+func isSystemKeyspace(ks string) bool {
+	switch ks {
+	case "system", "system_schema", "system_auth", "system_distributed", "system_traces",
+		"system_views", "system_virtual_schema":
+		return true
+	}
+	return false
+}
+
+// Prepare prepares query on the backend that serves it and registers it.
+func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement, error) {
+	parsed, err := s.c.parse(query)
+	if err != nil {
+		return nil, err
+	}
+	ks := s.Keyspace()
+	backend, err := s.backendFor(parsed.Stmt, ks)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := s.c.backends[backend].(bindings.Preparer)
+	if !ok {
+		return nil, bindings.Unsupported("backend %s cannot prepare statements", backend)
+	}
+	meta, err := p.Prepare(ctx, ks, query)
+	if err != nil {
+		return nil, err
+	}
+	ps := &PreparedStatement{
+		ID:               PreparedID(ks, query),
+		Query:            query,
+		Keyspace:         ks,
+		Parsed:           parsed,
+		Meta:             meta,
+		ResultMetadataID: resultMetadataID(meta),
+	}
+	s.c.prepared.put(string(ps.ID), ps)
+	return ps, nil
+}
+
+// resultMetadataID hashes the result columns so v5 clients can tell when a
+// prepared statement's result shape changed.
+func resultMetadataID(meta *bindings.Prepared) []byte {
+	h := md5.New()
+	if meta != nil {
+		for _, c := range meta.Result {
+			fmt.Fprintf(h, "%s.%s.%s:%s;", c.Keyspace, c.Table, c.Name, c.Type)
+		}
+	}
+	return h.Sum(nil)
+}
+
+// Lookup returns a registered prepared statement, or an Unprepared error
+// that makes drivers re-prepare.
+func (c *Coordinator) Lookup(id []byte) (*PreparedStatement, error) {
+	if ps, ok := c.prepared.get(string(id)); ok {
+		return ps, nil
+	}
+	return nil, &bindings.Error{
+		Code: bindings.CodeUnprepared,
+		Message: fmt.Sprintf("Prepared query with ID %s not found (either the query was not prepared "+
+			"on this host (maybe the host has been restarted?) or you have prepared too many queries "+
+			"and it has been evicted from the internal cache)", hex.EncodeToString(id)),
+		UnpreparedID: append([]byte(nil), id...),
+	}
+}
+
+// Execute runs a prepared statement by id.
+func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request) (*bindings.Result, error) {
+	start := s.c.now()
+	ps, err := s.c.Lookup(id)
+	if err != nil {
+		s.observe(start, req, true, nil, err, 0, 0, 0)
+		return nil, err
+	}
+	r := *req
+	r.Query, r.Parsed, r.Keyspace = ps.Query, ps.Parsed, ps.Keyspace
+	res, err := s.execPrepared(ctx, ps, &r)
+	s.observe(start, &r, true, res, err, 0, 0, 0)
+	return res, err
+}
+
+func (s *Session) execPrepared(ctx context.Context, ps *PreparedStatement, r *bindings.Request) (*bindings.Result, error) {
+	backend, err := s.backendFor(ps.Parsed.Stmt, ps.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.backends[backend].Execute(ctx, r)
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# with-backends.sh CMD [ARGS...]
+#
+# Runs CMD with a real Cassandra 5.0 and a real standalone HBase 2.6 up on
+# 127.0.0.1 (installed on first use from Maven Central, PyPI and Debian into
+# the git-ignored it/.cache), then stops both whatever happens. Servers start
+# one after the other (2-core machines). On CMD failure the last 80 log lines
+# of each server are printed. Exits with CMD's status.
+#
+# CMD sees:
+#   DOHYO_TEST_CASSANDRA=127.0.0.1:9042   DOHYO_TEST_HBASE_ZK=127.0.0.1:2181
+#   DOHYO_TEST_PYTHON, DOHYO_TEST_CQLSH   (venv with cassandra-driver + cqlsh)
+#   DOHYO_TEST_CASSANDRA_SCRIPT, DOHYO_TEST_HBASE_SCRIPT  (absolute paths of
+#   it/cassandra/run.sh and it/hbase/run.sh, for tests that stop/restart them)
+#
+# Knobs:
+#   DOHYO_IT_BACKENDS="cassandra hbase"  which servers to start (default both)
+#   DOHYO_IT_KEEP_DATA=1                 keep data from earlier runs (default:
+#                                        each run starts from empty servers)
+# A server that is already running (started by hand) is reused (after a
+# wait) and left running afterwards. For a private set of servers next to
+# someone else's, set DOHYO_IT_RUN (run dir root) plus CASSANDRA_PORT,
+# HBASE_ZK_PORT, HBASE_MASTER_PORT and HBASE_RS_PORT.
+# shellcheck disable=SC2317  # functions below run from traps
+set -uo pipefail
+
+if [[ $# -eq 0 ]]; then
+  sed -n "2,/^set -uo/p" "$0" | grep "^#" | grep -v "^# shellcheck" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cass="$root/it/cassandra/run.sh"
+hbase="$root/it/hbase/run.sh"
+backends="${DOHYO_IT_BACKENDS:-cassandra hbase}"
+
+log() { echo "[with-backends $(date +%H:%M:%S)] $*" >&2; }
+
+started=()
+child=""
+stop_all() {
+  local i
+  # Reverse start order.
+  for ((i = ${#started[@]} - 1; i >= 0; i--)); do
+    "${started[i]}" stop || log "stopping ${started[i]} failed"
+  done
+  started=()
+}
+# A signal while CMD runs is passed on to CMD; the EXIT trap then stops the
+# servers. (CMD runs in the background + wait so that traps fire at once.)
+on_signal() {
+  if [[ -n "$child" ]]; then
+    kill -"$1" "$child" 2>/dev/null
+    wait "$child" 2>/dev/null
+  fi
+  exit "$2"
+}
+trap stop_all EXIT
+trap 'on_signal INT 130' INT
+trap 'on_signal TERM 143' TERM
+
+show_logs() {
+  local s
+  for s in "${started[@]}"; do
+    echo "----- last 80 log lines of $(basename "$(dirname "$s")") -----" >&2
+    "$s" logs 80 2>/dev/null | cut -c1-400 >&2 || true
+  done
+}
+
+# bring_up SCRIPT: install, (clean), start, wait.
+bring_up() {
+  local s="$1" name
+  name="$(basename "$(dirname "$s")")"
+  "$s" install || { log "$name install failed"; return 1; }
+  if "$s" status >/dev/null 2>&1; then
+    # It may still be starting (someone else's start): wait for it too.
+    log "$name already running; reusing it (it stays up afterwards)"
+    "$s" wait || { log "$name did not become ready"; return 1; }
+    return 0
+  fi
+  if [[ "${DOHYO_IT_KEEP_DATA:-0}" != 1 ]]; then
+    "$s" clean || return 1
+  fi
+  started+=("$s")
+  "$s" start || { log "$name start failed"; return 1; }
+  "$s" wait || { log "$name did not become ready"; return 1; }
+}
+
+venv="$("$root/it/python/setup.sh" -p)" || { log "python venv setup failed"; exit 1; }
+export DOHYO_TEST_PYTHON="$venv/bin/python"
+export DOHYO_TEST_CQLSH="$venv/bin/cqlsh"
+export DOHYO_TEST_CASSANDRA_SCRIPT="$cass"
+export DOHYO_TEST_HBASE_SCRIPT="$hbase"
+
+for b in $backends; do
+  case "$b" in
+    cassandra)
+      bring_up "$cass" || exit 1
+      export DOHYO_TEST_CASSANDRA="127.0.0.1:${CASSANDRA_PORT:-9042}"
+      ;;
+    hbase)
+      bring_up "$hbase" || exit 1
+      export DOHYO_TEST_HBASE_ZK="127.0.0.1:${HBASE_ZK_PORT:-2181}"
+      ;;
+    *)
+      log "unknown backend $b in DOHYO_IT_BACKENDS"
+      exit 2
+      ;;
+  esac
+done
+
+log "backends ready; running: $*"
+"$@" <&0 &
+child=$!
+wait "$child"
+rc=$?
+child=""
+if [[ $rc -ne 0 ]]; then
+  log "command failed with status $rc"
+  show_logs
+fi
+exit "$rc"
