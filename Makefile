@@ -1,11 +1,17 @@
 # dohyo — build and test.
-#   make test        the whole suite: gofmt, vet, unit + fuzz smoke, and the
-#                    integration tests against real Cassandra and HBase
-#   make unit        fast checks only (no real servers)
+#   make test     the whole suite: gofmt, vet, then — with real Cassandra and
+#                 HBase started by scripts/with-backends.sh — every Go test
+#                 under the race detector (real clients included) and a short
+#                 run of every fuzz target
+#   make unit     the same without real servers (integration tests skip)
+#   make bench    benchmarks (see docs/BENCHMARKS.md for recorded figures)
 GO ?= go
 FUZZTIME ?= 10s
+TESTFLAGS ?= -race -count=1 -timeout 60m
+# cassandra_ref: run the conformance scenarios against real Cassandra too.
+TAGS ?= cassandra_ref
 
-.PHONY: all build test unit fmt-check vet race fuzz-smoke bench clean
+.PHONY: all build test unit fmt-check vet go-test fuzz-smoke integration bench clean
 
 all: build
 
@@ -13,21 +19,27 @@ build:
 	$(GO) build ./...
 
 fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './it/.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./...
 
-race:
-	$(GO) test -race -count=1 -timeout 30m ./...
+go-test:
+	$(GO) test $(TESTFLAGS) -tags $(TAGS) ./...
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
-unit: fmt-check vet race fuzz-smoke
+# integration runs inside scripts/with-backends.sh (servers up, env set).
+integration: go-test fuzz-smoke
 
-test: unit
+test: fmt-check vet
+	bash scripts/with-backends.sh $(MAKE) --no-print-directory integration
+
+unit: fmt-check vet
+	$(GO) test $(TESTFLAGS) ./...
+	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

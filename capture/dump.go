@@ -49,13 +49,19 @@ func (d *Dumper) SetSchema(ddl string) {
 			}
 		}
 	}
+	ks := "" // tables without a keyspace belong to the last USE
 	for _, p := range stmts {
-		ct, ok := p.Stmt.(*cql.CreateTable)
-		if !ok {
-			continue
-		}
-		for _, c := range ct.Columns {
-			d.types[ct.Keyspace+"."+ct.Name+"."+c.Name] = c.Type
+		switch st := p.Stmt.(type) {
+		case *cql.Use:
+			ks = st.Keyspace
+		case *cql.CreateTable:
+			tks := st.Keyspace
+			if tks == "" {
+				tks = ks
+			}
+			for _, c := range st.Columns {
+				d.types[tks+"."+st.Name+"."+c.Name] = c.Type
+			}
 		}
 	}
 }

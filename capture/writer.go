@@ -141,6 +141,8 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	level, _ := cfg.Compression.level()
+	// Entropy-code literals even in blocks without matches: the value area
+	// is mostly literals with a skewed byte distribution (printable text).
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderCRC(false), zstd.WithWindowSize(1<<20), zstd.WithAllLitEntropyCompression(true))
 	if err != nil {
@@ -192,14 +194,18 @@ func (w *Writer) Observe(o *bindings.Observation) {
 		w.dropped.Add(1)
 		return
 	}
+	if ok, closed := w.enqueue(o, size); !ok && !closed {
+		w.dropped.Add(1)
+	}
+}
+
+// enqueue copies o into the queue unless it is full or the writer closed.
+func (w *Writer) enqueue(o *bindings.Observation, size int) (ok, closed bool) {
 	w.mu.Lock()
 	if w.closed || w.n == len(w.slots) || (w.qbytes+size > w.cfg.QueueBytes && w.n > 0) {
 		closed := w.closed
 		w.mu.Unlock()
-		if !closed {
-			w.dropped.Add(1)
-		}
-		return
+		return false, closed
 	}
 	w.slots[(w.head+w.n)%len(w.slots)].fill(o, size)
 	w.n++
@@ -213,6 +219,7 @@ func (w *Writer) Observe(o *bindings.Observation) {
 		default:
 		}
 	}
+	return true, false
 }
 
 // fill copies o into the slot, reusing the slot's buffers.

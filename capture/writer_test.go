@@ -460,3 +460,24 @@ func TestOversizedRecordDroppedAndNoted(t *testing.T) {
 			len(recs), w.Stats().Dropped, tr.Dropped, r.Dropped())
 	}
 }
+
+// Writer must satisfy proxy.Tap, which capture cannot import.
+var _ interface{ Observe(*bindings.Observation) } = (*Writer)(nil)
+
+func TestSegmentNames(t *testing.T) {
+	start := time.Date(2025, 3, 4, 5, 6, 7, 890_123_456, time.FixedZone("x", 3600))
+	name := SegmentName("proxy-a.dc1", start, 12)
+	if name != "proxy-a.dc1-20250304T040607.890Z-000012.dcap" {
+		t.Fatalf("SegmentName = %s", name)
+	}
+	node, got, seq, ok := ParseSegmentName("/some/dir/" + name)
+	if !ok || node != "proxy-a.dc1" || seq != 12 || !got.Equal(start.Truncate(time.Millisecond)) {
+		t.Errorf("ParseSegmentName = %q %v %d %v", node, got, seq, ok)
+	}
+	for _, bad := range []string{"x.dcap", "n-20250304T040607.890Z-12.dcap", "-20250304T040607.890Z-000012.dcap",
+		"n-20250304T040607.890Z-000012.txt", "n-2025030XT040607.890Z-000012.dcap"} {
+		if _, _, _, ok := ParseSegmentName(bad); ok {
+			t.Errorf("ParseSegmentName(%q) accepted", bad)
+		}
+	}
+}

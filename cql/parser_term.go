@@ -3,6 +3,11 @@ package cql
 // This file parses terms: literals, bind markers, collection, tuple and UDT
 // literals, function calls and casts.
 
+import (
+	"math"
+	"strconv"
+)
+
 // term parses one value.
 func (p *parser) term() Term {
 	if p.err != nil || !p.descend() {
@@ -81,6 +86,12 @@ func (p *parser) literal() *Literal {
 	case tInt:
 		return &Literal{Kind: LitInteger, Text: text}
 	case tFloat:
+		// Cassandra turns a float literal beyond double range into
+		// Infinity and then fails converting it, at parse time.
+		if f, err := strconv.ParseFloat(text, 64); err != nil && math.IsInf(f, 0) {
+			p.failAt(t, "Failed parsing statement: ["+p.src+"] reason: NumberFormatException Character I is neither "+
+				"a decimal digit number, decimal point, nor \"e\" notation exponential mark.")
+		}
 		return &Literal{Kind: LitFloat, Text: text}
 	case tUUID:
 		return &Literal{Kind: LitUUID, Text: text}

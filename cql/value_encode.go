@@ -173,7 +173,7 @@ func encodeCollection(t *Type, c *CollectionLit, recv string, r Resolver) ([]byt
 	switch kind {
 	case CollList:
 		if t.Kind != KindList {
-			return nil, valueErrf("Invalid list literal for %s of type %s", recv, t)
+			return nil, valueErrf("Unexpected receiver type '%s'; only list and vector are expected", t)
 		}
 		for _, e := range c.Values {
 			if !assignable(t.Elems[0], e) {

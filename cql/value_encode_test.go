@@ -226,7 +226,7 @@ func TestEncodeErrors(t *testing.T) {
 		{tyDuration, tvInt("5"), `Unable to convert '5' to a duration`},
 		{tyCounter, tvNull(), `Invalid null value for counter increment/decrement`},
 		{ListOf(tyInt), tvSet(tvInt("1")), `Invalid set literal for v of type list<int>`},
-		{tyInt, tvList(tvInt("1")), `Invalid list literal for v of type int`},
+		{tyInt, tvList(tvInt("1")), `Unexpected receiver type 'int'; only list and vector are expected`},
 		{ListOf(tyInt), tvList(tvStr("a")), `Invalid list literal for v: value 'a' is not of type int`},
 		{ListOf(tyInt), tvList(tvInt("99999999999")), `Unable to make int from '99999999999'`},
 		{ListOf(tyInt), tvList(tvNull()), `null is not supported inside collections`},

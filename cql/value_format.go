@@ -67,7 +67,13 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 	case KindVarint:
 		sb.WriteString(varintValue(b).String())
 	case KindDecimal:
-		sb.WriteString(decodeDecimal(b).String())
+		// A literal beyond double range fails to parse in Cassandra.
+		s := decodeDecimal(b).String()
+		if f, err := strconv.ParseFloat(s, 64); err != nil && math.IsInf(f, 0) {
+			writeRaw(sb, t, b)
+			return
+		}
+		sb.WriteString(s)
 	case KindTimestamp:
 		sb.WriteString(formatTimestamp(int64(binary.BigEndian.Uint64(b))))
 	case KindDate:

@@ -409,6 +409,10 @@ func toType(dt datatype.DataType) (*cql.Type, error) {
 	if k, ok := scalarKinds[dt.Code()]; ok {
 		return cql.Scalar(k), nil
 	}
+	// v4 carries duration as a custom type named by its Java class.
+	if c, ok := dt.(*datatype.Custom); ok && c.ClassName == "org.apache.cassandra.db.marshal.DurationType" {
+		return cql.Scalar(cql.KindDuration), nil
+	}
 	return nil, fmt.Errorf("unsupported protocol type %v", dt)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -90,11 +91,37 @@ func (a *admin) run(ctx context.Context, method string, req proto.Message, newRe
 	if err != nil {
 		return err
 	}
-	pr, ok := msg.(procResponse)
+	id, ok := procID(msg)
 	if !ok {
-		return fmt.Errorf("%s: unexpected response %T", method, msg)
+		return nil // a master that ran the operation synchronously
 	}
-	return a.wait(ctx, method, pr.GetProcId())
+	return a.wait(ctx, method, id)
+}
+
+// procID returns the procedure id of a master response. gohbase's protos
+// predate proc_id in some responses (CreateNamespace, truncateTable): there
+// it is an unknown field 1 (a varint), read from the raw bytes.
+func procID(msg proto.Message) (uint64, bool) {
+	if pr, ok := msg.(procResponse); ok {
+		return pr.GetProcId(), true
+	}
+	b := msg.ProtoReflect().GetUnknown()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0, false
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(b)
+			return v, n >= 0
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return 0, false
+		}
+		b = b[n:]
+	}
+	return 0, false
 }
 
 // wait polls the master until the procedure ends.
@@ -183,7 +210,7 @@ func (a *admin) deleteTable(ctx context.Context, fq string) error {
 // HBase enables it again.
 func (a *admin) truncateTable(ctx context.Context, fq string) error {
 	req := &pb.TruncateTableRequest{TableName: pbTableName(fq), PreserveSplits: proto.Bool(true)}
-	return a.run(ctx, "TruncateTable", req, func() proto.Message { return &pb.TruncateTableResponse{} })
+	return a.run(ctx, "truncateTable", req, func() proto.Message { return &pb.TruncateTableResponse{} })
 }
 
 // javaError is a failed master procedure.

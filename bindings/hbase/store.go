@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
 )
@@ -269,7 +271,7 @@ const (
 )
 
 // tableState reads a table's state from hbase:meta (row = table name,
-// column table:state, a "PBUF"-prefixed TableState message).
+// column table:state, a TableState message).
 func (s *Store) tableState(ctx context.Context, fq string) (tableState, error) {
 	g, err := hrpc.NewGet(ctx, []byte("hbase:meta"), []byte(fq),
 		hrpc.Families(map[string][]string{"table": {"state"}}))
@@ -281,11 +283,9 @@ func (s *Store) tableState(ctx context.Context, fq string) (tableState, error) {
 		return 0, err
 	}
 	for _, c := range res.Cells {
-		v := c.Value
-		if len(v) < 4 || string(v[:4]) != "PBUF" {
-			return 0, fmt.Errorf("table state of %s: no PBUF magic", fq)
-		}
-		v = v[4:]
+		// A TableState message (HBase 2 writes it without the "PBUF"
+		// magic that other meta cells carry; accept both).
+		v := bytes.TrimPrefix(c.Value, []byte("PBUF"))
 		for len(v) > 0 {
 			num, typ, n := protowire.ConsumeTag(v)
 			if n < 0 {
@@ -359,9 +359,12 @@ func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region,
 	fq := tableName(t)
 	octx, cancel := opCtx(ctx, s.opTO)
 	defer cancel()
-	// Meta rows of a table: "<table>,<start key>,<region id>...".
-	start := []byte(fq + ",")
-	stop := []byte(fq + "-") // '-' follows ','
+	// Meta rows of a table: "<table>,<start key>,<region id>...", after
+	// the table's state row "<table>". hbase:meta compares rows field by
+	// field, so "<table>," would sort after the first region's row (empty
+	// start key). Table names hold no ',' and '-' sorts after it.
+	start := []byte(fq)
+	stop := []byte(fq + "-")
 	sc, err := hrpc.NewScanRange(octx, []byte("hbase:meta"), start, stop,
 		hrpc.Families(map[string][]string{"info": {"regioninfo", "server"}}))
 	if err != nil {
@@ -395,7 +398,8 @@ func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region,
 				r.ServerAddress = string(c.Value)
 			}
 		}
-		if info == nil || info.GetOffline() || info.GetSplit() {
+		if info == nil || info.GetOffline() || info.GetSplit() ||
+			!strings.HasPrefix(r.Name, fq+",") {
 			continue // split parents linger in meta until cleaned up
 		}
 		r.Start = info.GetStartKey()
@@ -497,7 +501,7 @@ func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
 		}
 		for _, c := range m.Cells {
 			if c.Timestamp < 0 {
-				return nil, fmt.Errorf("hbase: apply: negative write timestamp %d: HBase stores only timestamps >= 0", c.Timestamp)
+				return nil, bindings.Unsupported("write timestamp %d: dohyo on HBase cannot store negative write timestamps", c.Timestamp)
 			}
 			if len(c.Qualifier) >= maxQualifierBytes {
 				return nil, fmt.Errorf("hbase: apply: qualifier of %d bytes is too long", len(c.Qualifier))

@@ -153,6 +153,11 @@ func (b *planner) planUsing(ti *tableInfo, u cql.Using) usingPlan {
 
 const maxTTL = 20 * 365 * 24 * 60 * 60 // Cassandra's MAX_TTL: 20 years
 
+// maxDeletionTime is 2038-01-19T03:14:06Z: Cassandra 5.0 in its default
+// storage compatibility mode (CASSANDRA_4) rejects writes whose TTL would
+// expire later (expiration date overflow policy REJECT).
+const maxDeletionTime = 1<<31 - 2
+
 // writeParams are the evaluated timestamp and TTL of a modification.
 type writeParams struct {
 	ts  int64
@@ -201,6 +206,12 @@ func (x *execCtx) evalUsing(ti *tableInfo, u usingPlan) (writeParams, error) {
 			}
 			if ttl > maxTTL {
 				return wp, invalidf("ttl is too large. requested (%d) maximum (%d)", ttl, maxTTL)
+			}
+			if x.nowS+int64(ttl) > maxDeletionTime {
+				return wp, invalidf("Request on table %s.%s with ttl of %d seconds exceeds maximum supported "+
+					"expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change "+
+					"the expiration date overflow policy or upgrade to a version where this limitation is fixed. "+
+					"See CASSANDRA-14092 and CASSANDRA-14227 for more details.", ti.t.Keyspace, ti.t.Name, ttl)
 			}
 			wp.ttl = ttl
 		}

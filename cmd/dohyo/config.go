@@ -34,6 +34,18 @@ type Config struct {
 	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
 	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame"`
 	ShutdownGrace time.Duration `yaml:"shutdown-grace" help:"how long shutdown waits for in-flight requests"`
+
+	CaptureDir        string        `yaml:"capture-dir" help:"capture every request into segment files in this directory (empty: off; start/stop at runtime via POST /admin/capture/{start,stop})"`
+	CaptureFlush      time.Duration `yaml:"capture-flush" help:"capture flush interval: a crash loses at most this much"`
+	CaptureSegment    int           `yaml:"capture-segment-bytes" help:"rotate capture segments at this size"`
+	CaptureSegmentAge time.Duration `yaml:"capture-segment-age" help:"rotate capture segments at this age"`
+	CaptureRetention  int           `yaml:"capture-retention-bytes" help:"delete the oldest segments beyond this total (0: keep all)"`
+	CaptureQueue      int           `yaml:"capture-queue" help:"records queued for the capture writer before new ones are dropped (and counted)"`
+	CaptureSample     float64       `yaml:"capture-sample" help:"fraction of sessions captured (0 or 1: all)"`
+	CaptureKeyspaces  []string      `yaml:"capture-keyspace" help:"capture only these keyspaces (repeatable)"`
+	CaptureExclude    []string      `yaml:"capture-exclude-keyspace" help:"never capture these keyspaces (repeatable)"`
+	CaptureRedact     []string      `yaml:"capture-redact" help:"redact bound values: KEYSPACE.TABLE.COLUMN=drop|hash|length (repeatable; * allowed)"`
+	CaptureRedactKey  string        `yaml:"capture-redact-key" secret:"true" help:"HMAC key for hash redaction"`
 }
 
 // DefaultConfig returns a configuration that runs with nothing installed:
@@ -55,6 +67,11 @@ func DefaultConfig() Config {
 		PreparedCache: 10000,
 		MaxFrameBytes: 256 << 20,
 		ShutdownGrace: 10 * time.Second,
+
+		CaptureFlush:      200 * time.Millisecond,
+		CaptureSegment:    256 << 20,
+		CaptureSegmentAge: time.Hour,
+		CaptureQueue:      65536,
 	}
 }
 
@@ -109,6 +126,18 @@ func (c *Config) Validate() error {
 	if c.ShutdownGrace < 0 {
 		bad("shutdown-grace", "must not be negative")
 	}
+	if c.CaptureFlush <= 0 {
+		bad("capture-flush", "must be positive")
+	}
+	if c.CaptureSample < 0 || c.CaptureSample > 1 {
+		bad("capture-sample", "%v is outside 0..1", c.CaptureSample)
+	}
+	if c.CaptureQueue < 1 {
+		bad("capture-queue", "must be at least 1")
+	}
+	if _, err := parseRedactRules(c.CaptureRedact); err != nil {
+		bad("capture-redact", "%v", err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -152,6 +181,8 @@ func registerFlags(fs *pflag.FlagSet, cfg *Config) {
 			fs.BoolVar(p, f.key, *p, help)
 		case *time.Duration:
 			fs.DurationVar(p, f.key, *p, help)
+		case *float64:
+			fs.Float64Var(p, f.key, *p, help)
 		case *[]string:
 			fs.StringArrayVar(p, f.key, *p, help)
 		}
@@ -226,6 +257,12 @@ func setFromString(v reflect.Value, raw string) error {
 			return err
 		}
 		*p = d
+	case *float64:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return err
+		}
+		*p = f
 	case *[]string:
 		var out []string
 		for _, s := range strings.Split(raw, ",") {

@@ -56,15 +56,28 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	coord, err := proxy.New(proxy.Config{
+	capCfg, err := captureConfig(cfg, log)
+	if err != nil {
+		return errors.Join(err, set.close())
+	}
+	var coord *proxy.Coordinator
+	tap := &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return coord }}
+	coord, err = proxy.New(proxy.Config{
 		Backends:          set.byName,
 		Default:           set.def,
 		Routes:            set.routes,
 		PreparedCacheSize: cfg.PreparedCache,
+		Tap:               tap,
 		Logger:            log,
 	})
 	if err != nil {
 		return errors.Join(err, set.close())
+	}
+	coord.Subscribe(tap.schemaChanged)
+	if cfg.CaptureDir != "" {
+		if _, err := tap.start(ctx, ""); err != nil {
+			return errors.Join(err, coord.Close())
+		}
 	}
 	defer func() {
 		if err := coord.Close(); err != nil {
@@ -96,6 +109,7 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 	}
 	mux := http.NewServeMux()
 	registerHealth(mux, coord)
+	tap.register(mux)
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 2)
@@ -112,6 +126,9 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 	for _, r := range cfg.Routes {
 		fmt.Fprintf(out, "  route:   %s\n", r)
 	}
+	if w := tap.cur.Load(); w != nil {
+		fmt.Fprintf(out, "  capture: %s\n", capCfg.Dir)
+	}
 
 	var runErr error
 	select {
@@ -126,6 +143,13 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 	}
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("http shutdown", "err", err)
+	}
+	// Capture is flushed after the CQL server drained, so every request
+	// answered is in the capture.
+	if tap.cur.Load() != nil {
+		if _, err := tap.stop(shutCtx); err != nil {
+			log.Error("closing capture", "err", err)
+		}
 	}
 	return runErr
 }

@@ -43,7 +43,7 @@ func TestServeCqlsh(t *testing.T) {
 	}
 	out = run("DESCRIBE KEYSPACE ks")
 	for _, want := range []string{
-		"CREATE KEYSPACE ks WITH replication = {'class': 'org.apache.cassandra.locator.SimpleStrategy', 'replication_factor': '1'}",
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'}  AND durable_writes = true;",
 		"CREATE TABLE ks.users (",
 		"tags set<text>",
 		"PRIMARY KEY (id, name)",

@@ -184,8 +184,16 @@ func (c *conn) closeGracefully() {
 	c.nc.Close()
 }
 
-// readLoop reads and dispatches frames until an error.
-func (c *conn) readLoop() error {
+// readLoop reads and dispatches frames until an error. A panic while
+// decoding (a bug: decoders check every length) closes the connection
+// with a ProtocolError instead of taking the process down.
+func (c *conn) readLoop() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("panic while reading a frame", "panic", p, "stack", string(debug.Stack()))
+			err = protocolErrorf("internal error while decoding a frame")
+		}
+	}()
 	for {
 		h, body, err := c.readFrame()
 		if err != nil {

@@ -54,7 +54,7 @@ func (n node) key() string { return net.JoinHostPort(n.ip.String(), strconv.Itoa
 // advertised address, else the connection's local address.
 func (v *virtualBackend) self(ctx context.Context) node {
 	if a := v.srv.cfg.ListenAddr; a != "" {
-		if n, ok := v.resolve(ctx, a); ok {
+		if n, ok := v.resolve(ctx, a); ok && !n.ip.IsUnspecified() {
 			return n
 		}
 	}

@@ -228,6 +228,10 @@ func statementKeyspace(st cql.Statement, session string) string {
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.Truncate:
 		return keyspaceOf(s.Keyspace, session)
+	case *cql.Batch:
+		if len(s.Statements) > 0 {
+			return statementKeyspace(s.Statements[0], session)
+		}
 	}
 	return session
 }

@@ -73,9 +73,13 @@ values = {
 cols = list(values)
 insert = "INSERT INTO types (%s) VALUES (%s)" % (", ".join(cols), ", ".join("?" * len(cols)))
 s.execute(s.prepare(insert), [values[c] for c in cols])
-unprepared = "INSERT INTO types (%s) VALUES (%s)" % (", ".join(cols), ", ".join(["%s"] * len(cols)))
+# Simple statements: the driver renders values as CQL literals itself. It
+# renders Python tuples as lists, so the tuple column is bound separately.
+lit_cols = [c for c in cols if c != "tup"]
+unprepared = "INSERT INTO types (%s) VALUES (%s)" % (", ".join(lit_cols), ", ".join(["%s"] * len(lit_cols)))
 values2 = dict(values, k=2)
-s.execute(unprepared, [values2[c] for c in cols])
+s.execute(unprepared, [values2[c] for c in lit_cols])
+s.execute("UPDATE types SET tup = (7, 'seven') WHERE k = 2")
 for k in (1, 2):
     row = s.execute("SELECT * FROM types WHERE k = %s", (k,)).one()._asdict()
     for c in cols[1:]:

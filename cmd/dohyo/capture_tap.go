@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// captureTap is the coordinator's tap in dohyo serve: it forwards
+// observations to the current capture writer, if any, so capture can be
+// started and stopped at runtime without touching the request path beyond
+// one atomic load.
+type captureTap struct {
+	cur   atomic.Pointer[capture.Writer]
+	mu    sync.Mutex // serialises start/stop
+	cfg   capture.WriterConfig
+	log   *slog.Logger
+	coord func() *proxy.Coordinator
+}
+
+// Observe implements proxy.Tap.
+func (t *captureTap) Observe(o *bindings.Observation) {
+	if w := t.cur.Load(); w != nil {
+		w.Observe(o)
+	}
+}
+
+// start opens a writer in dir (the configured directory when empty).
+func (t *captureTap) start(ctx context.Context, dir string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w := t.cur.Load(); w != nil {
+		return "", errors.New("capture is already running")
+	}
+	cfg := t.cfg
+	if dir != "" {
+		cfg.Dir = dir
+	}
+	if cfg.Dir == "" {
+		return "", errors.New("no capture directory: pass ?dir= or set capture-dir")
+	}
+	cfg.SchemaDDL = schemaDDL(ctx, t.coord())
+	w, err := capture.NewWriter(cfg)
+	if err != nil {
+		return "", fmt.Errorf("start capture: %w", err)
+	}
+	t.cur.Store(w)
+	t.log.Info("capture started", "dir", cfg.Dir)
+	return cfg.Dir, nil
+}
+
+// stop flushes and closes the current writer.
+func (t *captureTap) stop(ctx context.Context) (*capture.Stats, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.cur.Swap(nil)
+	if w == nil {
+		return nil, errors.New("capture is not running")
+	}
+	err := w.Close(ctx)
+	st := w.Stats()
+	t.log.Info("capture stopped", "records", st.Records, "dropped", st.Dropped, "bytes", st.Bytes)
+	return &st, err
+}
+
+// schemaChanged refreshes the DDL snapshot written into segments.
+func (t *captureTap) schemaChanged(*bindings.SchemaChange) {
+	if w := t.cur.Load(); w != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		w.SetSchema(schemaDDL(ctx, t.coord()))
+	}
+}
+
+// schemaDDL renders the user keyspaces of the merged catalog as CREATE
+// statements, the self-description replay's --create-schema applies.
+func schemaDDL(ctx context.Context, coord *proxy.Coordinator) string {
+	if coord == nil {
+		return ""
+	}
+	cat, err := coord.Catalog(ctx)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range cat.KeyspaceNames() {
+		if schema.IsSystemKeyspace(name) {
+			continue
+		}
+		ks := cat.Keyspaces[name]
+		b.WriteString(ks.CreateStatement())
+		b.WriteString("\n\n")
+		for _, tn := range ks.TableNames() {
+			b.WriteString(ks.Tables[tn].CreateStatement())
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String()
+}
+
+// register adds the admin endpoints: GET /admin/capture (status),
+// POST /admin/capture/start[?dir=DIR] and POST /admin/capture/stop.
+func (t *captureTap) register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /admin/capture", func(w http.ResponseWriter, r *http.Request) {
+		cw := t.cur.Load()
+		if cw == nil {
+			writeJSON(w, http.StatusOK, map[string]any{"running": false})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"running": true, "stats": cw.Stats()})
+	})
+	mux.HandleFunc("POST /admin/capture/start", func(w http.ResponseWriter, r *http.Request) {
+		dir, err := t.start(r.Context(), r.URL.Query().Get("dir"))
+		if err != nil {
+			writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"running": true, "dir": dir})
+	})
+	mux.HandleFunc("POST /admin/capture/stop", func(w http.ResponseWriter, r *http.Request) {
+		st, err := t.stop(r.Context())
+		if st == nil {
+			writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error()})
+			return
+		}
+		body := map[string]any{"running": false, "stats": st}
+		if err != nil {
+			body["error"] = err.Error()
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// captureConfig maps serve's settings onto the writer's.
+func captureConfig(cfg Config, log *slog.Logger) (capture.WriterConfig, error) {
+	wc := capture.DefaultWriterConfig()
+	wc.Dir = cfg.CaptureDir
+	wc.NodeID = cfg.NodeID
+	wc.DohyoVersion = buildVersion()
+	wc.FlushInterval = cfg.CaptureFlush
+	wc.MaxSegmentBytes = int64(cfg.CaptureSegment)
+	wc.MaxSegmentAge = cfg.CaptureSegmentAge
+	wc.RetentionBytes = int64(cfg.CaptureRetention)
+	wc.QueueSize = cfg.CaptureQueue
+	wc.Sampling = cfg.CaptureSample
+	wc.IncludeKeyspaces = cfg.CaptureKeyspaces
+	wc.ExcludeKeyspaces = cfg.CaptureExclude
+	wc.RedactKey = cfg.CaptureRedactKey
+	wc.Logger = log
+	rules, err := parseRedactRules(cfg.CaptureRedact)
+	if err != nil {
+		return wc, err
+	}
+	wc.Redact = rules
+	return wc, nil
+}
+
+// parseRedactRules parses KEYSPACE.TABLE.COLUMN=drop|hash|length items.
+func parseRedactRules(items []string) ([]capture.RedactRule, error) {
+	var out []capture.RedactRule
+	for _, it := range items {
+		col, action, ok := strings.Cut(it, "=")
+		if !ok || strings.Count(col, ".") < 2 {
+			return nil, fmt.Errorf("%q is not KEYSPACE.TABLE.COLUMN=drop|hash|length", it)
+		}
+		var r capture.Redaction
+		if err := r.UnmarshalText([]byte(action)); err != nil {
+			return nil, fmt.Errorf("%q: %w", it, err)
+		}
+		out = append(out, capture.RedactRule{Column: col, Action: r})
+	}
+	return out, nil
+}

@@ -1,0 +1,628 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/graphql-go/graphql"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
+)
+
+// The /graphql-schema API, as Stargate's DdlSchemaBuilder: queries that
+// describe keyspaces and tables, mutations that run DDL.
+
+var basicTypes = []string{
+	"CUSTOM", "INT", "TIMEUUID", "TIMESTAMP", "UDT", "BIGINT", "TIME", "DURATION", "VARINT", "UUID",
+	"BOOLEAN", "TINYINT", "SMALLINT", "INET", "ASCII", "DECIMAL", "BLOB", "LIST", "MAP", "VARCHAR",
+	"TUPLE", "DOUBLE", "COUNTER", "DATE", "TEXT", "FLOAT", "SET",
+}
+
+// buildDDL generates the /graphql-schema schema.
+func (s *Server) buildDDL() (graphql.Schema, error) {
+	basic := newEnum("BasicType", "", basicTypes...)
+	columnKind := newEnum("ColumnKind", "", "COMPACT", "UNKNOWN", "PARTITION", "CLUSTERING", "REGULAR", "STATIC")
+	indexKind := newEnum("IndexKind", "", "KEYS", "VALUES", "ENTRIES", "FULL")
+
+	dataType := graphql.NewObject(graphql.ObjectConfig{Name: "DataType", Fields: graphql.Fields{}})
+	dataTypeInfo := graphql.NewObject(graphql.ObjectConfig{
+		Name: "DataTypeInfo",
+		Fields: graphql.Fields{
+			"name":     {Type: graphql.String},
+			"subTypes": {Type: graphql.NewList(dataType)},
+			"frozen":   {Type: graphql.Boolean},
+		},
+	})
+	dataType.AddFieldConfig("basic", &graphql.Field{Type: graphql.NewNonNull(basic)})
+	dataType.AddFieldConfig("info", &graphql.Field{Type: dataTypeInfo})
+
+	column := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Column",
+		Fields: graphql.Fields{
+			"kind": {Type: columnKind},
+			"name": {Type: graphql.NewNonNull(graphql.String)},
+			"type": {Type: graphql.NewNonNull(dataType)},
+		},
+	})
+	table := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Table",
+		Fields: graphql.Fields{
+			"columns": {Type: graphql.NewList(column)},
+			"name":    {Type: graphql.NewNonNull(graphql.String)},
+		},
+	})
+	udtField := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Field",
+		Fields: graphql.Fields{
+			"name": {Type: graphql.NewNonNull(graphql.String)},
+			"type": {Type: graphql.NewNonNull(dataType)},
+		},
+	})
+	udt := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Type",
+		Fields: graphql.Fields{
+			"fields": {Type: graphql.NewList(udtField)},
+			"name":   {Type: graphql.NewNonNull(graphql.String)},
+		},
+	})
+	dataCenter := graphql.NewObject(graphql.ObjectConfig{
+		Name: "DataCenter",
+		Fields: graphql.Fields{
+			"name":     {Type: graphql.NewNonNull(graphql.String)},
+			"replicas": {Type: graphql.NewNonNull(graphql.Int)},
+		},
+	})
+	keyspace := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Keyspace",
+		Fields: graphql.Fields{
+			"dcs": {Type: graphql.NewList(dataCenter), Resolve: func(p graphql.ResolveParams) (any, error) {
+				return keyspaceDCs(p.Source.(*schema.Keyspace)), nil
+			}},
+			"name": {Type: graphql.NewNonNull(graphql.String), Resolve: func(p graphql.ResolveParams) (any, error) {
+				return p.Source.(*schema.Keyspace).Name, nil
+			}},
+			"table": {
+				Type: table,
+				Args: graphql.FieldConfigArgument{"name": {Type: graphql.NewNonNull(graphql.String)}},
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					ks := p.Source.(*schema.Keyspace)
+					name, _ := p.Args["name"].(string)
+					if t := ks.Tables[name]; t != nil {
+						return describeTable(t), nil
+					}
+					return nil, nil
+				},
+			},
+			"tables": {Type: graphql.NewList(table), Resolve: func(p graphql.ResolveParams) (any, error) {
+				ks := p.Source.(*schema.Keyspace)
+				out := []any{}
+				for _, n := range ks.TableNames() {
+					out = append(out, describeTable(ks.Tables[n]))
+				}
+				return out, nil
+			}},
+			// The catalog has no user-defined types yet: no type is ever found.
+			"type": {
+				Type:    udt,
+				Args:    graphql.FieldConfigArgument{"name": {Type: graphql.NewNonNull(graphql.String)}},
+				Resolve: func(graphql.ResolveParams) (any, error) { return nil, nil },
+			},
+			"types": {Type: graphql.NewList(udt), Resolve: func(graphql.ResolveParams) (any, error) {
+				return []any{}, nil
+			}},
+		},
+	})
+
+	dataTypeInput := graphql.NewInputObject(graphql.InputObjectConfig{Name: "DataTypeInput", Fields: graphql.InputObjectConfigFieldMap{}})
+	dataTypeInfoInput := graphql.NewInputObject(graphql.InputObjectConfig{
+		Name: "DataTypeInfoInput",
+		Fields: graphql.InputObjectConfigFieldMap{
+			"subTypes": {Type: graphql.NewList(dataTypeInput)},
+			"name":     {Type: graphql.String},
+			"frozen":   {Type: graphql.Boolean},
+		},
+	})
+	dataTypeInput.AddFieldConfig("info", &graphql.InputObjectFieldConfig{Type: dataTypeInfoInput})
+	dataTypeInput.AddFieldConfig("basic", &graphql.InputObjectFieldConfig{Type: graphql.NewNonNull(basic)})
+	columnInput := graphql.NewInputObject(graphql.InputObjectConfig{
+		Name: "ColumnInput",
+		Fields: graphql.InputObjectConfigFieldMap{
+			"name": {Type: graphql.NewNonNull(graphql.String)},
+			"type": {Type: graphql.NewNonNull(dataTypeInput)},
+		},
+	})
+	clusteringKeyInput := graphql.NewInputObject(graphql.InputObjectConfig{
+		Name: "ClusteringKeyInput",
+		Fields: graphql.InputObjectConfigFieldMap{
+			"name":  {Type: graphql.NewNonNull(graphql.String)},
+			"type":  {Type: graphql.NewNonNull(dataTypeInput)},
+			"order": {Type: graphql.String},
+		},
+	})
+	dataCenterInput := graphql.NewInputObject(graphql.InputObjectConfig{
+		Name:        "DataCenterInput",
+		Description: "The DC-level replication options passed to 'createKeyspace.datacenters'.",
+		Fields: graphql.InputObjectConfigFieldMap{
+			"name":     {Type: graphql.NewNonNull(graphql.String), Description: "The name of the datacenter."},
+			"replicas": {Type: graphql.Int, Description: "The replication factor for this datacenter."},
+		},
+	})
+
+	str := graphql.NewNonNull(graphql.String)
+	ddl := func(build func(map[string]any) (string, error)) graphql.FieldResolveFn {
+		return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
+			q, err := build(p.Args)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.runDDL(p.Context, q); err != nil {
+				return nil, err
+			}
+			return true, nil
+		})
+	}
+	mutation := graphql.Fields{
+		"createTable": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName":   {Type: str},
+				"tableName":      {Type: str},
+				"partitionKeys":  {Type: graphql.NewNonNull(graphql.NewList(columnInput))},
+				"clusteringKeys": {Type: graphql.NewList(clusteringKeyInput)},
+				"values":         {Type: graphql.NewList(columnInput)},
+				"ifNotExists":    {Type: graphql.Boolean},
+			},
+			Resolve: ddl(buildCreateTable),
+		},
+		"alterTableAdd": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"tableName":    {Type: str},
+				"toAdd":        {Type: graphql.NewNonNull(graphql.NewList(columnInput))},
+			},
+			Resolve: ddl(buildAlterTableAdd),
+		},
+		"alterTableDrop": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"tableName":    {Type: str},
+				"toDrop":       {Type: graphql.NewNonNull(graphql.NewList(graphql.String))},
+			},
+			Resolve: ddl(buildAlterTableDrop),
+		},
+		"dropTable": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"tableName":    {Type: str},
+				"ifExists":     {Type: graphql.Boolean},
+			},
+			Resolve: ddl(func(a map[string]any) (string, error) {
+				return "DROP TABLE " + ifExists(a) + qualified(a, "tableName"), nil
+			}),
+		},
+		"createType": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"typeName":     {Type: str},
+				"fields":       {Type: graphql.NewNonNull(graphql.NewList(columnInput))},
+				"ifNotExists":  {Type: graphql.Boolean},
+			},
+			Resolve: ddl(buildCreateType),
+		},
+		"dropType": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"typeName":     {Type: str},
+				"ifExists":     {Type: graphql.Boolean},
+			},
+			Resolve: ddl(func(a map[string]any) (string, error) {
+				return "DROP TYPE " + ifExists(a) + qualified(a, "typeName"), nil
+			}),
+		},
+		"createIndex": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"tableName":    {Type: str},
+				"columnName":   {Type: str},
+				"indexName":    {Type: graphql.String},
+				"indexType": {Type: graphql.String, Description: "Adds a custom index type that can be identified by name " +
+					"(e.g., StorageAttachedIndex), or class name (e.g., org.apache.cassandra.index.sasi.SASIIndex) "},
+				"ifNotExists": {Type: graphql.Boolean},
+				"indexKind": {Type: indexKind, Description: "KEYS (indexes keys of a map), ENTRIES (index entries of a map), " +
+					"VALUES (index values of a collection), FULL (full index of a frozen collection)"},
+			},
+			Resolve: ddl(buildCreateIndex),
+		},
+		"dropIndex": {
+			Type: graphql.Boolean,
+			Args: graphql.FieldConfigArgument{
+				"keyspaceName": {Type: str},
+				"indexName":    {Type: str},
+				"ifExists":     {Type: graphql.Boolean},
+			},
+			Resolve: ddl(func(a map[string]any) (string, error) {
+				return "DROP INDEX " + ifExists(a) + qualified(a, "indexName"), nil
+			}),
+		},
+		"createKeyspace": {
+			Type:        graphql.Boolean,
+			Description: "Creates a new CQL keyspace",
+			Args: graphql.FieldConfigArgument{
+				"name": {Type: str, Description: "The name of the keyspace"},
+				"ifNotExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +
+					"already exists. Defaults to false if absent."},
+				"replicas": {Type: graphql.Int, Description: "Enables SimpleStrategy replication with the given " +
+					"replication factor. You must specify either this or 'datacenters', but not both."},
+				"datacenters": {Type: graphql.NewList(dataCenterInput), Description: "Enables NetworkTopologyStrategy " +
+					"with the given replication factors per DC. (at least one DC must be specified).You must specify " +
+					"either this or 'replicas', but not both."},
+			},
+			Resolve: ddl(buildCreateKeyspace),
+		},
+		"dropKeyspace": {
+			Type:        graphql.Boolean,
+			Description: "Drops a CQL keyspace",
+			Args: graphql.FieldConfigArgument{
+				"name": {Type: str, Description: "The name of the keyspace"},
+				"ifExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +
+					"does not exist. Defaults to false if absent."},
+			},
+			Resolve: ddl(func(a map[string]any) (string, error) {
+				name, _ := a["name"].(string)
+				return "DROP KEYSPACE " + ifExists(a) + cql.QuoteIdent(name), nil
+			}),
+		},
+	}
+	query := graphql.Fields{
+		"keyspace": {
+			Type: keyspace,
+			Args: graphql.FieldConfigArgument{"name": {Type: str}},
+			Resolve: func(p graphql.ResolveParams) (any, error) {
+				cat, err := s.cfg.Coordinator.Catalog(p.Context)
+				if err != nil {
+					return nil, err
+				}
+				name, _ := p.Args["name"].(string)
+				if ks := cat.Keyspace(name); ks != nil {
+					return ks, nil
+				}
+				return nil, nil
+			},
+		},
+		"keyspaces": {
+			Type: graphql.NewList(keyspace),
+			Resolve: func(p graphql.ResolveParams) (any, error) {
+				cat, err := s.cfg.Coordinator.Catalog(p.Context)
+				if err != nil {
+					return nil, err
+				}
+				out := []any{}
+				for _, n := range cat.KeyspaceNames() {
+					out = append(out, cat.Keyspace(n))
+				}
+				return out, nil
+			},
+		},
+	}
+	return graphql.NewSchema(graphql.SchemaConfig{
+		Query:    graphql.NewObject(graphql.ObjectConfig{Name: "Query", Fields: query}),
+		Mutation: graphql.NewObject(graphql.ObjectConfig{Name: "Mutation", Fields: mutation}),
+	})
+}
+
+// runDDL executes one DDL statement in the request's session.
+func (s *Server) runDDL(ctx context.Context, q string) error {
+	rs, err := stateFrom(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = rs.session.Query(ctx, &bindings.Request{Query: q, Consistency: bindings.LocalQuorum})
+	return err
+}
+
+// keyspaceDCs lists the per-datacenter replication of a keyspace (empty
+// for SimpleStrategy).
+func keyspaceDCs(ks *schema.Keyspace) []any {
+	var names []string
+	for k := range ks.Replication {
+		if k != "class" && k != "replication_factor" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := []any{}
+	for _, n := range names {
+		rf, _ := strconv.Atoi(ks.Replication[n])
+		out = append(out, map[string]any{"name": n, "replicas": rf})
+	}
+	return out
+}
+
+// describeTable lists a table's columns as Stargate's KeyspaceDto does.
+func describeTable(t *schema.Table) map[string]any {
+	kinds := map[schema.ColumnKind]string{
+		schema.PartitionKey: "PARTITION", schema.Clustering: "CLUSTERING",
+		schema.Regular: "REGULAR", schema.Static: "STATIC",
+	}
+	cols := []any{}
+	for _, c := range stargateColumnOrder(t) {
+		cols = append(cols, map[string]any{"kind": kinds[c.Kind], "name": c.Name, "type": describeType(c.Type)})
+	}
+	return map[string]any{"name": t.Name, "columns": cols}
+}
+
+func describeType(t *cql.Type) map[string]any {
+	sub := func(basic string, frozen bool, elems []*cql.Type) map[string]any {
+		subs := make([]any, len(elems))
+		for i, e := range elems {
+			subs[i] = describeType(e)
+		}
+		return map[string]any{"basic": basic, "info": map[string]any{"subTypes": subs, "frozen": frozen}}
+	}
+	switch t.Kind {
+	case cql.KindUDT:
+		return map[string]any{"basic": "UDT", "info": map[string]any{"name": t.Name, "frozen": t.Frozen}}
+	case cql.KindList:
+		return sub("LIST", t.Frozen, t.Elems)
+	case cql.KindSet:
+		return sub("SET", t.Frozen, t.Elems)
+	case cql.KindMap:
+		return sub("MAP", t.Frozen, t.Elems)
+	case cql.KindTuple:
+		return sub("TUPLE", true, t.Elems)
+	}
+	return map[string]any{"basic": strings.ToUpper(t.Kind.String())}
+}
+
+// decodeType renders a DataTypeInput as CQL type text.
+func decodeType(v any) (string, error) {
+	m, _ := v.(map[string]any)
+	basic, _ := m["basic"].(string)
+	info, hasInfo := m["info"].(map[string]any)
+	name, _ := info["name"].(string)
+	subs, _ := info["subTypes"].([]any)
+	frozen, _ := info["frozen"].(bool)
+	wrap := func(s string) string {
+		if frozen {
+			return "frozen<" + s + ">"
+		}
+		return s
+	}
+	switch basic {
+	case "INT", "INET", "TIMEUUID", "TIMESTAMP", "BIGINT", "TIME", "DURATION", "VARINT", "UUID", "BOOLEAN",
+		"TINYINT", "SMALLINT", "ASCII", "DECIMAL", "BLOB", "VARCHAR", "TEXT", "DOUBLE", "COUNTER", "DATE", "FLOAT":
+		return strings.ToLower(basic), nil
+	case "LIST", "SET":
+		kind := strings.ToLower(basic)
+		title := strings.ToUpper(kind[:1]) + kind[1:]
+		if !hasInfo {
+			return "", fmt.Errorf("%s type should contain an 'info' field specifying the sub type", title)
+		}
+		if len(subs) != 1 {
+			return "", fmt.Errorf("%s sub types should contain 1 item", title)
+		}
+		e, err := decodeType(subs[0])
+		if err != nil {
+			return "", err
+		}
+		return wrap(kind + "<" + e + ">"), nil
+	case "MAP":
+		if !hasInfo {
+			return "", errors.New("Map type should contain an 'info' field specifying the sub types")
+		}
+		if len(subs) != 2 {
+			return "", errors.New("Map sub types should contain 2 items")
+		}
+		k, err := decodeType(subs[0])
+		if err != nil {
+			return "", err
+		}
+		val, err := decodeType(subs[1])
+		if err != nil {
+			return "", err
+		}
+		return wrap("map<" + k + ", " + val + ">"), nil
+	case "UDT":
+		if name == "" {
+			return "", errors.New("UDT type should contain an 'info' field specifying the UDT name")
+		}
+		return wrap(`"` + strings.ReplaceAll(name, `"`, `""`) + `"`), nil
+	case "TUPLE":
+		if !hasInfo {
+			return "", errors.New("TUPLE type should contain an 'info' field specifying the sub types")
+		}
+		if len(subs) == 0 {
+			return "", errors.New("TUPLE type should have at least one sub type")
+		}
+		parts := make([]string, len(subs))
+		for i, sv := range subs {
+			p, err := decodeType(sv)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = p
+		}
+		return "frozen<tuple<" + strings.Join(parts, ", ") + ">>", nil
+	}
+	return "", fmt.Errorf("Data type %s is not supported", basic)
+}
+
+func qualified(a map[string]any, nameArg string) string {
+	ks, _ := a["keyspaceName"].(string)
+	name, _ := a[nameArg].(string)
+	return cql.QuoteIdent(ks) + "." + cql.QuoteIdent(name)
+}
+
+func ifExists(a map[string]any) string {
+	if argBool(a, "ifExists") {
+		return "IF EXISTS "
+	}
+	return ""
+}
+
+func ifNotExists(a map[string]any) string {
+	if argBool(a, "ifNotExists") {
+		return "IF NOT EXISTS "
+	}
+	return ""
+}
+
+// columnDefs renders ColumnInput values as "name type" definitions.
+func columnDefs(v any) ([]string, []string, error) {
+	list, _ := v.([]any)
+	var defs, names []string
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		name, _ := m["name"].(string)
+		t, err := decodeType(m["type"])
+		if err != nil {
+			return nil, nil, err
+		}
+		defs = append(defs, cql.QuoteIdent(name)+" "+t)
+		names = append(names, cql.QuoteIdent(name))
+	}
+	return defs, names, nil
+}
+
+func buildCreateTable(a map[string]any) (string, error) {
+	pkDefs, pkNames, err := columnDefs(a["partitionKeys"])
+	if err != nil {
+		return "", err
+	}
+	if len(pkDefs) == 0 {
+		return "", errors.New("partitionKeys must contain at least one element")
+	}
+	ckDefs, ckNames, err := columnDefs(a["clusteringKeys"])
+	if err != nil {
+		return "", err
+	}
+	var orders []string
+	cks, _ := a["clusteringKeys"].([]any)
+	for i, ck := range cks {
+		m, _ := ck.(map[string]any)
+		order := "ASC"
+		if o, ok := m["order"].(string); ok {
+			order = strings.ToUpper(o)
+			if order != "ASC" && order != "DESC" {
+				return "", fmt.Errorf("Invalid clustering order '%s', expected ASC or DESC", o)
+			}
+		}
+		orders = append(orders, ckNames[i]+" "+order)
+	}
+	valDefs, _, err := columnDefs(a["values"])
+	if err != nil {
+		return "", err
+	}
+	defs := append(append(append([]string{}, pkDefs...), ckDefs...), valDefs...)
+	key := "(" + strings.Join(pkNames, ", ") + ")"
+	if len(ckNames) > 0 {
+		key += ", " + strings.Join(ckNames, ", ")
+	}
+	q := "CREATE TABLE " + ifNotExists(a) + qualified(a, "tableName") + " (" + strings.Join(defs, ", ") +
+		", PRIMARY KEY (" + key + "))"
+	if len(orders) > 0 {
+		q += " WITH CLUSTERING ORDER BY (" + strings.Join(orders, ", ") + ")"
+	}
+	return q, nil
+}
+
+func buildAlterTableAdd(a map[string]any) (string, error) {
+	defs, _, err := columnDefs(a["toAdd"])
+	if err != nil {
+		return "", err
+	}
+	if len(defs) == 0 {
+		return "", errors.New("toAdd must contain at least one element")
+	}
+	return "ALTER TABLE " + qualified(a, "tableName") + " ADD (" + strings.Join(defs, ", ") + ")", nil
+}
+
+func buildAlterTableDrop(a map[string]any) (string, error) {
+	list, _ := a["toDrop"].([]any)
+	var names []string
+	for _, n := range list {
+		if s, ok := n.(string); ok {
+			names = append(names, cql.QuoteIdent(s))
+		}
+	}
+	if len(names) == 0 {
+		return "", errors.New("toDrop must contain at least one element")
+	}
+	return "ALTER TABLE " + qualified(a, "tableName") + " DROP (" + strings.Join(names, ", ") + ")", nil
+}
+
+func buildCreateType(a map[string]any) (string, error) {
+	defs, _, err := columnDefs(a["fields"])
+	if err != nil {
+		return "", err
+	}
+	if len(defs) == 0 {
+		return "", errors.New("fields must contain at least one element")
+	}
+	return "CREATE TYPE " + ifNotExists(a) + qualified(a, "typeName") + " (" + strings.Join(defs, ", ") + ")", nil
+}
+
+func buildCreateIndex(a map[string]any) (string, error) {
+	col, _ := a["columnName"].(string)
+	target := cql.QuoteIdent(col)
+	if kind, ok := a["indexKind"].(string); ok {
+		target = kind + "(" + target + ")"
+	}
+	q := "CREATE "
+	if it, ok := a["indexType"].(string); ok && it != "" {
+		q += "CUSTOM "
+	}
+	q += "INDEX " + ifNotExists(a)
+	if name, ok := a["indexName"].(string); ok && name != "" {
+		q += cql.QuoteIdent(name) + " "
+	}
+	q += "ON " + qualified(a, "tableName") + " (" + target + ")"
+	if it, ok := a["indexType"].(string); ok && it != "" {
+		q += " USING '" + strings.ReplaceAll(it, "'", "''") + "'"
+	}
+	return q, nil
+}
+
+func buildCreateKeyspace(a map[string]any) (string, error) {
+	name, _ := a["name"].(string)
+	replicas, hasReplicas := a["replicas"].(int)
+	dcs, hasDCs := a["datacenters"].([]any)
+	switch {
+	case !hasReplicas && !hasDCs:
+		return "", errors.New("You must specify either replicas or datacenters")
+	case hasReplicas && hasDCs:
+		return "", errors.New("You can't specify both replicas and datacenters")
+	}
+	var repl string
+	if hasReplicas {
+		repl = fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", replicas)
+	} else {
+		if len(dcs) == 0 {
+			return "", errors.New("datacenters must contain at least one element")
+		}
+		parts := []string{"'class': 'NetworkTopologyStrategy'"}
+		for _, dc := range dcs {
+			m, _ := dc.(map[string]any)
+			dcName, _ := m["name"].(string)
+			rf, ok := m["replicas"].(int)
+			if !ok {
+				rf = 3
+			}
+			parts = append(parts, fmt.Sprintf("'%s': %d", strings.ReplaceAll(dcName, "'", "''"), rf))
+		}
+		repl = "{" + strings.Join(parts, ", ") + "}"
+	}
+	return "CREATE KEYSPACE " + ifNotExists(a) + cql.QuoteIdent(name) + " WITH replication = " + repl, nil
+}

@@ -1,0 +1,480 @@
+package graphql
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/gqlerrors"
+	"github.com/graphql-go/graphql/language/ast"
+	"github.com/graphql-go/graphql/language/parser"
+	"github.com/graphql-go/graphql/language/source"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Coordinator executes every statement; required.
+	Coordinator *proxy.Coordinator
+	// Logger receives request failures; nil discards.
+	Logger *slog.Logger
+	// Tokens, when non-empty, turns authentication on: every GraphQL
+	// request must carry one of them in X-Cassandra-Token.
+	Tokens []string
+	// MaxDepth bounds the nesting of selection sets (introspection
+	// excluded); 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxPageSize bounds QueryOptions.pageSize; 0 means DefaultMaxPageSize.
+	MaxPageSize int
+	// DefaultPageSize is QueryOptions.pageSize when absent; 0 means 100,
+	// as in Stargate.
+	DefaultPageSize int
+	// AsyncTimeout bounds @async mutations, which outlive their request;
+	// 0 means 30s.
+	AsyncTimeout time.Duration
+}
+
+// Defaults for Config.
+const (
+	DefaultMaxDepth        = 15
+	DefaultMaxPageSize     = 1000
+	DefaultDefaultPageSize = 100
+	maxBodyBytes           = 8 << 20
+)
+
+// TokenHeader carries the auth token, as in Stargate.
+const TokenHeader = "X-Cassandra-Token"
+
+// Server serves the GraphQL API and the playground.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	scalars *scalarSet
+	shared  *sharedTypes
+	ddl     graphql.Schema
+
+	playground *playgroundFiles
+
+	mu  sync.Mutex
+	dml map[string]*dmlSchema // by keyspace
+
+	async sync.WaitGroup // @async mutations still running
+}
+
+// New validates cfg and builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Coordinator == nil {
+		return nil, errors.New("graphql: Config.Coordinator is required")
+	}
+	if cfg.MaxDepth < 0 || cfg.MaxPageSize < 0 || cfg.DefaultPageSize < 0 || cfg.AsyncTimeout < 0 {
+		return nil, errors.New("graphql: MaxDepth, MaxPageSize, DefaultPageSize and AsyncTimeout must not be negative")
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.MaxPageSize == 0 {
+		cfg.MaxPageSize = DefaultMaxPageSize
+	}
+	if cfg.DefaultPageSize == 0 {
+		cfg.DefaultPageSize = min(DefaultDefaultPageSize, cfg.MaxPageSize)
+	}
+	if cfg.DefaultPageSize > cfg.MaxPageSize {
+		return nil, fmt.Errorf("graphql: DefaultPageSize %d exceeds MaxPageSize %d", cfg.DefaultPageSize, cfg.MaxPageSize)
+	}
+	if cfg.AsyncTimeout == 0 {
+		cfg.AsyncTimeout = defaultAsyncTimeout
+	}
+	for i, t := range cfg.Tokens {
+		if t == "" {
+			return nil, fmt.Errorf("graphql: Tokens[%d] is empty", i)
+		}
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		scalars: newScalarSet(cql.NewTimeUUIDGenerator(time.Now)),
+		dml:     map[string]*dmlSchema{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.shared = newSharedTypes(cfg.DefaultPageSize)
+	ddl, err := s.buildDDL()
+	if err != nil {
+		return nil, fmt.Errorf("graphql: ddl schema: %w", err)
+	}
+	s.ddl = ddl
+	if s.playground, err = loadPlayground(); err != nil {
+		return nil, fmt.Errorf("graphql: playground assets: %w", err)
+	}
+	return s, nil
+}
+
+// Register adds the routes: /graphql/{keyspace}, /graphql-schema,
+// /graphql (no default keyspace) and /playground.
+func (s *Server) Register(mux *http.ServeMux) {
+	mux.HandleFunc("/graphql/{keyspace}", s.serveDML)
+	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "No default keyspace defined: use /graphql/{keyspace}")
+	})
+	mux.HandleFunc("/graphql-schema", s.serveDDL)
+	s.registerPlayground(mux)
+}
+
+// Close waits for @async mutations still running (bounded by
+// Config.AsyncTimeout each).
+func (s *Server) Close() error {
+	s.async.Wait()
+	return nil
+}
+
+// keyspaceName accepts what Stargate accepts in the URL (\w+).
+var keyspaceName = regexp.MustCompile(`^\w+$`)
+
+func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	ks := r.PathValue("keyspace")
+	if !keyspaceName.MatchString(ks) {
+		writeError(w, http.StatusBadRequest, "Invalid keyspace name")
+		return
+	}
+	req, status, msg := parseRequest(r)
+	if msg != "" {
+		writeError(w, status, msg)
+		return
+	}
+	d, err := s.keyspaceSchema(r.Context(), ks)
+	if err != nil {
+		s.log.Error("graphql: keyspace schema", "keyspace", ks, "err", err)
+		writeError(w, http.StatusInternalServerError, "Unexpected error while accessing keyspace: "+err.Error())
+		return
+	}
+	if d == nil {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Unknown keyspace '%s'", ks))
+		return
+	}
+	s.run(w, r, d.schema, ks, req)
+}
+
+func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	req, status, msg := parseRequest(r)
+	if msg != "" {
+		writeError(w, status, msg)
+		return
+	}
+	s.run(w, r, s.ddl, "", req)
+}
+
+// authorized checks X-Cassandra-Token when tokens are configured.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if len(s.cfg.Tokens) == 0 {
+		return true
+	}
+	got := r.Header.Get(TokenHeader)
+	ok := false
+	for _, t := range s.cfg.Tokens {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(t)) == 1 {
+			ok = true
+		}
+	}
+	if !ok {
+		msg := "Missing or invalid token in header " + TokenHeader
+		if got == "" {
+			msg = "Missing token: set header " + TokenHeader
+		}
+		writeError(w, http.StatusUnauthorized, msg)
+	}
+	return ok
+}
+
+// keyspaceSchema returns the generated schema of a keyspace, rebuilding it
+// when the keyspace changed in the catalog; nil when it does not exist.
+func (s *Server) keyspaceSchema(ctx context.Context, name string) (*dmlSchema, error) {
+	cat, err := s.cfg.Coordinator.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ks := cat.Keyspace(name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ks == nil {
+		delete(s.dml, name)
+		return nil, nil
+	}
+	// Catalog snapshots are immutable: the same *Keyspace means the same
+	// tables, whatever happened to other keyspaces.
+	if d := s.dml[name]; d != nil && d.ks == ks {
+		return d, nil
+	}
+	d, err := s.buildDML(ks)
+	if err != nil {
+		return nil, err
+	}
+	s.dml[name] = d
+	return d, nil
+}
+
+// gqlRequest is a GraphQL request, however it arrived.
+type gqlRequest struct {
+	Query         string         `json:"query"`
+	Variables     map[string]any `json:"variables"`
+	OperationName string         `json:"operationName"`
+}
+
+// parseRequest reads a GET (query parameters), a JSON POST or an
+// application/graphql POST; it returns an HTTP status and message when the
+// request is unusable.
+func parseRequest(r *http.Request) (*gqlRequest, int, string) {
+	q := r.URL.Query()
+	req := &gqlRequest{}
+	switch r.Method {
+	case http.MethodGet:
+		req.Query, req.OperationName = q.Get("query"), q.Get("operationName")
+		if req.Query == "" {
+			return nil, http.StatusBadRequest, "You must provide a GraphQL query as a URL parameter"
+		}
+		if v := q.Get("variables"); v != "" {
+			vars, err := decodeVariables([]byte(v))
+			if err != nil {
+				return nil, http.StatusBadRequest, "Could not parse variables: " + err.Error()
+			}
+			req.Variables = vars
+		}
+		return req, 0, ""
+	case http.MethodPost:
+	default:
+		return nil, http.StatusMethodNotAllowed, "Only GET and POST are supported"
+	}
+	ct := r.Header.Get("Content-Type")
+	mt := "application/json"
+	if ct != "" {
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil {
+			return nil, http.StatusUnsupportedMediaType, "Invalid Content-Type: " + ct
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	if err != nil {
+		return nil, http.StatusRequestEntityTooLarge, "Could not read the request body: " + err.Error()
+	}
+	switch mt {
+	case "application/graphql":
+		req.Query = string(body)
+		if strings.TrimSpace(req.Query) == "" {
+			return nil, http.StatusBadRequest, "You must provide a GraphQL query in the request body"
+		}
+		return req, 0, ""
+	case "application/json":
+	default:
+		return nil, http.StatusUnsupportedMediaType, "Unsupported Content-Type " + mt +
+			": use application/json or application/graphql"
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		var raw struct {
+			Query         string          `json:"query"`
+			Variables     json.RawMessage `json:"variables"`
+			OperationName string          `json:"operationName"`
+		}
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return nil, http.StatusBadRequest, "Could not parse the JSON body: " + err.Error()
+		}
+		req.Query, req.OperationName = raw.Query, raw.OperationName
+		if len(raw.Variables) > 0 && string(raw.Variables) != "null" {
+			vars, err := decodeVariables(raw.Variables)
+			if err != nil {
+				return nil, http.StatusBadRequest, "Could not parse variables: " + err.Error()
+			}
+			req.Variables = vars
+		}
+	}
+	fromURL := q.Get("query")
+	switch {
+	case req.Query == "" && fromURL == "":
+		return nil, http.StatusBadRequest, "You must provide a GraphQL query, either as a query parameter or in the request body"
+	case req.Query != "" && fromURL != "":
+		return nil, http.StatusBadRequest, "You can't provide a GraphQL query both as a query parameter and in the request body"
+	case req.Query == "":
+		req.Query = fromURL
+	}
+	return req, 0, ""
+}
+
+// decodeVariables keeps integers exact (BigInt and Varint need more than
+// float64's 53 bits).
+func decodeVariables(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var vars map[string]any
+	if err := dec.Decode(&vars); err != nil {
+		return nil, err
+	}
+	normalizeJSON(vars)
+	return vars, nil
+}
+
+// run parses, checks depth, validates and executes a request against sch.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sch graphql.Schema, keyspace string, req *gqlRequest) {
+	doc, err := parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{
+		Body: []byte(req.Query), Name: "GraphQL request",
+	})})
+	if err != nil {
+		writeResult(w, &graphql.Result{Errors: gqlerrors.FormatErrors(err)})
+		return
+	}
+	if depth := queryDepth(doc); depth > s.cfg.MaxDepth {
+		writeResult(w, &graphql.Result{Errors: []gqlerrors.FormattedError{gqlerrors.NewFormattedError(
+			fmt.Sprintf("Query depth %d exceeds the maximum depth of %d", depth, s.cfg.MaxDepth))}})
+		return
+	}
+	if v := graphql.ValidateDocument(&sch, doc, nil); !v.IsValid {
+		writeResult(w, &graphql.Result{Errors: v.Errors})
+		return
+	}
+	session := s.cfg.Coordinator.NewSession(bindings.SourceGraphQL)
+	if keyspace != "" {
+		session.SetKeyspace(keyspace)
+	}
+	ctx := withState(r.Context(), &requestState{session: session})
+	res := graphql.Execute(graphql.ExecuteParams{
+		Schema:        sch,
+		AST:           doc,
+		OperationName: req.OperationName,
+		Args:          req.Variables,
+		Context:       ctx,
+	})
+	for _, e := range res.Errors {
+		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)
+	}
+	writeResult(w, res)
+}
+
+// queryDepth is the deepest field nesting of any operation; introspection
+// fields (__schema, __type) are not counted, so tools keep working with
+// small limits.
+func queryDepth(doc *ast.Document) int {
+	frags := map[string]*ast.FragmentDefinition{}
+	for _, d := range doc.Definitions {
+		if fd, ok := d.(*ast.FragmentDefinition); ok && fd.Name != nil {
+			frags[fd.Name.Value] = fd
+		}
+	}
+	var depth func(sel *ast.SelectionSet, visiting map[string]bool) int
+	depth = func(sel *ast.SelectionSet, visiting map[string]bool) int {
+		if sel == nil {
+			return 0
+		}
+		best := 0
+		for _, s := range sel.Selections {
+			d := 0
+			switch x := s.(type) {
+			case *ast.Field:
+				if n := fieldName(x); n == "__schema" || n == "__type" {
+					continue
+				}
+				d = 1 + depth(x.SelectionSet, visiting)
+			case *ast.InlineFragment:
+				d = depth(x.SelectionSet, visiting)
+			case *ast.FragmentSpread:
+				if x.Name == nil || visiting[x.Name.Value] {
+					continue // cycles are rejected by validation
+				}
+				if fd := frags[x.Name.Value]; fd != nil {
+					visiting[x.Name.Value] = true
+					d = depth(fd.SelectionSet, visiting)
+					delete(visiting, x.Name.Value)
+				}
+			}
+			best = max(best, d)
+		}
+		return best
+	}
+	deepest := 0
+	for _, d := range doc.Definitions {
+		if op, ok := d.(*ast.OperationDefinition); ok {
+			deepest = max(deepest, depth(op.SelectionSet, map[string]bool{}))
+		}
+	}
+	return deepest
+}
+
+// cqlError exposes a CQL error's code as a GraphQL error extension.
+type cqlError struct{ e *bindings.Error }
+
+func (c *cqlError) Error() string { return c.e.Error() }
+func (c *cqlError) Extensions() map[string]any {
+	return map[string]any{"code": c.e.Code.String()}
+}
+
+// withCQLErrors makes CQL errors from a resolver (or its thunk) carry
+// their code.
+func withCQLErrors(fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+	return func(p graphql.ResolveParams) (any, error) {
+		v, err := fn(p)
+		if err != nil {
+			return nil, wrapCQLError(err)
+		}
+		if th, ok := v.(func() (any, error)); ok {
+			return func() (any, error) {
+				v, err := th()
+				return v, wrapCQLError(err)
+			}, nil
+		}
+		return v, nil
+	}
+}
+
+func wrapCQLError(err error) error {
+	var be *bindings.Error
+	if err != nil && errors.As(err, &be) {
+		return &cqlError{e: be}
+	}
+	return err
+}
+
+func writeResult(w http.ResponseWriter, res *graphql.Result) {
+	if res.Errors != nil && len(res.Errors) == 0 {
+		res.Errors = nil
+	}
+	out := map[string]any{}
+	if res.Data != nil {
+		out["data"] = res.Data
+	}
+	if len(res.Errors) > 0 {
+		out["errors"] = res.Errors
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"errors": []any{map[string]any{"message": msg}}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"errors":[{"message":"could not encode the response"}]}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
