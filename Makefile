@@ -35,6 +35,7 @@ fuzz-smoke:
 integration: go-test fuzz-smoke
 
 test: fmt-check vet
+	bash scripts/install-chromium.sh
 	bash scripts/with-backends.sh $(MAKE) --no-print-directory integration
 
 unit: fmt-check vet

@@ -18,6 +18,8 @@ type dmlSchema struct {
 	names    *nameMapping
 	warnings []string
 	prep     *prepCache
+	tables   map[string]*tableInfo // by GraphQL name
+	docs     *docCache
 }
 
 // tableInfo is one table as its resolvers see it.
@@ -93,7 +95,8 @@ func newEnum(name, desc string, values ...string) *graphql.Enum {
 
 // buildDML generates the schema of keyspace ks.
 func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
-	d := &dmlSchema{keyspace: ks.Name, ks: ks, names: newNameMapping(ks), prep: newPrepCache(1024)}
+	d := &dmlSchema{keyspace: ks.Name, ks: ks, names: newNameMapping(ks), prep: newPrepCache(1024), tables: map[string]*tableInfo{},
+		docs: newDocCache(docCacheSize)}
 	d.warnings = append(d.warnings, d.names.warnings...)
 	types := newTypeCache(s.scalars, &d.warnings)
 
@@ -110,7 +113,7 @@ func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
 			d.warnings = append(d.warnings, fmt.Sprintf("Could not convert table %s, skipping (%v)", tname, err))
 			continue
 		}
-		_ = ti
+		d.tables[gname] = ti
 		for k, v := range q {
 			if v.DeprecationReason != "" {
 				deprecated[k] = v
@@ -141,10 +144,8 @@ func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
 			Resolve:     func(graphql.ResolveParams) (any, error) { return true, nil },
 		}
 	}
+	// Scalars appear only when a column uses them (as in Stargate).
 	extra := []graphql.Type{s.shared.queryOptions}
-	for _, sc := range s.scalars.all {
-		extra = append(extra, sc)
-	}
 	sch, err := graphql.NewSchema(graphql.SchemaConfig{
 		Query:      graphql.NewObject(graphql.ObjectConfig{Name: "Query", Fields: queryFields}),
 		Mutation:   graphql.NewObject(graphql.ObjectConfig{Name: "Mutation", Fields: mutationFields}),

@@ -1,3 +1,20 @@
 // Package graphql serves a Stargate-compatible CQL-first GraphQL API
 // generated from the catalog, and an offline playground.
+//
+// Routes (see Server.Register):
+//
+//	/graphql/{keyspace}  queries and mutations on a keyspace's tables
+//	/graphql-schema      keyspace and table descriptions, DDL mutations
+//	/playground          GraphiQL, embedded (no network access)
+//
+// Names, types, arguments and results follow Stargate v2's CQL-first API
+// (io.stargate.sgv2.graphql.schema.cqlfirst): a table t gets a query field
+// t(value, filter, orderBy, options) and mutations insertt, updatet,
+// deletet and bulkInsertt. Schemas are generated per keyspace and rebuilt
+// when the keyspace changes in the coordinator's catalog.
+//
+// Resolvers build CQL text with bind markers and run it through a
+// proxy.Session (one per HTTP request): statements are prepared, values
+// are serialized for the prepared bind types, and every request is routed
+// and captured exactly like a CQL client's.
 package graphql

@@ -49,7 +49,7 @@ var reservedTableNames = map[string]string{
 	"Ascii":               "Ascix69_",
 	"Decimal":             "Decimax6c_",
 	"Varint":              "Varinx74_",
-	"Float32":             "Float32",
+	"Float32":             "Float3x32_", // Stargate keeps "Float32", which clashes with the scalar
 	"Blob":                "Blox62_",
 	"SmallInt":            "SmallInx74_",
 	"TinyInt":             "TinyInx74_",

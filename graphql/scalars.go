@@ -41,7 +41,6 @@ func (e *inputError) Error() string { return e.scalar + ": " + e.msg }
 // because scalars are immutable.
 type scalarSet struct {
 	byKind map[cql.Kind]graphql.Type
-	all    []*graphql.Scalar
 }
 
 // newScalarSet builds the scalars. uuids makes the values of "now()" for
@@ -56,7 +55,6 @@ func newScalarSet(uuids *cql.TimeUUIDGenerator) *scalarSet {
 	add := func(k cql.Kind, name, desc string, ser graphql.SerializeFn, parse func(any) ([]byte, error)) {
 		sc := newCQLScalar(name, desc, ser, parse)
 		s.byKind[k] = sc
-		s.all = append(s.all, sc)
 	}
 	stringOnly := func(k cql.Kind, pre func(string) (any, error)) func(any) ([]byte, error) {
 		return func(v any) ([]byte, error) {

@@ -54,6 +54,7 @@ const (
 	DefaultMaxPageSize     = 1000
 	DefaultDefaultPageSize = 100
 	maxBodyBytes           = 8 << 20
+	docCacheSize           = 256 // validated documents kept per schema
 )
 
 // TokenHeader carries the auth token, as in Stargate.
@@ -66,6 +67,7 @@ type Server struct {
 	scalars *scalarSet
 	shared  *sharedTypes
 	ddl     graphql.Schema
+	ddlDocs *docCache
 
 	playground *playgroundFiles
 
@@ -108,6 +110,7 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		scalars: newScalarSet(cql.NewTimeUUIDGenerator(time.Now)),
 		dml:     map[string]*dmlSchema{},
+		ddlDocs: newDocCache(docCacheSize),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -169,7 +172,7 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Unknown keyspace '%s'", ks))
 		return
 	}
-	s.run(w, r, d.schema, ks, req)
+	s.run(w, r, &d.schema, d.docs, ks, req)
 }
 
 func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
@@ -181,7 +184,7 @@ func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	s.run(w, r, s.ddl, "", req)
+	s.run(w, r, &s.ddl, s.ddlDocs, "", req)
 }
 
 // authorized checks X-Cassandra-Token when tokens are configured.
@@ -332,22 +335,29 @@ func decodeVariables(b []byte) (map[string]any, error) {
 }
 
 // run parses, checks depth, validates and executes a request against sch.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, sch graphql.Schema, keyspace string, req *gqlRequest) {
-	doc, err := parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{
-		Body: []byte(req.Query), Name: "GraphQL request",
-	})})
-	if err != nil {
-		writeResult(w, &graphql.Result{Errors: gqlerrors.FormatErrors(err)})
-		return
-	}
-	if depth := queryDepth(doc); depth > s.cfg.MaxDepth {
-		writeResult(w, &graphql.Result{Errors: []gqlerrors.FormattedError{gqlerrors.NewFormattedError(
-			fmt.Sprintf("Query depth %d exceeds the maximum depth of %d", depth, s.cfg.MaxDepth))}})
-		return
-	}
-	if v := graphql.ValidateDocument(&sch, doc, nil); !v.IsValid {
-		writeResult(w, &graphql.Result{Errors: v.Errors})
-		return
+// Valid documents are cached per schema: validation costs more than the
+// rest of a point read, and clients repeat the same few documents.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema, docs *docCache, keyspace string, req *gqlRequest) {
+	doc, ok := docs.get(req.Query)
+	if !ok {
+		var err error
+		doc, err = parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{
+			Body: []byte(req.Query), Name: "GraphQL request",
+		})})
+		if err != nil {
+			writeResult(w, &graphql.Result{Errors: gqlerrors.FormatErrors(err)})
+			return
+		}
+		if depth := queryDepth(doc); depth > s.cfg.MaxDepth {
+			writeResult(w, &graphql.Result{Errors: []gqlerrors.FormattedError{gqlerrors.NewFormattedError(
+				fmt.Sprintf("Query depth %d exceeds the maximum depth of %d", depth, s.cfg.MaxDepth))}})
+			return
+		}
+		if v := graphql.ValidateDocument(sch, doc, nil); !v.IsValid {
+			writeResult(w, &graphql.Result{Errors: v.Errors})
+			return
+		}
+		docs.put(req.Query, doc)
 	}
 	session := s.cfg.Coordinator.NewSession(bindings.SourceGraphQL)
 	if keyspace != "" {
@@ -355,7 +365,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch graphql.Schema,
 	}
 	ctx := withState(r.Context(), &requestState{session: session})
 	res := graphql.Execute(graphql.ExecuteParams{
-		Schema:        sch,
+		Schema:        *sch,
 		AST:           doc,
 		OperationName: req.OperationName,
 		Args:          req.Variables,
@@ -477,4 +487,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// docCache keeps validated documents of one schema by query text. Parsed
+// documents are read-only during execution, so requests share them.
+type docCache struct {
+	max int
+	mu  sync.Mutex
+	m   map[string]*ast.Document
+}
+
+func newDocCache(max int) *docCache {
+	return &docCache{max: max, m: map[string]*ast.Document{}}
+}
+
+func (c *docCache) get(q string) (*ast.Document, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[q]
+	return d, ok
+}
+
+func (c *docCache) put(q string, d *ast.Document) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m) // simple bound: re-validating is only a cost
+	}
+	c.m[q] = d
 }

@@ -242,5 +242,5 @@ func matchesKey(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte, value m
 	return true
 }
 
-// errAsyncTimeout is the default time an @async mutation may take.
+// defaultAsyncTimeout is how long an @async mutation may take by default.
 const defaultAsyncTimeout = 30 * time.Second

@@ -193,7 +193,8 @@ func rowToGraphQL(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte) (map[
 }
 
 // echoValue turns a mutation's input value into the output shape, as it
-// was written (Stargate reflects the input back when a mutation applies).
+// was stored (Stargate reflects the input back when a mutation applies;
+// sets and maps come back in CQL order, duplicates removed).
 func echoValue(ti *tableInfo, value map[string]any) map[string]any {
 	out := make(map[string]any, len(value))
 	for f, v := range value {
@@ -204,6 +205,9 @@ func echoValue(ti *tableInfo, value map[string]any) map[string]any {
 		b, err := encodeInput(c.Type, f, v)
 		if err != nil || b == nil {
 			continue
+		}
+		if canon, err := cql.Canonicalize(c.Type, b); err == nil {
+			b = canon
 		}
 		if o, err := fromCQL(c.Type, b); err == nil {
 			out[f] = o

@@ -18,7 +18,9 @@
 //     one Apply call dohyo resolves duplicates itself.
 //   - Apply sends one Put per row (atomic per row), rows concurrently; a
 //     multi-row Apply is not atomic as a whole.
-//   - Negative write timestamps are refused (HBase stores only >= 0).
+//   - Negative write timestamps (USING TIMESTAMP < 0) are refused as
+//     unsupported: HBase reads only timestamps >= 0.
+//   - Row keys are limited to HBase's 32767 bytes (Invalid beyond).
 //   - Get and Scan do not read one snapshot across rows or scan batches.
 //   - Empty namespaces of dropped keyspaces are left in HBase.
 //

@@ -186,7 +186,10 @@ func (s *Store) ensureTable(ctx context.Context, fq string, o TableOptions, spli
 		if err := s.admin.createTable(ctx, fq, o, splits); err != nil && !isJava(err, excTableExists) {
 			return err
 		}
+		s.log.Info("hbase: created table", "table", fq, "regions", len(splits)+1,
+			"compression", o.Compression, "encoding", o.Encoding)
 	case stateDisabled, stateDisabling:
+		s.log.Warn("hbase: enabling a disabled table", "table", fq)
 		if err := s.admin.enableTable(ctx, fq); err != nil && !isJava(err, excTableNotDisabled) {
 			return err
 		}
@@ -497,7 +500,8 @@ func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
 			return nil, errors.New("hbase: apply: mutation without table")
 		}
 		if len(m.Row) == 0 || len(m.Row) > maxRowLength {
-			return nil, fmt.Errorf("hbase: apply: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
+			return nil, bindings.Errorf(bindings.CodeInvalid,
+				"key too long for HBase: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
 		}
 		for _, c := range m.Cells {
 			if c.Timestamp < 0 {
@@ -563,8 +567,8 @@ func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	defer cancel()
 	one := func(i int) error {
 		rows[i].Key = keys[i]
-		if len(keys[i]) == 0 {
-			return nil // HBase has no empty row key
+		if len(keys[i]) == 0 || len(keys[i]) > maxRowLength {
+			return nil // no such HBase row can exist
 		}
 		g, err := hrpc.NewGet(octx, table, keys[i])
 		if err != nil {

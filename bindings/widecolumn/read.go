@@ -286,6 +286,30 @@ func (x *execCtx) openPartition(ctx context.Context, ti *tableInfo, pk [][]byte,
 	return p, rows[1:], nil
 }
 
+// prefetchHeaders reads the header rows of several partitions in one Get.
+// Each returned row's Key is set to its partition key.
+func (x *execCtx) prefetchHeaders(ctx context.Context, ti *tableInfo, pks [][][]byte) ([]Row, error) {
+	keys := make([][]byte, len(pks))
+	for i, pk := range pks {
+		k, err := ti.codec.PartitionKey(pk)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
+	}
+	rows, err := x.e.kv.Get(ctx, ti.spec, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", ti, err)
+	}
+	if len(rows) != len(keys) {
+		return nil, fmt.Errorf("read %s: store returned %d rows for %d keys", ti, len(rows), len(keys))
+	}
+	for i := range rows {
+		rows[i].Key = keys[i]
+	}
+	return rows, nil
+}
+
 func (x *execCtx) partitionFromHeader(ti *tableInfo, pk [][]byte, key []byte, hrow Row) (*partition, error) {
 	p := &partition{pk: pk, key: key}
 	hrow.Key = key

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/hbase"
 )
 
 // openBackend opens a backend from its URL. The scheme picks the binding.
@@ -20,6 +21,9 @@ func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
 	switch u.Scheme {
 	case "embedded":
 		return embedded.OpenURL(ctx, rawURL)
+
+	case "hbase":
+		return hbase.OpenURL(ctx, rawURL)
 	case "":
 		return nil, fmt.Errorf("backend URL %q has no scheme (embedded://, hbase://, cassandra://)", rawURL)
 	default:

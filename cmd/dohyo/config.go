@@ -21,7 +21,7 @@ import (
 // environment < flags. Fields tagged secret:"true" are never logged.
 type Config struct {
 	CQLAddr   string   `yaml:"cql-addr" help:"CQL native protocol listen address"`
-	HTTPAddr  string   `yaml:"http-addr" help:"HTTP listen address (health; later GraphQL and metrics)"`
+	HTTPAddr  string   `yaml:"http-addr" help:"HTTP listen address: GraphQL, playground, health, /metrics, capture admin"`
 	Backend   string   `yaml:"backend" help:"default backend URL: embedded://memory, embedded:///abs/dir, embedded://./rel/dir"`
 	Routes    []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL (repeatable)"`
 	LogLevel  string   `yaml:"log-level" help:"debug, info, warn or error"`
@@ -34,6 +34,22 @@ type Config struct {
 	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
 	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame"`
 	ShutdownGrace time.Duration `yaml:"shutdown-grace" help:"how long shutdown waits for in-flight requests"`
+
+	MetricsAddr string `yaml:"metrics-addr" help:"also serve Prometheus /metrics on this address, plain HTTP (empty: only on http-addr)"`
+	HTTPTLSCert string `yaml:"http-tls-cert" help:"PEM certificate chain: serve HTTPS on http-addr (with http-tls-key)"`
+	HTTPTLSKey  string `yaml:"http-tls-key" help:"PEM private key of http-tls-cert"`
+
+	CQLTLSCert     string   `yaml:"cql-tls-cert" help:"PEM certificate chain: require TLS on the CQL port (with cql-tls-key); re-read when the file changes"`
+	CQLTLSKey      string   `yaml:"cql-tls-key" help:"PEM private key of cql-tls-cert"`
+	CQLTLSClientCA string   `yaml:"cql-tls-client-ca" help:"PEM CA bundle: require client certificates signed by it (mutual TLS)"`
+	AuthUsers      []string `yaml:"auth-user" secret:"true" help:"require SASL PLAIN authentication (PasswordAuthenticator); a user as NAME:BCRYPT_HASH (repeatable; make hashes with dohyo config hash-password)"`
+	AuthUsersFile  string   `yaml:"auth-users-file" help:"file of NAME:BCRYPT_HASH lines (# comments) adding users to auth-user"`
+
+	MaxClientConnections int           `yaml:"max-client-connections" help:"open CQL connections accepted; beyond it STARTUP is answered with an Overloaded error and the connection closed (0: no limit)"`
+	MaxInFlightPerConn   int           `yaml:"max-inflight-per-connection" help:"requests executing at once on one CQL connection; more are answered Overloaded"`
+	MaxInFlight          int           `yaml:"max-inflight" help:"requests executing at once on the whole CQL server; more are answered Overloaded (0: no limit)"`
+	InFlightWait         time.Duration `yaml:"inflight-wait" help:"how long a request may wait for a free in-flight slot before it is answered Overloaded (0: answer at once)"`
+	RequestTimeout       time.Duration `yaml:"request-timeout" help:"answer a read with ReadTimeout and a write with WriteTimeout when it takes longer (0: no limit; schema changes are not limited)"`
 
 	CaptureDir        string        `yaml:"capture-dir" help:"capture every request into segment files in this directory (empty: off; start/stop at runtime via POST /admin/capture/{start,stop})"`
 	CaptureFlush      time.Duration `yaml:"capture-flush" help:"capture flush interval: a crash loses at most this much"`
@@ -67,6 +83,11 @@ func DefaultConfig() Config {
 		PreparedCache: 10000,
 		MaxFrameBytes: 256 << 20,
 		ShutdownGrace: 10 * time.Second,
+
+		MaxClientConnections: 2048,
+		MaxInFlightPerConn:   1024,
+		MaxInFlight:          8192,
+		RequestTimeout:       5 * time.Second,
 
 		CaptureFlush:      200 * time.Millisecond,
 		CaptureSegment:    256 << 20,
@@ -125,6 +146,41 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown-grace", "must not be negative")
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("metrics-addr", "%q is not host:port: %v", c.MetricsAddr, err)
+		}
+	}
+	if (c.HTTPTLSCert == "") != (c.HTTPTLSKey == "") {
+		bad("http-tls-cert", "http-tls-cert and http-tls-key must be set together")
+	}
+	if (c.CQLTLSCert == "") != (c.CQLTLSKey == "") {
+		bad("cql-tls-cert", "cql-tls-cert and cql-tls-key must be set together")
+	}
+	if c.CQLTLSClientCA != "" && c.CQLTLSCert == "" {
+		bad("cql-tls-client-ca", "needs cql-tls-cert and cql-tls-key (mutual TLS is TLS first)")
+	}
+	for i, u := range c.AuthUsers {
+		if _, _, err := parseAuthUser(u); err != nil {
+			// The entry itself is a secret: name its position only.
+			bad("auth-user", "entry %d: %v", i+1, err)
+		}
+	}
+	if c.MaxClientConnections < 0 {
+		bad("max-client-connections", "must not be negative")
+	}
+	if c.MaxInFlightPerConn < 1 {
+		bad("max-inflight-per-connection", "must be at least 1")
+	}
+	if c.MaxInFlight < 0 {
+		bad("max-inflight", "must not be negative")
+	}
+	if c.InFlightWait < 0 {
+		bad("inflight-wait", "must not be negative")
+	}
+	if c.RequestTimeout < 0 {
+		bad("request-timeout", "must not be negative")
 	}
 	if c.CaptureFlush <= 0 {
 		bad("capture-flush", "must be positive")

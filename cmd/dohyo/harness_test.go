@@ -177,3 +177,21 @@ func runTool(t *testing.T, timeout time.Duration, name string, args ...string) (
 }
 
 var _ io.Writer = writerFunc(nil)
+
+// serveBackends lists the backend URLs the client tests run dohyo serve
+// on: the embedded store always, and HBase when DOHYO_TEST_HBASE_ZK names
+// one (required under CI=true). Each HBase run gets its own dohyo catalog
+// so tests that reuse keyspace names stay independent.
+func serveBackends(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{"embedded": "embedded://memory"}
+	zk := os.Getenv("DOHYO_TEST_HBASE_ZK")
+	if zk == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DOHYO_TEST_HBASE_ZK is not set: CI runs the client tests on HBase too (run via make test)")
+		}
+		return out
+	}
+	out["hbase"] = fmt.Sprintf("hbase://%s?salt=4&catalog=t%d", zk, time.Now().UnixNano())
+	return out
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +10,16 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/graphql"
+	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
@@ -48,86 +55,264 @@ func newLogger(w io.Writer, level, format string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServe wires backends, the coordinator, the CQL server and the HTTP
-// server, prints where they listen, and shuts down gracefully when ctx ends.
+// runServe wires everything, prints where it listens, and shuts down
+// gracefully when ctx ends.
 func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) error {
-	log.Info("starting dohyo", append([]any{"version", buildVersion()}, cfg.redacted()...)...)
-	set, err := openBackends(ctx, cfg.Backend, cfg.Routes)
+	s, err := newServer(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
+	return s.run(ctx, out)
+}
+
+// server is one dohyo serve process: built by newServer (backends opened,
+// listeners bound), run by run.
+type server struct {
+	cfg    Config
+	log    *slog.Logger
+	set    *backendSet
+	coord  *proxy.Coordinator
+	tap    *captureTap
+	reg    *prometheus.Registry
+	known  *metrics.KeyspaceSet
+	cql    *cqlserver.Server
+	gql    *graphql.Server
+	health *health
+
+	cqlLn, httpLn, metricsLn net.Listener
+	httpSrv, metricsSrv      *http.Server
+	httpTLS                  *tls.Config
+}
+
+// newServer opens the backends, the coordinator, capture (when configured)
+// and the listeners. On error everything opened is closed again.
+func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, err error) {
+	log.Info("starting dohyo", append([]any{"version", buildVersion()}, cfg.redacted()...)...)
+	s := &server{cfg: cfg, log: log, reg: metrics.NewRegistry(), known: &metrics.KeyspaceSet{}}
+	var closers []func() error
+	defer func() {
+		if err != nil {
+			for i := len(closers) - 1; i >= 0; i-- {
+				err = errors.Join(err, closers[i]())
+			}
+		}
+	}()
+
+	auth, err := authenticator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cqlTLSConfig, err := cqlTLS(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s.httpTLS, err = httpTLS(cfg); err != nil {
+		return nil, err
+	}
+	m, err := metrics.New(s.reg, buildVersion())
+	if err != nil {
+		return nil, err
+	}
+
+	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes); err != nil {
+		return nil, err
+	}
+	closers = append(closers, s.set.close)
 	capCfg, err := captureConfig(cfg, log)
 	if err != nil {
-		return errors.Join(err, set.close())
+		return nil, err
 	}
-	var coord *proxy.Coordinator
-	tap := &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return coord }}
-	coord, err = proxy.New(proxy.Config{
-		Backends:          set.byName,
-		Default:           set.def,
-		Routes:            set.routes,
+	s.tap = &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return s.coord }}
+	labels := backendLabels{}
+	requestTap := m.Tap(metrics.TapConfig{
+		Next:      s.tap,
+		Keyspaces: s.known,
+		Backend:   func(ks string) string { return labels.get(s.coord.Route(ks).Backend) },
+	})
+	s.coord, err = proxy.New(proxy.Config{
+		Backends:          s.set.byName,
+		Default:           s.set.def,
+		Routes:            s.set.routes,
 		PreparedCacheSize: cfg.PreparedCache,
-		Tap:               tap,
+		Tap:               requestTap,
 		Logger:            log,
 	})
 	if err != nil {
-		return errors.Join(err, set.close())
+		return nil, err
 	}
-	coord.Subscribe(tap.schemaChanged)
-	if cfg.CaptureDir != "" {
-		if _, err := tap.start(ctx, ""); err != nil {
-			return errors.Join(err, coord.Close())
-		}
-	}
-	defer func() {
-		if err := coord.Close(); err != nil {
-			log.Error("closing backends", "err", err)
-		}
-	}()
+	closers[len(closers)-1] = s.coord.Close // closes the backends too
+	s.coord.Subscribe(s.tap.schemaChanged)
+	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
+	s.refreshKeyspaces(ctx)
 
-	cqlLn, err := net.Listen("tcp", cfg.CQLAddr)
-	if err != nil {
-		return fmt.Errorf("cql listener: %w", err)
-	}
-	srv, err := cqlserver.New(cqlserver.Config{
-		Coordinator:    coord,
-		Logger:         log,
-		ClusterName:    cfg.ClusterName,
-		Peers:          cfg.Peers,
-		NumTokens:      cfg.NumTokens,
-		MaxFrameBytes:  cfg.MaxFrameBytes,
-		ReleaseVersion: "5.0.0-dohyo-" + buildVersion(),
+	s.cql, err = cqlserver.New(cqlserver.Config{
+		Coordinator:        s.coord,
+		Logger:             log,
+		ClusterName:        cfg.ClusterName,
+		Peers:              cfg.Peers,
+		NumTokens:          cfg.NumTokens,
+		MaxFrameBytes:      cfg.MaxFrameBytes,
+		ReleaseVersion:     "5.0.0-dohyo-" + buildVersion(),
+		MaxInFlightPerConn: cfg.MaxInFlightPerConn,
+		MaxInFlight:        cfg.MaxInFlight,
+		InFlightWait:       cfg.InFlightWait,
+		MaxConnections:     cfg.MaxClientConnections,
+		RequestTimeout:     cfg.RequestTimeout,
+		Authenticator:      auth,
+		TLS:                cqlTLSConfig,
 	})
 	if err != nil {
-		cqlLn.Close()
-		return err
+		return nil, err
 	}
-	httpLn, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err := s.watch(m); err != nil {
+		return nil, err
+	}
+	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log})
 	if err != nil {
-		cqlLn.Close()
-		return fmt.Errorf("http listener: %w", err)
+		return nil, err
 	}
-	mux := http.NewServeMux()
-	registerHealth(mux, coord)
-	tap.register(mux)
-	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ctx, cqlLn) }()
+	if cfg.CaptureDir != "" {
+		if _, err := s.tap.start(ctx, ""); err != nil {
+			return nil, err
+		}
+		closers = append(closers, func() error { _, err := s.tap.stop(context.Background()); return err })
+	}
+	if s.cqlLn, err = net.Listen("tcp", cfg.CQLAddr); err != nil {
+		return nil, fmt.Errorf("cql listener: %w", err)
+	}
+	closers = append(closers, s.cqlLn.Close)
+	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		return nil, fmt.Errorf("http listener: %w", err)
+	}
+	closers = append(closers, s.httpLn.Close)
+	if cfg.MetricsAddr != "" {
+		if s.metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return nil, fmt.Errorf("metrics listener: %w", err)
+		}
+		closers = append(closers, s.metricsLn.Close)
+	}
+
+	mux := http.NewServeMux()
+	s.health = registerHealth(mux, s.coord)
+	s.tap.register(mux)
+	s.gql.Register(mux) // /graphql/{keyspace}, /graphql-schema, /playground
+	mux.Handle("GET /metrics", metrics.Handler(s.reg))
+	s.httpSrv = &http.Server{
+		Handler:           m.TrackHTTP(mux, "/graphql"),
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig:         s.httpTLS,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if s.metricsLn != nil {
+		mm := http.NewServeMux()
+		mm.Handle("GET /metrics", metrics.Handler(s.reg))
+		s.metricsSrv = &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
+	}
+	return s, nil
+}
+
+// watch exports the gauges and counters other packages keep.
+func (s *server) watch(m *metrics.Metrics) error {
+	capCounters := &captureCounters{tap: s.tap}
+	return errors.Join(
+		m.WatchPreparedCache(func() metrics.CacheStats {
+			st := s.coord.PreparedStats()
+			return metrics.CacheStats{Size: st.Size, Hits: st.Hits, Evictions: st.Evictions}
+		}),
+		m.WatchCapture(capCounters.stats),
+		m.WatchCQLServer(func() metrics.ServerStats {
+			st := s.cql.Stats()
+			return metrics.ServerStats{
+				Connections: st.Connections, InFlight: st.InFlight,
+				RejectedConnections: st.RejectedConnections, Overloaded: st.Overloaded,
+				TimedOut: st.TimedOut, AuthFailures: st.AuthFailures,
+			}
+		}),
+	)
+}
+
+// keyspaceRefresh is how often the keyspace label set is re-read, for
+// keyspaces created outside this instance (another dohyo, cqlsh on
+// Cassandra directly).
+const keyspaceRefresh = 15 * time.Second
+
+// refreshKeyspaces re-reads the catalog's keyspace names (label set).
+func (s *server) refreshKeyspaces(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cat, err := s.coord.Catalog(ctx)
+	if err != nil {
+		s.log.Debug("refreshing keyspace names for metrics", "err", err)
+		return
+	}
+	s.known.Set(cat.KeyspaceNames())
+}
+
+// run serves until ctx ends, then shuts down: readiness turns 503, the
+// listeners close, in-flight CQL and HTTP requests drain (up to
+// shutdown-grace), GraphQL's async mutations finish, then capture is
+// flushed and closed, and the backends last. Every request that was
+// answered is therefore in the capture.
+func (s *server) run(ctx context.Context, out io.Writer) error {
+	cfg := s.cfg
+	errc := make(chan error, 3)
+	var bg sync.WaitGroup
+	bgCtx, stopBG := context.WithCancel(ctx)
+	bg.Add(1)
 	go func() {
-		if err := httpSrv.Serve(httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errc <- fmt.Errorf("http server: %w", err)
+		defer bg.Done()
+		t := time.NewTicker(keyspaceRefresh)
+		defer t.Stop()
+		for {
+			select {
+			case <-bgCtx.Done():
+				return
+			case <-t.C:
+				s.refreshKeyspaces(bgCtx)
+			}
+		}
+	}()
+	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()
+	serveHTTP := func(srv *http.Server, ln net.Listener, what string) {
+		var err error
+		if srv.TLSConfig != nil {
+			err = srv.ServeTLS(ln, "", "")
+		} else {
+			err = srv.Serve(ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("%s server: %w", what, err)
 			return
 		}
 		errc <- nil
-	}()
-	fmt.Fprintf(out, "dohyo %s\n  CQL:    %s\n  HTTP:   http://%s (health: /health/liveness, /health/readiness)\n  backend: %s\n",
-		buildVersion(), cqlLn.Addr(), httpLn.Addr(), cfg.Backend)
+	}
+	go serveHTTP(s.httpSrv, s.httpLn, "http")
+	if s.metricsSrv != nil {
+		go serveHTTP(s.metricsSrv, s.metricsLn, "metrics")
+	}
+
+	scheme := "http"
+	if s.httpTLS != nil {
+		scheme = "https"
+	}
+	cqlNote := ""
+	switch {
+	case cfg.CQLTLSClientCA != "":
+		cqlNote = " (mutual TLS)"
+	case cfg.CQLTLSCert != "":
+		cqlNote = " (TLS)"
+	}
+	fmt.Fprintf(out, "dohyo %s\n  CQL:    %s%s\n  HTTP:   %s://%s (GraphQL: /graphql/{keyspace}, /playground; health: /health/liveness, /health/readiness; /metrics)\n  backend: %s\n",
+		buildVersion(), s.cqlLn.Addr(), cqlNote, scheme, s.httpLn.Addr(), cfg.Backend)
+	if s.metricsLn != nil {
+		fmt.Fprintf(out, "  metrics: http://%s/metrics\n", s.metricsLn.Addr())
+	}
 	for _, r := range cfg.Routes {
 		fmt.Fprintf(out, "  route:   %s\n", r)
 	}
-	if w := tap.cur.Load(); w != nil {
-		fmt.Fprintf(out, "  capture: %s\n", capCfg.Dir)
+	if w := s.tap.cur.Load(); w != nil {
+		fmt.Fprintf(out, "  capture: %s\n", s.tap.cfg.Dir)
 	}
 
 	var runErr error
@@ -135,21 +320,106 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 	case <-ctx.Done():
 	case runErr = <-errc:
 	}
-	log.Info("shutting down", "grace", cfg.ShutdownGrace)
-	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	stopBG()
+	bg.Wait()
+	s.shutdown()
+	return runErr
+}
+
+// shutdown drains and closes everything in order (see run).
+func (s *server) shutdown() {
+	log := s.log
+	log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
+	s.health.draining.Store(true)
+	shutCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		log.Warn("cql shutdown", "err", err)
+	var wg sync.WaitGroup
+	drain := func(what string, fn func(context.Context) error, force func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(shutCtx); err != nil {
+				log.Warn(what+" shutdown: requests abandoned after the grace period", "err", err)
+				if force != nil {
+					force()
+				}
+			}
+		}()
 	}
-	if err := httpSrv.Shutdown(shutCtx); err != nil {
-		log.Warn("http shutdown", "err", err)
+	drain("cql", s.cql.Shutdown, nil)
+	drain("http", s.httpSrv.Shutdown, s.httpSrv.Close)
+	if s.metricsSrv != nil {
+		drain("metrics", s.metricsSrv.Shutdown, s.metricsSrv.Close)
 	}
-	// Capture is flushed after the CQL server drained, so every request
-	// answered is in the capture.
-	if tap.cur.Load() != nil {
-		if _, err := tap.stop(shutCtx); err != nil {
+	wg.Wait()
+	gqlDone := make(chan struct{})
+	go func() {
+		defer close(gqlDone)
+		if err := s.gql.Close(); err != nil {
+			log.Warn("graphql close", "err", err)
+		}
+	}()
+	select {
+	case <-gqlDone:
+	case <-shutCtx.Done():
+		log.Warn("graphql async mutations still running after the grace period")
+	}
+	// Capture gets its own time budget: a grace period used up by slow
+	// requests must not cost the records of the requests that finished.
+	if s.tap.cur.Load() != nil {
+		capCtx, capCancel := context.WithTimeout(context.Background(), max(s.cfg.ShutdownGrace, 5*time.Second))
+		if _, err := s.tap.stop(capCtx); err != nil {
 			log.Error("closing capture", "err", err)
 		}
+		capCancel()
 	}
-	return runErr
+	if err := s.coord.Close(); err != nil {
+		log.Error("closing backends", "err", err)
+	}
+	log.Info("stopped")
+}
+
+// backendLabels caches the metrics label of each backend name.
+type backendLabels struct{ m sync.Map }
+
+func (b *backendLabels) get(name string) string {
+	if v, ok := b.m.Load(name); ok {
+		return v.(string)
+	}
+	l := metrics.BackendLabel(name)
+	b.m.Store(name, l)
+	return l
+}
+
+// captureCounters keeps capture counters monotonic across capture
+// restarts (POST /admin/capture/stop then start): the final counts of
+// writers that were replaced are added to the current one's.
+type captureCounters struct {
+	tap  *captureTap
+	mu   sync.Mutex
+	last *capture.Writer
+	base metrics.CaptureStats
+}
+
+func (c *captureCounters) stats() metrics.CaptureStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur := c.tap.cur.Load()
+	if cur != c.last {
+		if c.last != nil {
+			st := c.last.Stats()
+			c.base.Records += st.Records
+			c.base.Bytes += st.Bytes
+			c.base.Dropped += st.Dropped
+		}
+		c.last = cur
+	}
+	out := c.base
+	if cur != nil {
+		st := cur.Stats()
+		out.Records += st.Records
+		out.Bytes += st.Bytes
+		out.Dropped += st.Dropped
+	}
+	return out
 }

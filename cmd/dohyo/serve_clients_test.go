@@ -12,11 +12,15 @@ import (
 // batches, paging, ordering, TTL/timestamps, LWT and error types.
 func TestServePythonDriver(t *testing.T) {
 	py := externalTool(t, "DOHYO_TEST_PYTHON")
-	p := startServe(t, "--backend", "embedded://memory")
-	host, port, _ := net.SplitHostPort(p.CQLAddr)
-	out, err := runTool(t, 5*time.Minute, py, "testdata/python_driver_check.py", host, port)
-	if err != nil || !strings.Contains(out, "OK") {
-		t.Fatalf("python driver check failed: %v\n%s", err, out)
+	for name, backend := range serveBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			p := startServe(t, "--backend", backend)
+			host, port, _ := net.SplitHostPort(p.CQLAddr)
+			out, err := runTool(t, 10*time.Minute, py, "testdata/python_driver_check.py", host, port)
+			if err != nil || !strings.Contains(out, "OK") {
+				t.Fatalf("python driver check failed: %v\n%s", err, out)
+			}
+		})
 	}
 }
 
@@ -24,7 +28,13 @@ func TestServePythonDriver(t *testing.T) {
 // relies on system_schema.
 func TestServeCqlsh(t *testing.T) {
 	cqlsh := externalTool(t, "DOHYO_TEST_CQLSH")
-	p := startServe(t, "--backend", "embedded://memory")
+	for name, backend := range serveBackends(t) {
+		t.Run(name, func(t *testing.T) { testCqlsh(t, cqlsh, backend) })
+	}
+}
+
+func testCqlsh(t *testing.T, cqlsh, backend string) {
+	p := startServe(t, "--backend", backend)
 	host, port, _ := net.SplitHostPort(p.CQLAddr)
 	run := func(stmts string) string {
 		t.Helper()

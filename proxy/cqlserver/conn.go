@@ -69,8 +69,9 @@ type conn struct {
 	evSignal   chan struct{}
 
 	inflight sync.WaitGroup
-	sem      chan struct{}
+	sem      limiter // the connection's in-flight slots
 	stopping atomic.Bool
+	refused  bool // over MaxConnections: STARTUP is answered with an error
 }
 
 // outMsg is one encoded envelope for the writer.
@@ -106,7 +107,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		quit:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 		evSignal:   make(chan struct{}, 1),
-		sem:        make(chan struct{}, s.cfg.MaxInFlightPerConn),
+		sem:        newLimiter(s.cfg.MaxInFlightPerConn),
 	}
 }
 
@@ -125,6 +126,13 @@ func (c *conn) serve(ctx context.Context) {
 	defer stopRead()
 	if c.srv.isClosing() {
 		c.stopReading()
+	}
+	if c.refused {
+		c.nc.SetDeadline(time.Now().Add(rejectTimeout))
+	}
+	if !c.handshakeTLS() {
+		c.nc.Close()
+		return
 	}
 	go c.writeLoop()
 
@@ -164,6 +172,7 @@ func (c *conn) fail(err error) {
 	case errors.As(err, &pe):
 		c.log.Debug("protocol error", "err", pe.msg)
 		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.msg)))
+	case errors.Is(err, errRejected):
 	default:
 		var ne net.Error
 		if !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -431,14 +440,39 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// dispatch runs a request on its own goroutine; the in-flight semaphore
-// applies back-pressure to the reader.
-func (c *conn) dispatch(stream int16, run func() []byte) {
-	c.sem <- struct{}{}
+// dispatch runs a request on its own goroutine once it holds an in-flight
+// slot (limit.go); without one it is answered Overloaded at once. With a
+// timeout, the client is answered with timedOut's error when it passes,
+// even if run has not returned (its late answer is then dropped: the
+// client may already reuse the stream id); the slot is held until run
+// returns.
+func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Context) []byte, timedOut func() error) {
+	if err := c.acquire(); err != nil {
+		c.send(c.errorFrame(stream, err))
+		return
+	}
 	c.inflight.Add(1)
 	go func() {
 		defer c.inflight.Done()
-		defer func() { <-c.sem }()
+		defer c.release()
+		ctx := c.reqCtx
+		var answered atomic.Bool
+		var stopTimer func() bool
+		var timerDone chan struct{}
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+			timerDone = make(chan struct{})
+			tctx := ctx
+			stopTimer = context.AfterFunc(ctx, func() {
+				defer close(timerDone)
+				if errors.Is(tctx.Err(), context.DeadlineExceeded) && answered.CompareAndSwap(false, true) {
+					c.srv.timedOut.Add(1)
+					c.send(c.errorFrame(stream, timedOut()))
+				}
+			})
+		}
 		var frame []byte
 		func() {
 			defer func() {
@@ -447,8 +481,15 @@ func (c *conn) dispatch(stream int16, run func() []byte) {
 					frame = c.errorFrame(stream, bindings.Errorf(bindings.CodeServerError, "internal error: %v", p))
 				}
 			}()
-			frame = run()
+			frame = run(ctx)
 		}()
-		c.send(frame)
+		if stopTimer != nil && !stopTimer() {
+			<-timerDone // its answer must be queued before the writer may stop
+		}
+		if answered.CompareAndSwap(false, true) {
+			c.send(frame)
+		} else {
+			putBuf(frame)
+		}
 	}()
 }

@@ -17,7 +17,9 @@ func (c *conn) request(h header, r *rbuf) error {
 	}
 	// Tracing (flag 0x02) is answered normally, without a tracing id: the
 	// response simply does not carry the flag.
-	c.dispatch(h.stream, func() []byte { return c.execute(req) })
+	c.dispatch(h.stream, c.srv.timeoutFor(req),
+		func(ctx context.Context) []byte { return c.execute(ctx, req) },
+		func() error { return c.timeoutError(req) })
 	return nil
 }
 
@@ -37,8 +39,7 @@ func localAddr(ctx context.Context) net.Addr {
 	return nil
 }
 
-func (c *conn) execute(req *request) []byte {
-	ctx := c.reqCtx
+func (c *conn) execute(ctx context.Context, req *request) []byte {
 	switch req.op {
 	case opQuery:
 		return c.execQuery(ctx, req)

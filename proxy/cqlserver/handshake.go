@@ -132,6 +132,12 @@ func (c *conn) startup(h header, r *rbuf) error {
 	if r.err != nil {
 		return protocolErrorf("Invalid STARTUP message: %v", r.err)
 	}
+	if c.refused {
+		// Answered before any state changes (no compression, no v5 framing yet).
+		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeOverloaded,
+			"Too many client connections: this dohyo instance accepts at most %d", c.srv.cfg.MaxConnections)))
+		return errRejected
+	}
 	cqlVersion, ok := opts["CQL_VERSION"]
 	if !ok {
 		return protocolErrorf("Missing value CQL_VERSION in STARTUP message")
@@ -207,6 +213,8 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 	challenge, done, err := c.sasl.Evaluate(c.ctx, token)
 	switch {
 	case err != nil:
+		c.srv.authFailures.Add(1)
+		c.log.Warn("authentication failed", "err", err)
 		// A fresh exchange lets the client try again on this connection.
 		c.sasl = c.srv.cfg.Authenticator.NewSASL(c.nc.RemoteAddr())
 		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeAuthError, "%s", err.Error())))

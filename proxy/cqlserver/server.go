@@ -2,11 +2,13 @@ package cqlserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -49,8 +51,29 @@ type Config struct {
 	// DataCenter and Rack are reported for every instance.
 	DataCenter, Rack string
 	// MaxInFlightPerConn bounds concurrently executing requests of one
-	// connection; further frames wait (back-pressure), as Cassandra does.
+	// connection; beyond it requests are answered with an Overloaded error
+	// (after waiting up to InFlightWait) instead of being queued.
 	MaxInFlightPerConn int
+	// MaxInFlight bounds concurrently executing requests of the whole
+	// server, answered like MaxInFlightPerConn (0: no server-wide limit).
+	MaxInFlight int
+	// InFlightWait is how long a request may wait for a free in-flight
+	// slot before it is answered Overloaded (0: answer at once). The
+	// connection's reader waits, so this is bounded back-pressure.
+	InFlightWait time.Duration
+	// MaxConnections bounds open client connections (0: no limit). A
+	// connection beyond it is accepted, its STARTUP answered with an
+	// Overloaded error naming the limit, and closed: drivers report the
+	// message and retry later, as they do for a node that is down.
+	MaxConnections int
+	// RequestTimeout bounds each QUERY, EXECUTE and BATCH (0: none). When it
+	// passes, the client is answered at once with a ReadTimeout (reads) or
+	// WriteTimeout (writes) and the backend call is canceled. Schema
+	// changes and PREPARE are not bounded, as in Cassandra.
+	RequestTimeout time.Duration
+	// TLS, when set, is required on every connection (Serve and ServeConn).
+	// With ClientAuth set to RequireAndVerifyClientCert it is mutual TLS.
+	TLS *tls.Config
 	// Authenticator enables SASL authentication; nil admits every client.
 	Authenticator Authenticator
 	// Clock is the time source (tests); nil means time.Now.
@@ -77,6 +100,17 @@ type Server struct {
 	conns     map[*conn]struct{}
 	evConns   map[*conn]struct{} // registered for SCHEMA_CHANGE events
 	connWG    sync.WaitGroup
+	active    int // conns not being refused (guarded by mu)
+	rejecting int // conns kept open only to be refused (guarded by mu)
+
+	// Limits and their counters (limit.go).
+	slots         limiter // server-wide in-flight slots
+	inflight      atomic.Int64
+	rejectedConns atomic.Uint64
+	overloaded    atomic.Uint64
+	timedOut      atomic.Uint64
+	authFailures  atomic.Uint64
+	rejectLog     rateLog
 }
 
 // New validates cfg, fills defaults, and registers the virtual system
@@ -125,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*conn]struct{}{},
 		evConns:   map[*conn]struct{}{},
+		slots:     newLimiter(cfg.MaxInFlight),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -151,6 +186,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.mu.Unlock()
 		ln.Close()
 		return nil
+	}
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS)
 	}
 	s.listeners[ln] = struct{}{}
 	s.mu.Unlock()
@@ -189,6 +227,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // ServeConn serves one connection on the calling goroutine until the client
 // goes away, a protocol error closes it, ctx ends or the server shuts down.
 func (s *Server) ServeConn(ctx context.Context, nc net.Conn) {
+	if _, isTLS := nc.(*tls.Conn); s.cfg.TLS != nil && !isTLS {
+		nc = tls.Server(nc, s.cfg.TLS)
+	}
 	c, ok := s.track(nc)
 	if !ok {
 		return
@@ -199,7 +240,9 @@ func (s *Server) ServeConn(ctx context.Context, nc net.Conn) {
 
 // track registers a new connection; it refuses (and closes) nc once the
 // server is shutting down. connWG.Add happens under mu before closing is
-// set, so Shutdown's Wait never races an Add.
+// set, so Shutdown's Wait never races an Add. Beyond MaxConnections the
+// connection is marked to be refused at STARTUP (or closed at once when
+// too many are already being refused).
 func (s *Server) track(nc net.Conn) (*conn, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -207,7 +250,21 @@ func (s *Server) track(nc net.Conn) (*conn, bool) {
 		nc.Close()
 		return nil, false
 	}
+	refuse := s.cfg.MaxConnections > 0 && s.active >= s.cfg.MaxConnections
+	if refuse {
+		s.rejectedConns.Add(1)
+		if s.rejecting >= maxRejecting {
+			s.noteRejected(nc.RemoteAddr().String(), false)
+			nc.Close()
+			return nil, false
+		}
+		s.noteRejected(nc.RemoteAddr().String(), true)
+		s.rejecting++
+	} else {
+		s.active++
+	}
 	c := newConn(s, nc)
+	c.refused = refuse
 	s.conns[c] = struct{}{}
 	s.connWG.Add(1)
 	return c, true
@@ -215,6 +272,13 @@ func (s *Server) track(nc net.Conn) (*conn, bool) {
 
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
+	if _, ok := s.conns[c]; ok {
+		if c.refused {
+			s.rejecting--
+		} else {
+			s.active--
+		}
+	}
 	delete(s.conns, c)
 	delete(s.evConns, c)
 	s.mu.Unlock()

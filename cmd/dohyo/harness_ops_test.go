@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/bindings/embedded"
+)
+
+// Helpers of the operations tests (*_ops_test.go): in-process servers,
+// /metrics scraping, an in-test certificate authority.
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// inproc is a dohyo server running in the test process (so tests can
+// reach its backends, e.g. to inject faults).
+type inproc struct {
+	s      *server
+	cancel context.CancelFunc
+	done   chan error
+	logs   *syncBuffer
+}
+
+// opsConfig is a serve configuration on ephemeral ports over an in-memory
+// embedded backend.
+func opsConfig() Config {
+	cfg := DefaultConfig()
+	cfg.CQLAddr, cfg.HTTPAddr, cfg.Backend = "127.0.0.1:0", "127.0.0.1:0", "embedded://memory"
+	cfg.ShutdownGrace = 5 * time.Second
+	return cfg
+}
+
+func startInProcess(t *testing.T, cfg Config) *inproc {
+	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := newServer(ctx, cfg, log)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	p := &inproc{s: s, cancel: cancel, done: make(chan error, 1), logs: logs}
+	go func() { p.done <- s.run(ctx, io.Discard) }()
+	t.Cleanup(func() {
+		if err := p.stop(); err != nil {
+			t.Errorf("server: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	return p
+}
+
+// stop shuts the server down and waits for run to return (idempotent).
+func (p *inproc) stop() error {
+	p.cancel()
+	select {
+	case err, ok := <-p.done:
+		if ok {
+			close(p.done)
+		}
+		return err
+	case <-time.After(30 * time.Second):
+		return context.DeadlineExceeded
+	}
+}
+
+func (p *inproc) cqlAddr() string  { return p.s.cqlLn.Addr().String() }
+func (p *inproc) httpAddr() string { return p.s.httpLn.Addr().String() }
+
+// embedded returns the default backend for fault injection.
+func (p *inproc) embedded(t *testing.T) *embedded.Backend {
+	t.Helper()
+	b, ok := p.s.set.byName[p.s.cfg.Backend].(*embedded.Backend)
+	if !ok {
+		t.Fatalf("backend %s is not embedded", p.s.cfg.Backend)
+	}
+	return b
+}
+
+// cluster is a gocql configuration for addr with test timeouts.
+func cluster(addr string) *gocql.ClusterConfig {
+	c := gocql.NewCluster(addr)
+	c.ProtoVersion = 4
+	c.Timeout = 10 * time.Second
+	c.ConnectTimeout = 10 * time.Second
+	c.Consistency = gocql.One
+	c.NumConns = 1
+	c.DisableInitialHostLookup = true
+	return c
+}
+
+func session(t *testing.T, c *gocql.ClusterConfig) *gocql.Session {
+	t.Helper()
+	s, err := c.CreateSession()
+	if err != nil {
+		t.Fatalf("gocql connect: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// sample is one line of the Prometheus text format.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+var (
+	sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)`)
+	labelPair  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+)
+
+// scrape fetches and parses a /metrics page.
+func scrape(t *testing.T, client *http.Client, url string) []sample {
+	t.Helper()
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("scrape %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("scrape %s: %s", url, resp.Status)
+	}
+	var out []sample
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := sampleLine.FindStringSubmatch(sc.Text())
+		if m == nil || strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			continue
+		}
+		s := sample{name: m[1], labels: map[string]string{}, value: v}
+		for _, lp := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			s.labels[lp[1]] = lp[2]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// total sums the samples of name whose labels include match.
+func total(samples []sample, name string, match map[string]string) (float64, bool) {
+	sum, found := 0.0, false
+next:
+	for _, s := range samples {
+		if s.name != name {
+			continue
+		}
+		for k, v := range match {
+			if s.labels[k] != v {
+				continue next
+			}
+		}
+		sum += s.value
+		found = true
+	}
+	return sum, found
+}
+
+// testCA is an in-test certificate authority.
+type testCA struct {
+	t      *testing.T
+	cert   *x509.Certificate
+	key    *ecdsa.PrivateKey
+	pem    []byte
+	serial int64
+}
+
+func newTestCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testCA{t: t, cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), serial: 1}
+}
+
+// issue writes a certificate and key signed by the CA into dir and returns
+// their paths; server certificates are valid for 127.0.0.1 and localhost.
+func (ca *testCA) issue(dir, name string, server bool) (certFile, keyFile string) {
+	ca.t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		ca.t.Fatal(err)
+	}
+	ca.serial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(ca.serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if server {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+		tmpl.DNSNames = []string{"localhost"}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		ca.t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		ca.t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
+	writeFile(ca.t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	writeFile(ca.t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+	return certFile, keyFile
+}
+
+// file writes the CA certificate into dir.
+func (ca *testCA) file(dir string) string {
+	path := filepath.Join(dir, "ca.crt")
+	writeFile(ca.t, path, ca.pem)
+	return path
+}
+
+func (ca *testCA) pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.cert)
+	return p
+}
+
+func (ca *testCA) clientTLS() *tls.Config {
+	return &tls.Config{RootCAs: ca.pool(), ServerName: "127.0.0.1"}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitGoroutines polls until the goroutine count is back to at most max.
+func waitGoroutines(t *testing.T, max int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= max {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines left, want at most %d:\n%s", n, max, buf)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// poll waits until cond holds or the timeout passes.
+func poll(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

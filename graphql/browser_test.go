@@ -1,0 +1,146 @@
+package graphql
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is where scripts/install-chromium.sh puts the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestPlaygroundInBrowser drives the embedded playground in headless
+// Chromium: pick a keyspace endpoint, type a query, run it, read the
+// result panel. It skips without Chromium, except in CI (CI=true), where
+// scripts/install-chromium.sh must have installed it.
+func TestPlaygroundInBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium not found at %s (run scripts/install-chromium.sh): %v", chromiumPath, err)
+		}
+		t.Skipf("chromium not found at %s (run scripts/install-chromium.sh)", chromiumPath)
+	}
+	e := newEnv(t, testBackends()[0], nil)
+	e.cql(`CREATE TABLE books (title text PRIMARY KEY, author text, year int)`,
+		`INSERT INTO books (title, author, year) VALUES ('Dune', 'Frank Herbert', 1965)`,
+		`INSERT INTO books (title, author, year) VALUES ('Solaris', 'Stanisław Lem', 1961)`)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 860),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	// Start the browser, then collect page errors (exceptions, CSP
+	// violations) to report them with a failure.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	var mu sync.Mutex
+	var pageErrors []string
+	consoleCtx, stopConsole := context.WithCancel(bctx)
+	defer stopConsole()
+	consoleDone := make(chan struct{})
+	go func() {
+		defer close(consoleDone)
+		for m, err := range chromedp.Console(consoleCtx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				pageErrors = append(pageErrors, m.Text)
+				mu.Unlock()
+			}
+		}
+	}()
+	errorsText := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(pageErrors, "\n")
+	}
+
+	endpoint := "/graphql/" + e.ks
+	query := "query {\n  books(filter: {title: {in: [\"Dune\", \"Solaris\"]}}) {\n    values { title author year }\n  }\n}\n"
+	err := chromedp.Do(bctx,
+		chromedp.Navigate(e.http.URL+"/playground"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		// Pick the keyspace endpoint as a user does: the select fires "change".
+		chromedp.SetValue(chromedp.ID("endpoint"), endpoint),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('endpoint').dispatchEvent(new Event('change'))`),
+		chromedp.WaitVisible(chromedp.CSS(`.graphiql-query-editor .CodeMirror`)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(%q)`, query)),
+		chromedp.Click(chromedp.CSS(`.graphiql-execute-button`)),
+	)
+	if err != nil {
+		t.Fatalf("playground: %v\npage errors: %s", err, errorsText())
+	}
+	result, err := chromedp.Run(bctx, chromedp.Poll[string](`(() => {
+			const r = document.querySelector('.result-window');
+			return r && r.innerText.includes('Frank Herbert') && r.innerText.includes('Lem') ? r.innerText : false;
+		})()`, chromedp.WithPollingTimeout(30*time.Second)))
+	if err != nil {
+		t.Fatalf("result panel: %v\npage errors: %s", err, errorsText())
+	}
+	for _, want := range []string{`"title": "Dune"`, `"year": 1965`, `"author": "Stanisław Lem"`} {
+		if !strings.Contains(result, want) {
+			t.Errorf("result panel lacks %s:\n%s", want, result)
+		}
+	}
+	// The introspected schema reached the docs: the explorer lists the table.
+	err = chromedp.Do(bctx, chromedp.Click(chromedp.CSS(`button[aria-label="Show Documentation Explorer"]`)))
+	if err == nil {
+		_, err = chromedp.Run(bctx, chromedp.Poll[bool](`(() => {
+			const d = document.querySelector('.graphiql-doc-explorer');
+			return !!d && d.innerText.includes('Mutation');
+		})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	}
+	if err != nil {
+		t.Errorf("doc explorer: %v\npage errors: %s", err, errorsText())
+	}
+	shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	dir := os.Getenv("DOHYO_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "graphql-playground.png")
+	if err := os.WriteFile(file, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", file, len(shot))
+	stopConsole()
+	<-consoleDone
+	for _, pe := range pageErrors {
+		if strings.Contains(pe, "Content Security Policy") {
+			t.Errorf("page violated its CSP: %s", pe)
+		}
+	}
+}
