@@ -27,6 +27,8 @@ vet:
 
 go-test:
 	$(GO) test $(TESTFLAGS) -tags $(TAGS) ./...
+	@# Tests that stop shared servers run alone, after everything else.
+	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestReadinessFollowsHBase' ./cmd/dohyo/
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/hbase"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -28,9 +30,27 @@ type testBackend struct {
 }
 
 func testBackends() []testBackend {
-	// Real Cassandra and HBase bindings go here, opened from the
-	// DOHYO_TEST_* addresses that scripts/with-backends.sh exports.
-	return []testBackend{{name: "embedded", open: openEmbedded}}
+	out := []testBackend{{name: "embedded", open: openEmbedded}}
+	// Real HBase when scripts/with-backends.sh exported its address.
+	if zk := os.Getenv("DOHYO_TEST_HBASE_ZK"); zk != "" {
+		out = append(out, testBackend{name: "hbase", open: func(t testing.TB) bindings.Backend {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			url := fmt.Sprintf("hbase://%s?salt=2&catalog=gql%d", zk, time.Now().UnixNano())
+			be, err := hbase.OpenURL(ctx, url)
+			if err != nil {
+				t.Fatalf("open %s: %v", url, err)
+			}
+			return be
+		}})
+	} else if os.Getenv("CI") == "true" {
+		out = append(out, testBackend{name: "hbase", open: func(t testing.TB) bindings.Backend {
+			t.Fatal("DOHYO_TEST_HBASE_ZK is not set: CI runs the GraphQL tests on HBase too")
+			return nil
+		}})
+	}
+	return out
 }
 
 func openEmbedded(t testing.TB) bindings.Backend {

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -104,12 +103,22 @@ func (m *Metrics) TrackHTTP(h http.Handler, prefixes ...string) http.Handler {
 }
 
 // BackendLabel turns a backend URL into a label value without credentials
-// or query parameters (hbase://zk1:2181?salt=16 -> hbase://zk1:2181).
+// or query parameters (hbase://zk1:2181?salt=16 -> hbase://zk1:2181). It
+// does not rely on net/url, which rejects host lists such as h1,h2:9042.
 func BackendLabel(backend string) string {
-	u, err := url.Parse(backend)
-	if err != nil || u.Scheme == "" {
+	if i := strings.IndexAny(backend, "?#"); i >= 0 {
+		backend = backend[:i]
+	}
+	scheme, rest, ok := strings.Cut(backend, "://")
+	if !ok {
 		return backend
 	}
-	u.User, u.RawQuery, u.Fragment, u.ForceQuery = nil, "", "", false
-	return u.String()
+	authority := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority = rest[:i]
+	}
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		rest = rest[at+1:]
+	}
+	return scheme + "://" + rest
 }

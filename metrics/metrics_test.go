@@ -190,6 +190,8 @@ func TestBackendLabel(t *testing.T) {
 		"embedded://memory":                                 "embedded://memory",
 		"embedded:///data":                                  "embedded:///data",
 		"dohyo-virtual":                                     "dohyo-virtual",
+		"hbase://zk1:2181,zk2:2181/hbase?salt=4":            "hbase://zk1:2181,zk2:2181/hbase",
+		"cassandra://u:p@w@h1/x@y":                          "cassandra://h1/x@y",
 	} {
 		if got := BackendLabel(in); got != want {
 			t.Errorf("BackendLabel(%q) = %q, want %q", in, got, want)

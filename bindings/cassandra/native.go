@@ -165,7 +165,31 @@ func (nc *nativeConn) use(ctx context.Context, ks string) error {
 	return nil
 }
 
+// prepareAndRun prepares query and sends the request build makes with the
+// statement id, preparing again once if the node evicted it meanwhile.
+func (nc *nativeConn) prepareAndRun(ctx context.Context, query string, build func(id []byte) message.Message) (message.Message, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := nc.roundTrip(ctx, &message.Prepare{Query: query})
+		if err != nil {
+			return nil, err
+		}
+		pr, ok := resp.(*message.PreparedResult)
+		if !ok {
+			return nil, fmt.Errorf("cassandra prepare: unexpected response %T", resp)
+		}
+		resp, err = nc.roundTrip(ctx, build(pr.PreparedQueryId))
+		var be *bindings.Error
+		if attempt == 0 && errors.As(err, &be) && be.Code == bindings.CodeUnprepared {
+			continue
+		}
+		return resp, err
+	}
+}
+
 func (nc *nativeConn) close() { _ = nc.c.Close() }
+
+// errUse marks a failure to switch a connection to the request's keyspace.
+var errUse = errors.New("cassandra: USE")
 
 // nativePool hands out connections; a request needing keyspace "" gets a
 // connection that never ran USE, since USE cannot be undone.
@@ -208,7 +232,7 @@ func (p *nativePool) get(ctx context.Context, ks string) (*nativeConn, error) {
 	}
 	if err := nc.use(ctx, ks); err != nil {
 		p.put(nc)
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errUse, err)
 	}
 	return nc, nil
 }

@@ -27,6 +27,12 @@ type captureTap struct {
 	cfg   capture.WriterConfig
 	log   *slog.Logger
 	coord func() *proxy.Coordinator
+
+	// Counters of writers already stopped, so that metrics (totals) never
+	// go backwards across a capture stop and start.
+	totMu    sync.Mutex
+	stopping *capture.Writer // being closed: counted live
+	closed   capture.Stats   // final counters of closed writers
 }
 
 // Observe implements proxy.Tap.
@@ -64,14 +70,40 @@ func (t *captureTap) start(ctx context.Context, dir string) (string, error) {
 func (t *captureTap) stop(ctx context.Context) (*capture.Stats, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.totMu.Lock()
 	w := t.cur.Swap(nil)
+	t.stopping = w
+	t.totMu.Unlock()
 	if w == nil {
 		return nil, errors.New("capture is not running")
 	}
 	err := w.Close(ctx)
 	st := w.Stats()
+	t.totMu.Lock()
+	t.closed.Records += st.Records
+	t.closed.Bytes += st.Bytes
+	t.closed.Dropped += st.Dropped
+	t.stopping = nil
+	t.totMu.Unlock()
 	t.log.Info("capture stopped", "records", st.Records, "dropped", st.Dropped, "bytes", st.Bytes)
 	return &st, err
+}
+
+// totals returns the records, bytes and dropped counts of every writer
+// this tap has run, the current one included.
+func (t *captureTap) totals() capture.Stats {
+	t.totMu.Lock()
+	defer t.totMu.Unlock()
+	out := t.closed
+	for _, w := range []*capture.Writer{t.stopping, t.cur.Load()} {
+		if w != nil {
+			st := w.Stats()
+			out.Records += st.Records
+			out.Bytes += st.Bytes
+			out.Dropped += st.Dropped
+		}
+	}
+	return out
 }
 
 // schemaChanged refreshes the DDL snapshot written into segments.

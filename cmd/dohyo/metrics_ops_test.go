@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestServeMetricsUnderLoad scrapes a running `dohyo serve` before and
@@ -12,10 +15,11 @@ import (
 // cache counters are exported on both the HTTP address and metrics-addr.
 func TestServeMetricsUnderLoad(t *testing.T) {
 	p := startServe(t, "--backend", "embedded://memory", "--metrics-addr", "127.0.0.1:0")
-	m := regexp.MustCompile(`metrics: (http://\S+)`).FindStringSubmatch(p.Output())
-	if m == nil {
-		t.Fatalf("no metrics address in the output:\n%s", p.Output())
-	}
+	var m []string
+	poll(t, 10*time.Second, "the metrics address in the output", func() bool {
+		m = regexp.MustCompile(`metrics: (http://\S+)`).FindStringSubmatch(p.Output())
+		return m != nil
+	})
 	url, separate := "http://"+p.HTTPAddr+"/metrics", m[1]
 
 	s := session(t, cluster(p.CQLAddr))
@@ -98,5 +102,54 @@ func TestServeMetricsUnderLoad(t *testing.T) {
 	sep := scrape(t, nil, separate)
 	if got, _ := total(sep, "dohyo_requests_total", insertOK); got < n {
 		t.Errorf("metrics-addr: inserts %v, want >= %d", got, n)
+	}
+}
+
+// TestCaptureMetricsSurviveRestart: capture counters keep counting across
+// a runtime stop and start of the capture (they never go backwards).
+func TestCaptureMetricsSurviveRestart(t *testing.T) {
+	cfg := opsConfig()
+	cfg.CaptureDir = filepath.Join(t.TempDir(), "cap")
+	cfg.CaptureFlush = 10 * time.Millisecond
+	p := startInProcess(t, cfg)
+	s := session(t, cluster(p.cqlAddr()))
+	url := "http://" + p.httpAddr()
+	records := func() float64 {
+		v, _ := total(scrape(t, nil, url+"/metrics"), "dohyo_capture_records_total", nil)
+		return v
+	}
+	admin := func(action string) {
+		t.Helper()
+		resp, err := http.Post(url+"/admin/capture/"+action, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("capture %s: %s", action, resp.Status)
+		}
+	}
+	burst := func(n int) {
+		for i := 0; i < n; i++ {
+			var v string
+			if err := s.Query("SELECT release_version FROM system.local").Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	burst(20)
+	admin("stop") // flushes: every request so far is written
+	first := records()
+	if first < 20 {
+		t.Fatalf("records after the first capture = %v, want >= 20", first)
+	}
+	admin("start")
+	if got := records(); got < first {
+		t.Errorf("records went back from %v to %v after a restart", first, got)
+	}
+	burst(30)
+	admin("stop")
+	if got := records(); got < first+30 {
+		t.Errorf("records after the second capture = %v, want >= %v", got, first+30)
 	}
 }

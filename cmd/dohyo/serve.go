@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
@@ -214,13 +213,15 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 
 // watch exports the gauges and counters other packages keep.
 func (s *server) watch(m *metrics.Metrics) error {
-	capCounters := &captureCounters{tap: s.tap}
 	return errors.Join(
 		m.WatchPreparedCache(func() metrics.CacheStats {
 			st := s.coord.PreparedStats()
 			return metrics.CacheStats{Size: st.Size, Hits: st.Hits, Evictions: st.Evictions}
 		}),
-		m.WatchCapture(capCounters.stats),
+		m.WatchCapture(func() metrics.CaptureStats {
+			st := s.tap.totals() // monotonic across capture restarts
+			return metrics.CaptureStats{Records: st.Records, Bytes: st.Bytes, Dropped: st.Dropped}
+		}),
 		m.WatchCQLServer(func() metrics.ServerStats {
 			st := s.cql.Stats()
 			return metrics.ServerStats{
@@ -389,37 +390,4 @@ func (b *backendLabels) get(name string) string {
 	l := metrics.BackendLabel(name)
 	b.m.Store(name, l)
 	return l
-}
-
-// captureCounters keeps capture counters monotonic across capture
-// restarts (POST /admin/capture/stop then start): the final counts of
-// writers that were replaced are added to the current one's.
-type captureCounters struct {
-	tap  *captureTap
-	mu   sync.Mutex
-	last *capture.Writer
-	base metrics.CaptureStats
-}
-
-func (c *captureCounters) stats() metrics.CaptureStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cur := c.tap.cur.Load()
-	if cur != c.last {
-		if c.last != nil {
-			st := c.last.Stats()
-			c.base.Records += st.Records
-			c.base.Bytes += st.Bytes
-			c.base.Dropped += st.Dropped
-		}
-		c.last = cur
-	}
-	out := c.base
-	if cur != nil {
-		st := cur.Stats()
-		out.Records += st.Records
-		out.Bytes += st.Bytes
-		out.Dropped += st.Dropped
-	}
-	return out
 }

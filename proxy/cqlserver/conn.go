@@ -483,8 +483,16 @@ func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Co
 			}()
 			frame = run(ctx)
 		}()
-		if stopTimer != nil && !stopTimer() {
-			<-timerDone // its answer must be queued before the writer may stop
+		if stopTimer != nil {
+			if !stopTimer() {
+				<-timerDone // its answer must be queued before the writer may stop
+			} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == opError {
+				// The backend gave up on the deadline before the timer's
+				// callback ran: answer the timeout, not its ctx error.
+				putBuf(frame)
+				frame = c.errorFrame(stream, timedOut())
+				c.srv.timedOut.Add(1)
+			}
 		}
 		if answered.CompareAndSwap(false, true) {
 			c.send(frame)

@@ -112,13 +112,13 @@ func (c *conn) acquire() error {
 		}
 	}()
 	if !c.sem.take(wait, c.ctx.Done()) {
-		c.srv.overloaded.Add(1)
+		c.srv.noteOverloaded("connection", cap(c.sem))
 		return bindings.Errorf(bindings.CodeOverloaded,
 			"dohyo is overloaded: %d requests are in flight on this connection (limit per connection)", cap(c.sem))
 	}
 	if !c.srv.slots.take(wait, c.ctx.Done()) {
 		c.sem.give()
-		c.srv.overloaded.Add(1)
+		c.srv.noteOverloaded("server", cap(c.srv.slots))
 		return bindings.Errorf(bindings.CodeOverloaded,
 			"dohyo is overloaded: %d requests are in flight (server limit)", cap(c.srv.slots))
 	}
@@ -152,6 +152,15 @@ func (r *rateLog) allow(now time.Time, every time.Duration) (bool, int) {
 	n := r.suppressed
 	r.last, r.suppressed = now, 0
 	return true, n
+}
+
+// noteOverloaded counts a request answered Overloaded and logs it
+// (rate-limited).
+func (s *Server) noteOverloaded(scope string, limit int) {
+	s.overloaded.Add(1)
+	if ok, suppressed := s.overloadLog.allow(time.Now(), time.Second); ok {
+		s.log.Warn("request answered Overloaded: in-flight limit reached", "scope", scope, "limit", limit, "suppressed", suppressed)
+	}
 }
 
 // noteRejected logs a connection refused by MaxConnections (rate-limited).

@@ -63,9 +63,10 @@ func TestInFlightPerConnection(t *testing.T) {
 		t.Errorf("answered streams %v, want %d and %d", got, a, b)
 	}
 	c.rows("SELECT * FROM ks.t", nil)
-	st := ts.srv.Stats()
-	if st.Overloaded != 1 || st.InFlight != 0 {
-		t.Errorf("Stats = %+v, want Overloaded 1, InFlight 0", st)
+	// Slots are released just after the answer is queued.
+	waitFor(t, "the slots to be released", func() bool { return ts.srv.Stats().InFlight == 0 })
+	if st := ts.srv.Stats(); st.Overloaded != 1 {
+		t.Errorf("Stats = %+v, want Overloaded 1", st)
 	}
 }
 
@@ -287,6 +288,29 @@ func TestFirstKeyword(t *testing.T) {
 	} {
 		if got := firstKeyword(in); got != want {
 			t.Errorf("firstKeyword(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRateLog(t *testing.T) {
+	var r rateLog
+	t0 := time.Unix(1000, 0)
+	steps := []struct {
+		at         time.Duration
+		ok         bool
+		suppressed int
+	}{
+		{0, true, 0},
+		{100 * time.Millisecond, false, 0},
+		{900 * time.Millisecond, false, 0},
+		{1100 * time.Millisecond, true, 2},
+		{1200 * time.Millisecond, false, 0},
+		{5 * time.Second, true, 1},
+	}
+	for _, s := range steps {
+		ok, n := r.allow(t0.Add(s.at), time.Second)
+		if ok != s.ok || n != s.suppressed {
+			t.Errorf("at %v: allow = %v, %d; want %v, %d", s.at, ok, n, s.ok, s.suppressed)
 		}
 	}
 }

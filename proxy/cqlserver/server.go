@@ -111,6 +111,7 @@ type Server struct {
 	timedOut      atomic.Uint64
 	authFailures  atomic.Uint64
 	rejectLog     rateLog
+	overloadLog   rateLog
 }
 
 // New validates cfg, fills defaults, and registers the virtual system
