@@ -218,7 +218,9 @@ func parseJavaFloat(s string, bitSize int) (float64, bool) {
 	neg := strings.HasPrefix(s, "-")
 	switch {
 	case strings.EqualFold(body, "NaN"):
-		return math.NaN(), true
+		// Java's canonical NaN (0x7ff8000000000000): Go's math.NaN() has
+		// another payload, and serialized values must match Cassandra's.
+		return math.Float64frombits(0x7ff8000000000000), true
 	case strings.EqualFold(body, "Infinity"):
 		if neg {
 			return math.Inf(-1), true

@@ -28,6 +28,9 @@ type Fault struct {
 	// Alter, if set, mutates the result of a successful call (a "wrong
 	// target" for replay tests).
 	Alter func(*bindings.Result)
+	// Hit, if set, is called when a matching statement arrives, before the
+	// delay: tests use it to know a call is really being held.
+	Hit func()
 }
 
 // faultRef is an installed fault; its pointer identifies it for removal.
@@ -112,6 +115,9 @@ func applyFaults(ctx context.Context, fs []*faultRef, timeout func() *bindings.E
 	var delay time.Duration
 	for _, ref := range fs {
 		delay += ref.f.Delay
+		if ref.f.Hit != nil {
+			ref.f.Hit()
+		}
 	}
 	if delay > 0 {
 		if err := wait(ctx, delay); err != nil {

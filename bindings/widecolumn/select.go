@@ -292,15 +292,62 @@ func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
 // needsPostOrdering: IN on the partition key with ORDER BY sorts rows of
 // all partitions in memory, as Cassandra does.
 func (p *selectPlan) needsPostOrdering() bool {
-	if len(p.orderBy) == 0 || p.sel.aggregate {
-		return false
-	}
+	return len(p.orderBy) > 0 && !p.sel.aggregate && p.keyIsInRelation()
+}
+
+// keyIsInRelation reports an IN on the partition key. As in Cassandra, an
+// IN with a single value is an equality (IN (1, 1) is still an IN).
+func (p *selectPlan) keyIsInRelation() bool {
 	for _, rs := range p.w.pk {
-		if len(rs) > 0 && rs[0].op == cql.OpIn {
+		if len(rs) > 0 && rs[0].op == cql.OpIn && (rs[0].in == nil || len(rs[0].in) != 1) {
 			return true
 		}
 	}
 	return false
+}
+
+// checkPagedPostOrdering refuses to page a query that needs post-query
+// ordering, following Cassandra's SelectStatement.execute: a query that
+// selects nothing whatever the data is answered unpaged (so it passes);
+// aggregates always page internally (so they fail); the LIMIT does not
+// matter, since post-ordered queries read without it.
+func (s *selectRun) checkPagedPostOrdering() error {
+	p := s.p
+	if s.x.pageSize <= 0 || len(p.orderBy) == 0 || !p.keyIsInRelation() {
+		return nil
+	}
+	if !p.sel.aggregate && !p.grouped {
+		empty, err := s.emptySelection()
+		if err != nil || empty {
+			return err
+		}
+	}
+	return invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+}
+
+// emptySelection reports whether the restrictions select no row whatever
+// the data: no partition key (IN ()), or clustering restrictions that
+// cannot match (an empty IN, slice bounds that cross).
+func (s *selectRun) emptySelection() (bool, error) {
+	if !s.p.pkList {
+		return false, nil
+	}
+	keys, err := s.x.partitionKeys(s.ti, s.p.w)
+	if err != nil || len(keys) == 0 {
+		return err == nil, err
+	}
+	if !s.ti.hasCK {
+		return false, nil
+	}
+	ev, err := s.x.evalClustering(s.ti, s.p.ck)
+	if err != nil {
+		return false, err
+	}
+	points, ranges, err := ev.ranges(s.ti, keys[0])
+	if err != nil {
+		return false, err
+	}
+	return len(points) == 0 && len(ranges) == 0, nil
 }
 
 func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, error) {
@@ -319,10 +366,10 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 		// Grouped results come in one page (groups are built in memory).
 		run.pageSize = int(x.pageSize)
 	}
+	if err := run.checkPagedPostOrdering(); err != nil {
+		return nil, err
+	}
 	if p.needsPostOrdering() {
-		if run.pageSize > 0 && (run.limit < 0 || run.limit > run.pageSize) {
-			return nil, invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
-		}
 		run.collect = true
 		run.pageSize = 0
 	}
@@ -610,7 +657,7 @@ func (s *selectRun) sortCollected() {
 	sort.SliceStable(idx, func(a, b int) bool {
 		ka, kb := s.sortKey[idx[a]], s.sortKey[idx[b]]
 		for _, o := range order {
-			t := s.ti.cols[s.ti.ck[o.pos]].Type
+			col := s.ti.cols[s.ti.ck[o.pos]]
 			var va, vb []byte
 			if o.pos < len(ka) {
 				va = ka[o.pos]
@@ -618,8 +665,15 @@ func (s *selectRun) sortCollected() {
 			if o.pos < len(kb) {
 				vb = kb[o.pos]
 			}
-			c := cql.Compare(t, va, vb)
-			if o.desc {
+			c := cql.Compare(col.Type, va, vb)
+			// Cassandra puts nulls (rows of static-only partitions) first
+			// in the declared clustering order, then reverses the whole
+			// comparison when the query's order is the other one.
+			reverse := o.desc
+			if va == nil || vb == nil {
+				reverse = o.desc != col.Desc
+			}
+			if reverse {
 				c = -c
 			}
 			if c != 0 {

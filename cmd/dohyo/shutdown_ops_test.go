@@ -35,7 +35,9 @@ func TestShutdownDrainsThenFlushesCapture(t *testing.T) {
 	mustExec(t, s, "CREATE KEYSPACE sd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE sd.t (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "INSERT INTO sd.t (k, v) VALUES (?, ?)", 0, "warm")
-	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sd.t", Delay: time.Second})
+	held := make(chan struct{}, 1)
+	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sd.t", Delay: time.Second,
+		Hit: func() { held <- struct{}{} }})
 
 	readiness := func() int {
 		resp, err := http.Get("http://" + p.httpAddr() + "/health/readiness")
@@ -50,7 +52,11 @@ func TestShutdownDrainsThenFlushesCapture(t *testing.T) {
 	}
 	inflight := make(chan error, 1)
 	go func() { inflight <- s.Query("INSERT INTO sd.t (k, v) VALUES (?, ?)", 42, "in flight").Exec() }()
-	poll(t, 10*time.Second, "the slow insert to be in flight", func() bool { return p.s.cql.Stats().InFlight == 1 })
+	select { // the backend is really holding the insert
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow insert never reached the backend")
+	}
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- p.stop() }()
@@ -122,9 +128,15 @@ func TestShutdownGraceExpires(t *testing.T) {
 	mustExec(t, s, "CREATE KEYSPACE sg WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE sg.t (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "INSERT INTO sg.t (k, v) VALUES (?, ?)", 7, "done")
-	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sg.t", Delay: time.Minute})
+	held := make(chan struct{}, 1)
+	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sg.t", Delay: time.Minute,
+		Hit: func() { held <- struct{}{} }})
 	go s.Query("INSERT INTO sg.t (k, v) VALUES (?, ?)", 8, "stuck").Exec()
-	poll(t, 10*time.Second, "the stuck insert", func() bool { return p.s.cql.Stats().InFlight == 1 })
+	select { // the backend is really holding the insert
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stuck insert never reached the backend")
+	}
 	start := time.Now()
 	if err := p.stop(); err != nil {
 		t.Fatal(err)

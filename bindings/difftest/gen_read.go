@@ -1,0 +1,219 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// read generates a SELECT: point, partition, partition IN, clustering
+// slices, full scans, DISTINCT and COUNT(*), with ORDER BY, LIMIT, PER
+// PARTITION LIMIT, WRITETIME/TTL selectors and paging now and then.
+func (g *Generator) read(t *table) Step {
+	r := g.r
+	s := g.newStmt(true)
+	var where []string
+	partitionRestricted, distinct, count := false, false, false
+	switch shape := r.IntN(24); {
+	case shape < 4: // point
+		where = append(eqs(s, t.pk, g.keyTuple(t.pk)), eqs(s, t.ck, g.keyTuple(t.ck))...)
+		partitionRestricted = true
+	case shape < 8: // partition
+		where = eqs(s, t.pk, g.keyTuple(t.pk))
+		partitionRestricted = true
+	case shape < 11: // partition IN
+		where = g.partitionIn(s, t)
+		partitionRestricted = true
+		if r.IntN(2) == 0 {
+			where = append(where, g.clusteringSlice(s, t)...)
+		}
+	case shape < 17: // clustering slice
+		where = append(eqs(s, t.pk, g.keyTuple(t.pk)), g.clusteringSlice(s, t)...)
+		partitionRestricted = true
+	case shape < 20: // full scan
+	case shape < 22:
+		distinct = true
+		if r.IntN(2) == 0 {
+			where = g.partitionIn(s, t)
+		}
+	default:
+		count = true
+		if r.IntN(2) == 0 {
+			where = eqs(s, t.pk, g.keyTuple(t.pk))
+			partitionRestricted = true
+			if r.IntN(2) == 0 {
+				where = append(where, g.clusteringSlice(s, t)...)
+			}
+		}
+	}
+
+	var sel []string
+	var ttlCols []int
+	switch {
+	case count:
+		sel = []string{"COUNT(*)"}
+	case distinct:
+		sel = strings.Split(names(t.pk), ", ")
+		for _, c := range t.statics {
+			if r.IntN(2) == 0 {
+				sel = append(sel, c.name)
+			}
+		}
+	case r.IntN(2) == 0:
+		sel = []string{"*"}
+	default:
+		cols := t.all()
+		r.Shuffle(len(cols), func(i, j int) { cols[i], cols[j] = cols[j], cols[i] })
+		for _, c := range cols[:1+r.IntN(len(cols))] {
+			sel = append(sel, c.name)
+		}
+		for _, c := range append(append([]*column{}, t.statics...), t.regulars...) {
+			if c.typ.IsCollection() && !c.typ.Frozen || r.IntN(4) != 0 {
+				continue
+			}
+			if r.IntN(3) == 0 {
+				ttlCols = append(ttlCols, len(sel))
+				sel = append(sel, "TTL("+c.name+")")
+			} else {
+				sel = append(sel, "WRITETIME("+c.name+")")
+			}
+		}
+	}
+	q := "SELECT "
+	if distinct {
+		q += "DISTINCT "
+	}
+	q += strings.Join(sel, ", ") + " FROM " + g.tableName(t)
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	if partitionRestricted && len(t.ck) > 0 && !count && r.IntN(4) == 0 {
+		reverse := r.IntN(2) == 0
+		var order []string
+		for _, c := range t.ck[:1+r.IntN(len(t.ck))] {
+			dir := "ASC"
+			if c.desc != reverse {
+				dir = "DESC"
+			}
+			order = append(order, c.name+" "+dir)
+		}
+		q += " ORDER BY " + strings.Join(order, ", ")
+	}
+	if !count && r.IntN(8) == 0 {
+		q += fmt.Sprintf(" PER PARTITION LIMIT %d", 1+r.IntN(3))
+	}
+	if r.IntN(4) == 0 {
+		q += fmt.Sprintf(" LIMIT %d", 1+r.IntN(6))
+	}
+	st := g.step(g.ks, &bindings.Request{Query: q, Values: s.vals}, t.name)
+	st.Text = s.text(q)
+	st.TTLColumns = ttlCols
+	if r.IntN(5) == 0 {
+		st.Request.PageSize = int32(1 + r.IntN(6))
+		st.Text += fmt.Sprintf("  -- page size %d", st.Request.PageSize)
+	}
+	return st
+}
+
+// partitionIn restricts every partition key column, at least one by IN.
+func (g *Generator) partitionIn(s *stmt, t *table) []string {
+	in := g.r.IntN(len(t.pk))
+	var out []string
+	for i, c := range t.pk {
+		if i == in || g.r.IntN(3) == 0 {
+			out = append(out, c.name+" IN ("+g.inList(s, c, 1+g.r.IntN(4))+")")
+			continue
+		}
+		out = append(out, c.name+" = "+s.val(c.typ, g.key(c)))
+	}
+	return out
+}
+
+// invalid generates a statement Cassandra rejects; the targets must reject
+// it with the same error code.
+func (g *Generator) invalid(t *table) Step {
+	s := g.newStmt(false)
+	pk := strings.Join(eqs(s, t.pk, g.keyTuple(t.pk)), " AND ")
+	v := t.regulars[0]
+	var q string
+	switch g.r.IntN(12) {
+	case 0:
+		q = fmt.Sprintf("SELECT * FROM %s WHERE %s AND %s = %s", t.name, pk, v.name, cql.FormatValue(v.typ, g.value(v.typ)))
+	case 1:
+		q = fmt.Sprintf("SELECT nope FROM %s WHERE %s", t.name, pk)
+	case 2:
+		q = fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s", t.name, t.pk[0].name, cql.FormatValue(t.pk[0].typ, g.key(t.pk[0])), pk)
+	case 3:
+		q = "SELEC * FROM " + t.name
+	case 4:
+		q = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) USING TTL 999999999", t.name, t.pk[0].name, cql.FormatValue(t.pk[0].typ, g.key(t.pk[0])))
+	case 5:
+		q = fmt.Sprintf("SELECT * FROM %s WHERE %s LIMIT 0", t.name, pk)
+	case 6:
+		q = "SELECT * FROM nope_table"
+	case 7:
+		lit := "'zzz'"
+		if k := t.pk[0].typ.Kind; k == cql.KindText || k == cql.KindAscii {
+			lit = "12"
+		}
+		q = fmt.Sprintf("SELECT * FROM %s WHERE %s = %s", t.name, t.pk[0].name, lit)
+	case 8:
+		if len(t.ck) > 0 {
+			q = fmt.Sprintf("SELECT * FROM %s ORDER BY %s DESC", t.name, t.ck[0].name)
+			break
+		}
+		q = fmt.Sprintf("SELECT * FROM %s WHERE %s ORDER BY %s", t.name, pk, v.name)
+	case 9:
+		if len(t.ck) > 1 {
+			c1 := t.ck[1]
+			q = fmt.Sprintf("SELECT * FROM %s WHERE %s AND %s > %s", t.name, pk, c1.name, cql.FormatValue(c1.typ, g.key(c1)))
+			break
+		}
+		fallthrough
+	case 10:
+		if len(t.ck) > 0 {
+			c0 := t.ck[0]
+			q = fmt.Sprintf("DELETE %s FROM %s WHERE %s AND %s > %s", v.name, t.name, pk, c0.name, cql.FormatValue(c0.typ, g.key(c0)))
+			break
+		}
+		fallthrough
+	default:
+		q = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t.name, v.name, cql.FormatValue(v.typ, g.value(v.typ)))
+	}
+	return g.step(g.ks, &bindings.Request{Query: q, Timestamp: g.nextTS(), HasTimestamp: true}, t.name)
+}
+
+// schemaChange alters a table: adds or drops a column, truncates it, or
+// drops and recreates it with a new random schema.
+func (g *Generator) schemaChange(t *table) Step {
+	switch p := g.r.IntN(10); {
+	case p < 4:
+		g.nextCol++
+		c := &column{name: fmt.Sprintf("x%d", g.nextCol), typ: valueTypes[g.r.IntN(len(valueTypes))]}
+		if g.r.IntN(3) == 0 {
+			c.typ = collectionTypes[g.r.IntN(len(collectionTypes))]
+		}
+		t.regulars = append(t.regulars, c)
+		return g.step(g.ks, &bindings.Request{Query: fmt.Sprintf("ALTER TABLE %s ADD %s %s", t.name, c.name, c.typ)}, t.name)
+	case p < 6 && len(t.regulars) > 1:
+		i := g.r.IntN(len(t.regulars))
+		c := t.regulars[i]
+		t.regulars = append(t.regulars[:i:i], t.regulars[i+1:]...)
+		return g.step(g.ks, &bindings.Request{Query: fmt.Sprintf("ALTER TABLE %s DROP %s", t.name, c.name)}, t.name)
+	case p < 8:
+		return g.step(g.ks, &bindings.Request{Query: "TRUNCATE " + t.name}, t.name)
+	}
+	// Recreate: the DROP now, the CREATE as the next step.
+	nt := g.newTable(t.name)
+	nt.version = t.version + 1
+	for i, x := range g.tables {
+		if x == t {
+			g.tables[i] = nt
+		}
+	}
+	st := g.step(g.ks, &bindings.Request{Query: "DROP TABLE " + t.name}, t.name)
+	g.pending = append(g.pending, g.step(g.ks, &bindings.Request{Query: nt.createStatement()}, nt.name))
+	return st
+}

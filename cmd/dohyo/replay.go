@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dohyo/dohyo/bindings/cassandra"
+	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/replay"
+)
+
+type replayFlags struct {
+	targets      []string
+	speed        string
+	rate         float64
+	max          bool
+	concurrency  int
+	duration     time.Duration
+	createSchema bool
+	shard        string
+	jsonOut      string
+	htmlOut      string
+	abortLag     time.Duration
+	lagThreshold time.Duration
+	lateFraction float64
+	quiet        bool
+}
+
+func newReplayCmd() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay CAPTURE...",
+		Short: "Replay captured traffic against one or more targets and compare them",
+		Long: `Replay re-runs captured requests (files or directories, merged by time across
+nodes) against every --target on the same schedule, and reports throughput,
+latency (from the intended and the actual send time), errors, lag behind the
+schedule and read results that differ from the capture or between targets.
+
+Targets: embedded://memory, embedded:///dir, hbase://zk:2181?salt=16,
+cassandra://h1,h2:9042?consistency=QUORUM.
+
+Exit code bits: 1 unexpected errors, 2 result mismatches, 4 a target could
+not keep up.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReplay(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.targets, "target", nil, "target URL (repeatable)")
+	fl.StringVar(&f.speed, "speed", "1", "time scale; a comma list (1,2,4,8) runs a sweep")
+	fl.Float64Var(&f.rate, "rate", 0, "fixed rate in ops/s (re-timed, order kept)")
+	fl.BoolVar(&f.max, "max", false, "as fast as the target allows")
+	fl.IntVar(&f.concurrency, "concurrency", 16, "sessions in flight with --max")
+	fl.DurationVar(&f.duration, "duration", 0, "replay only the first D of the schedule")
+	fl.BoolVar(&f.createSchema, "create-schema", false, "apply the captured schema to each target first")
+	fl.StringVar(&f.shard, "shard", "", "replay only shard i/n of the sessions (by session hash)")
+	fl.StringVar(&f.jsonOut, "json", "", "write the JSON report (mergeable) to FILE")
+	fl.StringVar(&f.htmlOut, "report", "", "write a self-contained HTML report to FILE")
+	fl.DurationVar(&f.abortLag, "abort-lag", 0, "stop when an op is sent later than D behind schedule")
+	fl.DurationVar(&f.lagThreshold, "lag-threshold", 100*time.Millisecond, "lag p99 above which a target could not keep up")
+	fl.Float64Var(&f.lateFraction, "late-fraction", 0.1, "a target could not keep up when it finishes this fraction later than the schedule")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	return cmd
+}
+
+func parseShard(s string) (replay.Shard, error) {
+	if s == "" {
+		return replay.Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return replay.Shard{}, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return replay.Shard{I: i, N: n}, nil
+}
+
+func parseSpeeds(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v > 0) {
+			return nil, fmt.Errorf("--speed %q: want positive numbers", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// openTarget opens a replay target from its URL.
+func openTarget(ctx context.Context, raw string) (replay.Target, map[string]string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %q: %w", raw, err)
+	}
+	settings := map[string]string{"scheme": u.Scheme}
+	for k, v := range u.Query() {
+		settings[k] = strings.Join(v, ",")
+	}
+	switch u.Scheme {
+	case "cassandra":
+		b, err := cassandra.OpenURL(ctx, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		return replay.NewBackendTarget(b), settings, nil
+	case "cql":
+		return nil, nil, fmt.Errorf("target %q: cql:// targets are not implemented yet; use cassandra://", replay.RedactURL(raw))
+	}
+	b, err := openBackend(ctx, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return replay.NewBackendTarget(b), settings, nil
+}
+
+func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string, f replayFlags) error {
+	if len(f.targets) == 0 {
+		return errors.New("replay: at least one --target is required")
+	}
+	shard, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	speeds, err := parseSpeeds(f.speed)
+	if err != nil {
+		return err
+	}
+	base := replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration}
+	switch {
+	case f.max && f.rate > 0:
+		return errors.New("replay: --max and --rate are exclusive")
+	case f.max:
+		base.Mode, base.Concurrency, speeds = replay.ModeMax, f.concurrency, speeds[:1]
+	case f.rate > 0:
+		base.Mode, base.Rate, speeds = replay.ModeRate, f.rate, speeds[:1]
+	}
+	sum, err := capture.Inspect(ctx, captures...)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	rep := &replay.Report{Conditions: replay.Conditions{
+		Captures: captures, CaptureStart: sum.First, CaptureEnd: sum.Last, Records: sum.Records,
+		CaptureBytes: sum.FileBytes, Sessions: sum.Sessions, Mode: base.Mode.String(),
+		Rate: f.rate, Duration: f.duration, DohyoVersion: buildVersion(), CaptureDohyos: sum.Versions,
+		LagThreshold: f.lagThreshold, LateFraction: f.lateFraction,
+	}}
+	if base.Mode == replay.ModeSpeed {
+		rep.Conditions.Speeds = speeds
+	}
+	if base.Mode == replay.ModeMax {
+		rep.Conditions.Concurrency = f.concurrency
+	}
+	if shard.N > 1 {
+		rep.Conditions.Shards = []string{f.shard}
+	}
+	var targets []replay.NamedTarget
+	defer func() {
+		for _, t := range targets {
+			t.Target.Close()
+		}
+	}()
+	for i, raw := range f.targets {
+		t, settings, err := openTarget(ctx, raw)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		name := fmt.Sprintf("t%d:%s", i+1, strings.SplitN(raw, ":", 2)[0])
+		targets = append(targets, replay.NamedTarget{Name: name, Target: t})
+		rep.Conditions.Targets = append(rep.Conditions.Targets, replay.TargetInfo{Name: name, URL: replay.RedactURL(raw), Settings: settings})
+	}
+	for _, sp := range speeds {
+		so := base
+		label := base.Mode.String()
+		switch base.Mode {
+		case replay.ModeSpeed:
+			so.Speed, label = sp, fmt.Sprintf("speed=%g", sp)
+		case replay.ModeRate:
+			label = fmt.Sprintf("rate=%g", f.rate)
+		case replay.ModeMax:
+			label = fmt.Sprintf("max,concurrency=%d", f.concurrency)
+		}
+		var done atomic.Int64
+		opts := replay.Options{Captures: captures, Schedule: so, Shard: shard, CreateSchema: f.createSchema,
+			AbortLag: f.abortLag, LagThreshold: f.lagThreshold, LateFraction: f.lateFraction, Progress: &done}
+		stop := startProgress(stderr, f.quiet, label, &done, int64(sum.Records)*int64(len(targets)))
+		run, err := replay.Replay(ctx, opts, targets)
+		stop()
+		if err != nil {
+			return err
+		}
+		run.Label, run.Speed, run.Rate = label, so.Speed, so.Rate
+		rep.Runs = append(rep.Runs, run)
+		if run.Aborted != "" || ctx.Err() != nil {
+			break
+		}
+	}
+	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
+		return err
+	}
+	if code := rep.ExitCode(); code != 0 {
+		return &exitError{code: code, err: fmt.Errorf("replay: %s", describeExit(code))}
+	}
+	return ctx.Err()
+}
+
+func describeExit(code int) string {
+	var parts []string
+	if code&replay.ExitErrors != 0 {
+		parts = append(parts, "unexpected errors")
+	}
+	if code&replay.ExitMismatches != 0 {
+		parts = append(parts, "result mismatches")
+	}
+	if code&replay.ExitLate != 0 {
+		parts = append(parts, "a target could not keep up")
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" (exit %d)", code)
+}
+
+func writeReports(stdout io.Writer, rep *replay.Report, jsonOut, htmlOut string) error {
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	if jsonOut != "" {
+		if err := writeFileWith(jsonOut, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if htmlOut != "" {
+		if err := writeFileWith(htmlOut, rep.WriteHTML); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFileWith(path string, write func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+// startProgress draws a progress bar with an ETA on a terminal; it is a
+// no-op when quiet or when stderr is not a terminal.
+func startProgress(w io.Writer, quiet bool, label string, done *atomic.Int64, total int64) func() {
+	fh, ok := w.(*os.File)
+	if quiet || !ok || total <= 0 {
+		return func() {}
+	}
+	if st, err := fh.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		tk := time.NewTicker(250 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				fmt.Fprint(fh, "\r\033[K")
+				return
+			case <-tk.C:
+			}
+			n := done.Load()
+			frac := min(float64(n)/float64(total), 1)
+			eta := "?"
+			if n > 0 {
+				eta = (time.Duration(float64(time.Since(start))/frac) - time.Since(start)).Round(time.Second).String()
+			}
+			const width = 30
+			bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
+			fmt.Fprintf(fh, "\r%s [%s] %3.0f%% %d/%d ETA %s", label, bar, frac*100, n, total, eta)
+		}
+	}()
+	return func() {
+		close(stop)
+		<-finished
+	}
+}
+
+func newReportCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "report", Short: "Work with replay reports"}
+	var jsonOut, htmlOut string
+	merge := &cobra.Command{
+		Use:   "merge A.json B.json...",
+		Short: "Add shard reports of one replay (histograms add exactly)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var reps []*replay.Report
+			for _, a := range args {
+				r, err := replay.ReadReportFile(a)
+				if err != nil {
+					return err
+				}
+				reps = append(reps, r)
+			}
+			m, err := replay.MergeReports(reps...)
+			if err != nil {
+				return err
+			}
+			return writeReports(cmd.OutOrStdout(), m, jsonOut, htmlOut)
+		},
+	}
+	merge.Flags().StringVar(&jsonOut, "json", "", "write the merged JSON report to FILE")
+	merge.Flags().StringVar(&htmlOut, "report", "", "write a merged HTML report to FILE")
+	cmd.AddCommand(merge)
+	return cmd
+}

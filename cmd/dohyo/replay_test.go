@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/replay"
+)
+
+// captureYCSBTraffic runs YCSB-like traffic (inserts, updates, point reads,
+// a multi-page scan of one partition) through a capturing `dohyo serve`
+// and returns the capture directory and the final table contents.
+func captureYCSBTraffic(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "cap")
+	p := startServe(t, "--backend", "embedded://memory", "--capture-dir", dir, "--node-id", "n1")
+	s := gocqlSession(t, p.CQLAddr, 4, nil)
+	mustExec(t, s, "CREATE KEYSPACE ycsb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE ycsb.usertable (y_id text, seq int, field0 text, field1 text, PRIMARY KEY (y_id, seq))")
+	for i := 0; i < 60; i++ {
+		mustExec(t, s, "INSERT INTO ycsb.usertable (y_id, seq, field0, field1) VALUES (?, ?, ?, ?)",
+			fmt.Sprintf("user%d", i%12), i, fmt.Sprintf("a%d", i), "b")
+	}
+	for i := 0; i < 20; i++ {
+		mustExec(t, s, "UPDATE ycsb.usertable SET field1 = ? WHERE y_id = ? AND seq = ?", fmt.Sprintf("u%d", i), fmt.Sprintf("user%d", i%12), i)
+		var f0 string
+		if err := s.Query("SELECT field0 FROM ycsb.usertable WHERE y_id = ? AND seq = ?", fmt.Sprintf("user%d", i%12), i).Scan(&f0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A multi-page read: 5 rows in pages of 2.
+	it := s.Query("SELECT seq, field0 FROM ycsb.usertable WHERE y_id = ?", "user3").PageSize(2).Iter()
+	var seq int
+	var f0 string
+	n := 0
+	for it.Scan(&seq, &f0) {
+		n++
+	}
+	if err := it.Close(); err != nil || n != 5 {
+		t.Fatalf("paged read: %d rows, err %v; want 5 rows", n, err)
+	}
+	rows := tableRows(t, func(q string) ([][][]byte, error) {
+		var out [][][]byte
+		it := s.Query(q).Iter()
+		var a, c, d string
+		var b int
+		for it.Scan(&a, &b, &c, &d) {
+			out = append(out, [][]byte{[]byte(a), []byte(fmt.Sprint(b)), []byte(c), []byte(d)})
+		}
+		return out, it.Close()
+	})
+	s.Close()
+	p.stop(t)
+	return dir, rows
+}
+
+const dumpQuery = "SELECT y_id, seq, field0, field1 FROM ycsb.usertable"
+
+func tableRows(t *testing.T, query func(string) ([][][]byte, error)) []string {
+	t.Helper()
+	rows, err := query(dumpQuery)
+	if err != nil {
+		t.Fatalf("dump table: %v", err)
+	}
+	var out []string
+	for _, r := range rows {
+		parts := make([]string, len(r))
+		for i, c := range r {
+			parts[i] = string(c)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// backendRows dumps the table through a backend (CQL-serialized cells: text
+// is UTF-8, int is 4 bytes big-endian).
+func backendRows(t *testing.T, b bindings.Backend) []string {
+	t.Helper()
+	return tableRows(t, func(q string) ([][][]byte, error) {
+		res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Consistency: bindings.One})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res.Rows {
+			if len(r[1]) == 4 {
+				r[1] = []byte(fmt.Sprint(int32(uint32(r[1][0])<<24 | uint32(r[1][1])<<16 | uint32(r[1][2])<<8 | uint32(r[1][3]))))
+			}
+		}
+		return res.Rows, nil
+	})
+}
+
+func runReplayCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(dohyoBinary(t), append([]string{"replay", "--quiet"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+func TestReplayEndToEnd(t *testing.T) {
+	capDir, want := captureYCSBTraffic(t)
+	if len(want) != 60 {
+		t.Fatalf("original table has %d rows, want 60", len(want))
+	}
+	targets := map[string]string{"embedded": "embedded://" + filepath.Join(t.TempDir(), "store")}
+	if u, ok := serveBackends(t)["hbase"]; ok {
+		targets["hbase"] = u
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			if os.Getenv("KEEPCAP") != "" {
+				exec.Command("cp", "-r", capDir, os.Getenv("KEEPCAP")).Run()
+			}
+			jsonOut := filepath.Join(t.TempDir(), "r.json")
+			htmlOut := filepath.Join(t.TempDir(), "r.html")
+			out, code := runReplayCLI(t, capDir, "--target", target, "--create-schema", "--speed", "8",
+				"--json", jsonOut, "--report", htmlOut)
+			if code != 0 {
+				t.Fatalf("replay exit %d, want 0\n%s", code, out)
+			}
+			for _, want := range []string{"[OVERALL], Throughput(ops/sec)", "[Intended-ALL], 99thPercentileLatency(us)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("text report lacks %q\n%s", want, out)
+				}
+			}
+			rep, err := replay.ReadReportFile(jsonOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := rep.Runs[0].Targets[0]
+			if st.Mismatches != 0 || st.Unexpected != 0 || st.Compared < 21 {
+				t.Errorf("mismatches %d errors %d compared %d; want 0, 0, >= 21", st.Mismatches, st.Unexpected, st.Compared)
+			}
+			if html, err := os.ReadFile(htmlOut); err != nil || !strings.Contains(string(html), "<svg") || strings.Contains(string(html), "<script") {
+				t.Errorf("HTML report missing, without charts or with scripts (err %v)", err)
+			}
+			b, err := openBackend(context.Background(), target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			got := backendRows(t, b)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("replayed table differs:\ngot  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func TestReplayReportMerge(t *testing.T) {
+	capDir, _ := captureYCSBTraffic(t)
+	var files []string
+	for i := 0; i < 2; i++ {
+		f := filepath.Join(t.TempDir(), fmt.Sprintf("s%d.json", i))
+		// Max pace over independent fresh stores: each shard replays its sessions.
+		out, code := runReplayCLI(t, capDir, "--target", "embedded://memory", "--create-schema", "--max",
+			"--shard", fmt.Sprintf("%d/2", i), "--json", f)
+		if code&^replay.ExitMismatches != 0 {
+			t.Fatalf("shard %d exit %d\n%s", i, code, out)
+		}
+		files = append(files, f)
+	}
+	merged := filepath.Join(t.TempDir(), "m.json")
+	cmd := exec.Command(dohyoBinary(t), "report", "merge", files[0], files[1], "--json", merged)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("report merge: %v\n%s", err, out)
+	}
+	var ops int64
+	for _, f := range files {
+		r, err := replay.ReadReportFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops += r.Runs[0].Targets[0].Ops
+	}
+	b, err := os.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m replay.Report
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Runs[0].Targets[0]; got.Ops != ops || int64(got.Intended.Count()) != ops {
+		t.Fatalf("merged ops %d (histogram %d), want %d", got.Ops, got.Intended.Count(), ops)
+	}
+}

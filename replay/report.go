@@ -1,0 +1,412 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/replay/hdr"
+)
+
+// Exit code bit flags (DESIGN D7).
+const (
+	ExitErrors     = 1 // a target answered errors the capture did not have
+	ExitMismatches = 2 // read results differed from the capture or between targets
+	ExitLate       = 4 // a target could not keep up with the schedule
+)
+
+// Report is the outcome of a replay: one Run per speed of a sweep (one for
+// a plain run). It marshals to JSON with every histogram, so shard reports
+// merge exactly (MergeReports).
+type Report struct {
+	Conditions Conditions `json:"conditions"`
+	Runs       []*Run     `json:"runs"`
+}
+
+// Conditions state what was replayed, how, and against what.
+type Conditions struct {
+	Captures      []string      `json:"captures"`
+	CaptureStart  time.Time     `json:"capture_start"`
+	CaptureEnd    time.Time     `json:"capture_end"`
+	Records       uint64        `json:"records"`
+	CaptureBytes  int64         `json:"capture_bytes"`
+	Sessions      int           `json:"sessions"`
+	Mode          string        `json:"mode"`
+	Speeds        []float64     `json:"speeds,omitempty"`
+	Rate          float64       `json:"rate,omitempty"`
+	Concurrency   int           `json:"concurrency,omitempty"`
+	Duration      time.Duration `json:"duration,omitempty"`
+	Shards        []string      `json:"shards,omitempty"` // "i/n" of each merged shard
+	DohyoVersion  string        `json:"dohyo_version"`
+	CaptureDohyos []string      `json:"capture_dohyo_versions,omitempty"`
+	Targets       []TargetInfo  `json:"targets"`
+	LagThreshold  time.Duration `json:"lag_threshold"`
+	LateFraction  float64       `json:"late_fraction"`
+}
+
+// TargetInfo describes a target: its URL without secrets and settings.
+type TargetInfo struct {
+	Name     string            `json:"name"`
+	URL      string            `json:"url"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Run is one pass over the capture at one pace.
+type Run struct {
+	Label   string         `json:"label"`
+	Speed   float64        `json:"speed,omitempty"`
+	Rate    float64        `json:"rate,omitempty"`
+	Aborted string         `json:"aborted,omitempty"`
+	Targets []*TargetStats `json:"targets"`
+}
+
+// TargetStats are one target's numbers in one run.
+type TargetStats struct {
+	Name            string                 `json:"name"`
+	Ops             int64                  `json:"ops"`
+	Elapsed         time.Duration          `json:"elapsed"`       // first send to last completion
+	ScheduleSpan    time.Duration          `json:"schedule_span"` // start to the last op's due time
+	Intended        *hdr.Histogram         `json:"intended"`
+	Actual          *hdr.Histogram         `json:"actual"`
+	Lag             *hdr.Histogram         `json:"lag"`
+	Errors          map[string]int64       `json:"errors,omitempty"`  // by CQL error code name
+	Unexpected      int64                  `json:"unexpected_errors"` // errors the capture did not have
+	Compared        int64                  `json:"compared"`
+	Mismatches      int64                  `json:"mismatches"`
+	CrossMismatches int64                  `json:"cross_mismatches"`
+	Noise           int64                  `json:"noise"`
+	Classes         map[string]*ClassStats `json:"classes"`
+	Timeline        []Bucket               `json:"timeline"`
+	Late            bool                   `json:"could_not_keep_up"`
+	LateReason      string                 `json:"late_reason,omitempty"`
+}
+
+// ClassStats are the numbers of one statement class (fingerprint).
+type ClassStats struct {
+	Ops        int64            `json:"ops"`
+	Intended   *hdr.Histogram   `json:"intended"`
+	Actual     *hdr.Histogram   `json:"actual"`
+	Errors     map[string]int64 `json:"errors,omitempty"`
+	Mismatches int64            `json:"mismatches"`
+	Noise      int64            `json:"noise"`
+	Examples   []Example        `json:"examples,omitempty"`
+}
+
+// Example is one mismatching read.
+type Example struct {
+	Statement string `json:"statement"`
+	Values    string `json:"values"`
+	WantRows  int    `json:"want_rows"`
+	GotRows   int    `json:"got_rows"`
+	Against   string `json:"against"` // "capture" or the other target's name
+}
+
+// Bucket is one second of the timeline.
+type Bucket struct {
+	Sec   int64 `json:"sec"`
+	Ops   int64 `json:"ops"`
+	SumNs int64 `json:"sum_ns"` // intended latency sum
+	MaxNs int64 `json:"max_ns"`
+}
+
+// maxExamples bounds the examples kept per class.
+const maxExamples = 5
+
+func newTargetStats(name string) *TargetStats {
+	return &TargetStats{Name: name, Intended: hdr.New(), Actual: hdr.New(), Lag: hdr.New(),
+		Errors: map[string]int64{}, Classes: map[string]*ClassStats{}}
+}
+
+func (s *TargetStats) class(fp string) *ClassStats {
+	c := s.Classes[fp]
+	if c == nil {
+		c = &ClassStats{Intended: hdr.New(), Actual: hdr.New(), Errors: map[string]int64{}}
+		s.Classes[fp] = c
+	}
+	return c
+}
+
+// observe records one op's timing and error (the caller serialises).
+func (s *TargetStats) observe(start time.Time, fp string, tm Timing, out *Outcome, capErr bool, capCode bindings.ErrorCode) {
+	s.Ops++
+	in, act := int64(tm.Intended()), int64(tm.Actual())
+	s.Intended.Record(in)
+	s.Actual.Record(act)
+	s.Lag.Record(int64(tm.Lag()))
+	c := s.class(fp)
+	c.Ops++
+	c.Intended.Record(in)
+	c.Actual.Record(act)
+	if out.Err {
+		code := out.Code.String()
+		s.Errors[code]++
+		c.Errors[code]++
+		// A schema statement finding its object already there (the schema
+		// was created by --create-schema) is expected.
+		ddl := out.Code == bindings.CodeAlreadyExists && isSchemaChange(fp)
+		if (!capErr || capCode != out.Code) && !ddl {
+			s.Unexpected++
+		}
+	}
+	sec := int64(tm.Done.Sub(start) / time.Second)
+	if sec < 0 {
+		sec = 0
+	}
+	for int64(len(s.Timeline)) <= sec {
+		s.Timeline = append(s.Timeline, Bucket{Sec: int64(len(s.Timeline))})
+	}
+	b := &s.Timeline[sec]
+	b.Ops++
+	b.SumNs += in
+	if in > b.MaxNs {
+		b.MaxNs = in
+	}
+}
+
+// Throughput is ops per second over Elapsed.
+func (s *TargetStats) Throughput() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Ops) / s.Elapsed.Seconds()
+}
+
+// judge sets Late from the lag p99 and how late the schedule finished.
+func (s *TargetStats) judge(lagThreshold time.Duration, lateFraction float64, paced bool) {
+	if !paced || s.Ops == 0 {
+		return
+	}
+	if p := time.Duration(s.Lag.Quantile(0.99)); lagThreshold > 0 && p > lagThreshold {
+		s.Late, s.LateReason = true, fmt.Sprintf("lag p99 %v > %v", p, lagThreshold)
+		return
+	}
+	if lateFraction > 0 && s.ScheduleSpan > time.Second && float64(s.Elapsed) > float64(s.ScheduleSpan)*(1+lateFraction) {
+		s.Late, s.LateReason = true, fmt.Sprintf("finished in %v, schedule %v", s.Elapsed.Round(time.Millisecond), s.ScheduleSpan.Round(time.Millisecond))
+	}
+}
+
+// ExitCode is the bit-flag exit code of the report.
+func (r *Report) ExitCode() int {
+	code := 0
+	for _, run := range r.Runs {
+		for _, t := range run.Targets {
+			if t.Unexpected > 0 {
+				code |= ExitErrors
+			}
+			if t.Mismatches > 0 || t.CrossMismatches > 0 {
+				code |= ExitMismatches
+			}
+			if t.Late {
+				code |= ExitLate
+			}
+		}
+	}
+	return code
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadReportFile reads a JSON report.
+func ReadReportFile(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("replay: report %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// MergeReports adds shard reports: runs match by label and targets by
+// name; histograms, counts and timelines add, elapsed is the longest.
+func MergeReports(rs ...*Report) (*Report, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("replay: no reports to merge")
+	}
+	out := &Report{Conditions: rs[0].Conditions}
+	out.Conditions.Records = 0
+	out.Conditions.Shards = nil
+	runs := map[string]*Run{}
+	for _, r := range rs {
+		out.Conditions.Records += r.Conditions.Records
+		out.Conditions.Shards = append(out.Conditions.Shards, r.Conditions.Shards...)
+		for _, run := range r.Runs {
+			m := runs[run.Label]
+			if m == nil {
+				m = &Run{Label: run.Label, Speed: run.Speed, Rate: run.Rate, Aborted: run.Aborted}
+				runs[run.Label] = m
+				out.Runs = append(out.Runs, m)
+			}
+			for _, t := range run.Targets {
+				var dst *TargetStats
+				for _, x := range m.Targets {
+					if x.Name == t.Name {
+						dst = x
+					}
+				}
+				if dst == nil {
+					dst = newTargetStats(t.Name)
+					m.Targets = append(m.Targets, dst)
+				}
+				dst.add(t)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *TargetStats) add(o *TargetStats) {
+	s.Ops += o.Ops
+	if o.Elapsed > s.Elapsed {
+		s.Elapsed = o.Elapsed
+	}
+	if o.ScheduleSpan > s.ScheduleSpan {
+		s.ScheduleSpan = o.ScheduleSpan
+	}
+	mergeH(s.Intended, o.Intended)
+	mergeH(s.Actual, o.Actual)
+	mergeH(s.Lag, o.Lag)
+	for k, v := range o.Errors {
+		s.Errors[k] += v
+	}
+	s.Unexpected += o.Unexpected
+	s.Compared += o.Compared
+	s.Mismatches += o.Mismatches
+	s.CrossMismatches += o.CrossMismatches
+	s.Noise += o.Noise
+	for fp, c := range o.Classes {
+		d := s.class(fp)
+		d.Ops += c.Ops
+		mergeH(d.Intended, c.Intended)
+		mergeH(d.Actual, c.Actual)
+		for k, v := range c.Errors {
+			d.Errors[k] += v
+		}
+		d.Mismatches += c.Mismatches
+		d.Noise += c.Noise
+		for _, e := range c.Examples {
+			if len(d.Examples) < maxExamples {
+				d.Examples = append(d.Examples, e)
+			}
+		}
+	}
+	for _, b := range o.Timeline {
+		for int64(len(s.Timeline)) <= b.Sec {
+			s.Timeline = append(s.Timeline, Bucket{Sec: int64(len(s.Timeline))})
+		}
+		d := &s.Timeline[b.Sec]
+		d.Ops += b.Ops
+		d.SumNs += b.SumNs
+		d.MaxNs = max(d.MaxNs, b.MaxNs)
+	}
+	if o.Late {
+		s.Late = true
+		s.LateReason = o.LateReason
+	}
+}
+
+func mergeH(dst, src *hdr.Histogram) {
+	if src != nil {
+		dst.Merge(src)
+	}
+}
+
+// WriteText writes YCSB-style `[OP], Metric, value` lines: per target and
+// class, `[Intended-OP]` lines carry the coordinated-omission corrected
+// latencies.
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, run := range r.Runs {
+		for _, t := range run.Targets {
+			ew.printf("# run %s, target %s\n", run.Label, t.Name)
+			if run.Aborted != "" {
+				ew.printf("# aborted: %s\n", run.Aborted)
+			}
+			ew.printf("[OVERALL], RunTime(ms), %d\n", t.Elapsed.Milliseconds())
+			ew.printf("[OVERALL], Throughput(ops/sec), %.2f\n", t.Throughput())
+			ew.printf("[OVERALL], Operations, %d\n", t.Ops)
+			ew.printf("[LAG], p50(us), %d\n[LAG], p99(us), %d\n[LAG], Max(us), %d\n",
+				us(t.Lag.Quantile(.5)), us(t.Lag.Quantile(.99)), us(t.Lag.Max()))
+			ew.printf("[COMPARE], Compared, %d\n[COMPARE], Mismatches, %d\n[COMPARE], CrossTargetMismatches, %d\n[COMPARE], Noise, %d\n",
+				t.Compared, t.Mismatches, t.CrossMismatches, t.Noise)
+			ew.printf("[ERRORS], Unexpected, %d\n", t.Unexpected)
+			for _, k := range sortedKeys(t.Errors) {
+				ew.printf("[ERRORS], %s, %d\n", k, t.Errors[k])
+			}
+			if t.Late {
+				ew.printf("[OVERALL], CouldNotKeepUp, %s\n", t.LateReason)
+			}
+			writeOp(ew, "ALL", t.Ops, t.Actual, t.Intended, nil, 0)
+			fps := make([]string, 0, len(t.Classes))
+			for fp := range t.Classes {
+				fps = append(fps, fp)
+			}
+			sort.Strings(fps)
+			for _, fp := range fps {
+				c := t.Classes[fp]
+				writeOp(ew, fp, c.Ops, c.Actual, c.Intended, c.Errors, c.Mismatches)
+				for _, e := range c.Examples {
+					ew.printf("#   mismatch vs %s: %s [%s] want %d rows, got %d\n", e.Against, e.Statement, e.Values, e.WantRows, e.GotRows)
+				}
+			}
+		}
+	}
+	return ew.err
+}
+
+func writeOp(ew *errWriter, name string, ops int64, act, in *hdr.Histogram, errs map[string]int64, mism int64) {
+	for _, p := range []struct {
+		tag string
+		h   *hdr.Histogram
+	}{{"[" + name + "]", act}, {"[Intended-" + name + "]", in}} {
+		ew.printf("%s, Operations, %d\n", p.tag, ops)
+		ew.printf("%s, AverageLatency(us), %.2f\n", p.tag, p.h.Mean()/1e3)
+		ew.printf("%s, MinLatency(us), %d\n", p.tag, us(p.h.Min()))
+		ew.printf("%s, MaxLatency(us), %d\n", p.tag, us(p.h.Max()))
+		for _, q := range []struct {
+			n string
+			q float64
+		}{{"50th", .5}, {"95th", .95}, {"99th", .99}, {"99.9th", .999}} {
+			ew.printf("%s, %sPercentileLatency(us), %d\n", p.tag, q.n, us(p.h.Quantile(q.q)))
+		}
+	}
+	for _, k := range sortedKeys(errs) {
+		ew.printf("[%s], Return=%s, %d\n", name, k, errs[k])
+	}
+	if mism > 0 {
+		ew.printf("[%s], Mismatches, %d\n", name, mism)
+	}
+}
+
+func us(ns int64) int64 { return ns / 1e3 }
+
+func sortedKeys(m map[string]int64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,270 @@
+package replay
+
+import (
+	"context"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dohyo/dohyo/capture"
+)
+
+var epoch = time.Unix(1_000_000, 0)
+
+type observed struct {
+	op *Op
+	tm Timing
+}
+
+// runFake runs ops on a fake clock; exec may use the clock to take time.
+func runFake(t *testing.T, opts ScheduleOptions, ops []*Op, exec Exec) ([]observed, RunStats, *FakeClock) {
+	t.Helper()
+	clk := NewFakeClock(epoch)
+	opts.Clock = clk
+	s, err := NewScheduler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []observed
+	if exec == nil {
+		exec = func(context.Context, *Op) {}
+	}
+	st, err := s.Run(context.Background(), &sliceSource{ops: ops}, exec, func(op *Op, tm Timing) {
+		mu.Lock()
+		got = append(got, observed{op, tm})
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ops) {
+		t.Fatalf("observed %d ops, want %d", len(got), len(ops))
+	}
+	return got, st, clk
+}
+
+// mkOps builds ops at the given captured offsets (ns), round-robin over
+// sessions.
+func mkOps(offsets []int64, sessions int) []*Op {
+	ops := make([]*Op, len(offsets))
+	for i, off := range offsets {
+		ops[i] = &Op{Index: int64(i), Key: SessionKey{Node: "n", Session: uint64(i % sessions)},
+			Time: 5_000_000_000 + off, Recs: []*capture.Record{{Seq: uint64(i)}}}
+	}
+	return ops
+}
+
+func TestSpeedTimingExact(t *testing.T) {
+	offsets := []int64{0, 1, 999, 1_000_000, 333_333_333, 1_000_000_007, 7_777_777_777, 10_000_000_001}
+	for _, speed := range []float64{1, 2, 0.5, 3.7} {
+		for _, sessions := range []int{1, 3} {
+			got, _, _ := runFake(t, ScheduleOptions{Mode: ModeSpeed, Speed: speed}, mkOps(offsets, sessions), nil)
+			for _, o := range got {
+				off := o.op.Time - 5_000_000_000
+				want := epoch.Add(time.Duration(math.Round(float64(off) / speed)))
+				if !o.tm.Due.Equal(want) || !o.tm.Sent.Equal(want) {
+					t.Errorf("speed %v sessions %d op %d: due %v sent %v, want %v", speed, sessions, o.op.Index,
+						o.tm.Due.Sub(epoch), o.tm.Sent.Sub(epoch), want.Sub(epoch))
+				}
+				if o.tm.Lag() != 0 || o.tm.Intended() != 0 {
+					t.Errorf("speed %v op %d: lag %v intended %v, want 0", speed, o.op.Index, o.tm.Lag(), o.tm.Intended())
+				}
+			}
+		}
+	}
+}
+
+func TestSpeedNoDriftOverLongRuns(t *testing.T) {
+	// 10,000 ops 1ms apart at speed 3.7: the last one must be due at exactly
+	// round(9999ms/3.7), not the sum of 9999 rounded steps.
+	offs := make([]int64, 10000)
+	for i := range offs {
+		offs[i] = int64(i) * 1_000_000
+	}
+	got, _, _ := runFake(t, ScheduleOptions{Mode: ModeSpeed, Speed: 3.7, QueueLen: 20000}, mkOps(offs, 1), nil)
+	last := got[len(got)-1]
+	want := time.Duration(math.Round(9999e6 / 3.7))
+	if d := last.tm.Due.Sub(epoch); d != want {
+		t.Fatalf("last due %v, want %v", d, want)
+	}
+}
+
+func TestRateMode(t *testing.T) {
+	// Captured times are irregular; rate mode ignores them.
+	offsets := []int64{0, 5, 5, 9_000_000_000, 9_000_000_001, 20_000_000_000}
+	got, _, _ := runFake(t, ScheduleOptions{Mode: ModeRate, Rate: 4}, mkOps(offsets, 2), nil)
+	for _, o := range got {
+		want := time.Duration(o.op.Index) * 250 * time.Millisecond
+		if d := o.tm.Due.Sub(epoch); d != want {
+			t.Errorf("op %d due %v, want %v", o.op.Index, d, want)
+		}
+	}
+}
+
+func TestMaxModeConcurrencyAndOrder(t *testing.T) {
+	const sessions, perSession, conc = 8, 50, 3
+	var ops []*Op
+	for i := 0; i < sessions*perSession; i++ {
+		ops = append(ops, &Op{Index: int64(i), Key: SessionKey{Session: uint64(i % sessions)}, Time: int64(i) * 1e9,
+			Recs: []*capture.Record{{Seq: uint64(i / sessions)}}})
+	}
+	var mu sync.Mutex
+	inflight, peak := 0, 0
+	clk := NewFakeClock(epoch)
+	exec := func(ctx context.Context, op *Op) {
+		mu.Lock()
+		inflight++
+		if inflight > peak {
+			peak = inflight
+		}
+		mu.Unlock()
+		// Take virtual time so that several sessions overlap.
+		<-clk.NewTimer(time.Millisecond).C()
+		mu.Lock()
+		inflight--
+		mu.Unlock()
+	}
+	s, err := NewScheduler(ScheduleOptions{Mode: ModeMax, Concurrency: conc, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[uint64]uint64{}
+	seen := map[uint64]bool{}
+	_, err = s.Run(context.Background(), &sliceSource{ops: ops}, exec, func(op *Op, tm Timing) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := op.Key.Session
+		if seen[k] && op.Recs[0].Seq != last[k]+1 {
+			t.Errorf("session %d: seq %d after %d", k, op.Recs[0].Seq, last[k])
+		}
+		seen[k], last[k] = true, op.Recs[0].Seq
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak > conc || peak < 2 {
+		t.Fatalf("peak in-flight %d, want 2..%d", peak, conc)
+	}
+}
+
+func TestPerSessionOrderUnderSpeed(t *testing.T) {
+	offs := make([]int64, 300)
+	for i := range offs {
+		offs[i] = int64(i%7) * 1000 * int64(i) // irregular but non-decreasing enough per session
+	}
+	// Force non-decreasing merged order.
+	for i := 1; i < len(offs); i++ {
+		if offs[i] < offs[i-1] {
+			offs[i] = offs[i-1]
+		}
+	}
+	got, _, _ := runFake(t, ScheduleOptions{Mode: ModeSpeed, Speed: 2}, mkOps(offs, 5), func(ctx context.Context, op *Op) {})
+	last := map[uint64]int64{}
+	for k := range last {
+		delete(last, k)
+	}
+	bySession := map[uint64][]int64{}
+	for _, o := range got {
+		bySession[o.op.Key.Session] = append(bySession[o.op.Key.Session], o.op.Index)
+	}
+	for s, idx := range bySession {
+		for i := 1; i < len(idx); i++ {
+			if idx[i] <= idx[i-1] {
+				t.Fatalf("session %d executed op %d after %d", s, idx[i], idx[i-1])
+			}
+		}
+	}
+}
+
+func TestSlowTargetAccumulatesLag(t *testing.T) {
+	// One session, ops due every 10ms, each taking 25ms: op i is sent at
+	// 25ms·i, so its lag is 15ms·i and its intended latency 15ms·i + 25ms.
+	const n = 20
+	offs := make([]int64, n)
+	for i := range offs {
+		offs[i] = int64(i) * 10_000_000
+	}
+	var clk *FakeClock
+	clkReady := make(chan struct{})
+	exec := func(ctx context.Context, op *Op) {
+		<-clkReady
+		<-clk.NewTimer(25 * time.Millisecond).C()
+	}
+	clk = NewFakeClock(epoch)
+	close(clkReady)
+	s, err := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []observed
+	var mu sync.Mutex
+	st, err := s.Run(context.Background(), &sliceSource{ops: mkOps(offs, 1)}, exec, func(op *Op, tm Timing) {
+		mu.Lock()
+		got = append(got, observed{op, tm})
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		i := time.Duration(o.op.Index)
+		if lag := o.tm.Lag(); lag != 15*time.Millisecond*i {
+			t.Errorf("op %d lag %v, want %v", i, lag, 15*time.Millisecond*i)
+		}
+		if a := o.tm.Actual(); a != 25*time.Millisecond {
+			t.Errorf("op %d actual %v, want 25ms", i, a)
+		}
+		if in := o.tm.Intended(); in != 15*time.Millisecond*i+25*time.Millisecond {
+			t.Errorf("op %d intended %v", i, in)
+		}
+	}
+	if d := st.End.Sub(st.Start); d != n*25*time.Millisecond {
+		t.Errorf("run took %v, want %v", d, n*25*time.Millisecond)
+	}
+}
+
+func TestSessionsIndependent(t *testing.T) {
+	// Session 0 is slow; session 1's ops must still go out on time.
+	offs := []int64{0, 1e6, 2e6, 3e6, 4e6, 5e6}
+	clk := NewFakeClock(epoch)
+	exec := func(ctx context.Context, op *Op) {
+		if op.Key.Session == 0 {
+			<-clk.NewTimer(time.Second).C()
+		}
+	}
+	s, _ := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk})
+	var mu sync.Mutex
+	_, err := s.Run(context.Background(), &sliceSource{ops: mkOps(offs, 2)}, exec, func(op *Op, tm Timing) {
+		mu.Lock()
+		defer mu.Unlock()
+		if op.Key.Session == 1 && tm.Lag() != 0 {
+			t.Errorf("op %d of the fast session lagged %v", op.Index, tm.Lag())
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDurationTruncates(t *testing.T) {
+	offs := []int64{0, 1e9, 2e9, 3e9}
+	clk := NewFakeClock(epoch)
+	s, _ := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk, Duration: 1500 * time.Millisecond})
+	st, err := s.Run(context.Background(), &sliceSource{ops: mkOps(offs, 1)}, func(context.Context, *Op) {}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ops != 2 || !st.Truncated {
+		t.Fatalf("ops %d truncated %v, want 2 true", st.Ops, st.Truncated)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, o := range []ScheduleOptions{{Mode: ModeSpeed}, {Mode: ModeSpeed, Speed: -1}, {Mode: ModeRate}, {Mode: Mode(9)}} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
