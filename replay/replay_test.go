@@ -1,8 +1,10 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +78,9 @@ func recordTraffic(t *testing.T) []*capture.Record {
 	for i := 0; i < 30; i++ {
 		add(uint64(i%3), "INSERT INTO t (k, c, v) VALUES (?, ?, 'x')", []capture.Value{i32(i % 4), i32(i)}, 0)
 	}
+	// Reads come after a pause: replay keeps cross-session order only as
+	// far as the schedule's spacing allows (a lagging target may reorder).
+	now += int64(200 * time.Millisecond)
 	for k := 0; k < 4; k++ {
 		add(uint64(k%3), "SELECT k, c, v FROM t WHERE k = ?", []capture.Value{i32(k)}, 3)
 	}
@@ -168,7 +173,7 @@ func TestReplayWrongTargetCaught(t *testing.T) {
 	}
 }
 
-func TestNoiseClassification(t *testing.T) {
+func TestReplayNoiseClassification(t *testing.T) {
 	b := newOpBuilder(&memRecords{recs: []*capture.Record{
 		{Time: 100, Session: 1, Query: "SELECT now() FROM t", Fingerprint: "SELECT now() FROM t", ResultKind: bindings.ResultRows},
 		{Time: 200, Session: 1, Query: "SELECT v FROM t WHERE k=1", Fingerprint: "SELECT v FROM t WHERE k = ?", ResultKind: bindings.ResultRows, Latency: 50},
@@ -196,7 +201,7 @@ func TestNoiseClassification(t *testing.T) {
 	}
 }
 
-func TestBatchGrouping(t *testing.T) {
+func TestReplayBatchGrouping(t *testing.T) {
 	var recs []*capture.Record
 	for s := uint64(1); s <= 2; s++ {
 		for i := 0; i < 3; i++ {
@@ -222,7 +227,7 @@ func TestBatchGrouping(t *testing.T) {
 	}
 }
 
-func TestShardPartitionsSessions(t *testing.T) {
+func TestReplayShardPartitionsSessions(t *testing.T) {
 	seen := map[uint64]int{}
 	for i := 0; i < 3; i++ {
 		for s := uint64(0); s < 100; s++ {
@@ -234,6 +239,119 @@ func TestShardPartitionsSessions(t *testing.T) {
 	for s := uint64(0); s < 100; s++ {
 		if seen[s] != 1 {
 			t.Fatalf("session %d in %d shards, want 1", s, seen[s])
+		}
+	}
+}
+
+// slowTraffic is one session of reads 1ms apart.
+func slowTraffic(n int) []*capture.Record {
+	recs := make([]*capture.Record, n)
+	for i := range recs {
+		recs[i] = &capture.Record{Time: int64(i) * int64(time.Millisecond), Node: "n", Session: 1, Keyspace: "ks",
+			Query: "SELECT k, c, v FROM t WHERE k = 1", Fingerprint: "SELECT k, c, v FROM t WHERE k = ?", ResultKind: bindings.ResultRows}
+	}
+	return recs
+}
+
+func TestReplaySlowTargetCouldNotKeepUp(t *testing.T) {
+	slow := openMem(t)
+	slow.InjectFault(embedded.Fault{Delay: 5 * time.Millisecond})
+	opts := Options{
+		Schedule:     ScheduleOptions{Mode: ModeSpeed, Speed: 1},
+		CreateSchema: true,
+		LagThreshold: 20 * time.Millisecond,
+		openRecords: func(context.Context) (recordSource, string, func() error, error) {
+			return &memRecords{recs: slowTraffic(30)}, testDDL, func() error { return nil }, nil
+		},
+	}
+	run, err := Replay(context.Background(), opts, []NamedTarget{{"slow", NewBackendTarget(nopClose{slow})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := run.Targets[0]
+	// 30 ops of >= 5ms due 1ms apart: the last is sent >= 116ms late.
+	if !st.Late || st.Lag.Max() < int64(100*time.Millisecond) {
+		t.Fatalf("late %v (%s), lag max %v; want late with lag >= 100ms", st.Late, st.LateReason, time.Duration(st.Lag.Max()))
+	}
+	if c := (&Report{Runs: []*Run{run}}).ExitCode(); c&ExitLate == 0 {
+		t.Fatalf("exit code %d lacks the could-not-keep-up bit", c)
+	}
+
+	opts.AbortLag = 20 * time.Millisecond
+	run, err = Replay(context.Background(), opts, []NamedTarget{{"slow", NewBackendTarget(nopClose{slow})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Aborted == "" || run.Targets[0].Ops >= 30 || !run.Targets[0].Late {
+		t.Fatalf("aborted %q after %d ops, late %v; want an abort before the end, marked late", run.Aborted, run.Targets[0].Ops, run.Targets[0].Late)
+	}
+}
+
+func TestReplayReportJSONMerge(t *testing.T) {
+	recs := recordTraffic(t)
+	var reps []*Report
+	for i := 0; i < 2; i++ {
+		run := replayRecords(t, recs, []NamedTarget{{"a", NewBackendTarget(nopClose{openMem(t)})}})
+		run.Label = "speed=1"
+		var buf bytes.Buffer
+		if err := (&Report{Runs: []*Run{run}}).WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		var r Report
+		if err := json.Unmarshal(buf.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, &r)
+	}
+	m, err := MergeReports(reps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, a, b := m.Runs[0].Targets[0], reps[0].Runs[0].Targets[0], reps[1].Runs[0].Targets[0]
+	if got.Ops != a.Ops+b.Ops || got.Intended.Count() != a.Intended.Count()+b.Intended.Count() || got.Compared != a.Compared+b.Compared {
+		t.Fatalf("merged ops %d hist %d compared %d; want %d %d %d", got.Ops, got.Intended.Count(), got.Compared,
+			a.Ops+b.Ops, a.Intended.Count()+b.Intended.Count(), a.Compared+b.Compared)
+	}
+	if want := max(a.Intended.Max(), b.Intended.Max()); got.Intended.Max() != want {
+		t.Errorf("merged max %d, want %d", got.Intended.Max(), want)
+	}
+	var text, html bytes.Buffer
+	if err := m.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[OVERALL], Operations, " + fmt.Sprint(got.Ops), "[Intended-ALL], 99thPercentileLatency(us)"} {
+		if !bytes.Contains(text.Bytes(), []byte(want)) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	if !bytes.Contains(html.Bytes(), []byte("<svg")) || bytes.Contains(html.Bytes(), []byte("<script")) {
+		t.Error("HTML has no inline SVG or has scripts")
+	}
+}
+
+func TestReplayApplySchemaIsIdempotent(t *testing.T) {
+	tg := NewBackendTarget(nopClose{openMem(t)})
+	for i := 0; i < 2; i++ {
+		if err := tg.ApplySchema(context.Background(), testDDL); err != nil {
+			t.Fatalf("apply %d: %v", i+1, err)
+		}
+	}
+	if err := tg.ApplySchema(context.Background(), "CREATE TABLE ks.bad (k int"); err == nil {
+		t.Fatal("a broken script applied without error")
+	}
+}
+
+func TestReplayRedactURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"cql://bob:secret@h:9042?consistency=ONE", "cql://REDACTED@h:9042?consistency=ONE"},
+		{"cassandra://h1,h2:9042?password=x&consistency=QUORUM", "cassandra://h1,h2:9042?consistency=QUORUM&password=REDACTED"},
+		{"embedded://memory", "embedded://memory"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -235,11 +235,11 @@ func MergeReports(rs ...*Report) (*Report, error) {
 		return nil, fmt.Errorf("replay: no reports to merge")
 	}
 	out := &Report{Conditions: rs[0].Conditions}
-	out.Conditions.Records = 0
+	// Shards replay parts of the same capture: its conditions (records,
+	// span) are not added, only the shard list is.
 	out.Conditions.Shards = nil
 	runs := map[string]*Run{}
 	for _, r := range rs {
-		out.Conditions.Records += r.Conditions.Records
 		out.Conditions.Shards = append(out.Conditions.Shards, r.Conditions.Shards...)
 		for _, run := range r.Runs {
 			m := runs[run.Label]
@@ -355,6 +355,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			sort.Strings(fps)
 			for _, fp := range fps {
 				c := t.Classes[fp]
+				if t.Elapsed > 0 {
+					ew.printf("[%s], Throughput(ops/sec), %.2f\n", fp, float64(c.Ops)/t.Elapsed.Seconds())
+				}
 				writeOp(ew, fp, c.Ops, c.Actual, c.Intended, c.Errors, c.Mismatches)
 				for _, e := range c.Examples {
 					ew.printf("#   mismatch vs %s: %s [%s] want %d rows, got %d\n", e.Against, e.Statement, e.Values, e.WantRows, e.GotRows)

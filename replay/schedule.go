@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dohyo/dohyo/capture"
@@ -182,19 +183,27 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 	var (
 		wg       sync.WaitGroup
 		inflight sync.WaitGroup // ops dispatched and not yet observed
-		sessions = map[SessionKey]chan *Op{}
+		sessions = map[SessionKey]*sess{}
 		stats    RunStats
 		t0       int64
 		first    = true
 	)
 	stats.Start = s.clock.Now()
 	hold() // the dispatcher itself, so virtual time waits for it
-	session := func(q chan *Op) {
+	// A session counts as running for the fake clock while it has ops
+	// queued or executing; the dispatcher holds on its behalf when its
+	// first op arrives, so no op is ever "in the mail" unaccounted for.
+	done := func(ss *sess) {
+		inflight.Done()
+		if ss.pending.Add(-1) == 0 {
+			release()
+		}
+	}
+	session := func(ss *sess) {
 		defer wg.Done()
-		defer release()
-		for op := range q {
+		for op := range ss.q {
 			if ctx.Err() != nil || !s.wait(ctx, op.Due) {
-				inflight.Done() // drain
+				done(ss) // drain
 				continue
 			}
 			if sem != nil {
@@ -208,7 +217,10 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 				}
 			}
 			tm := Timing{Due: op.Due, Sent: s.clock.Now()}
-			if sem == nil && tm.Sent.Before(tm.Due) {
+			if sem != nil {
+				// No schedule at --max: nothing is late, intended = actual.
+				op.Due, tm.Due = tm.Sent, tm.Sent
+			} else if tm.Sent.Before(tm.Due) {
 				tm.Sent = tm.Due
 			}
 			exec(ctx, op)
@@ -219,7 +231,7 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 			if observe != nil {
 				observe(op, tm)
 			}
-			inflight.Done()
+			done(ss)
 		}
 	}
 	drain := func() { // wait for every dispatched op, not on time
@@ -251,22 +263,24 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 		}
 		stats.LastDue = op.Due
 		stats.Ops++
-		q := sessions[op.Key]
-		if q == nil {
-			q = make(chan *Op, s.opts.QueueLen)
-			sessions[op.Key] = q
+		ss := sessions[op.Key]
+		if ss == nil {
+			ss = &sess{q: make(chan *Op, s.opts.QueueLen)}
+			sessions[op.Key] = ss
 			wg.Add(1)
-			hold()
-			go session(q)
+			go session(ss)
 		}
 		if op.Barrier {
 			drain()
 		}
 		inflight.Add(1)
+		if ss.pending.Add(1) == 1 {
+			hold()
+		}
 		select {
-		case q <- op:
+		case ss.q <- op:
 		case <-ctx.Done():
-			inflight.Done()
+			done(ss)
 		}
 		if op.Barrier {
 			drain()
@@ -275,8 +289,8 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 			break
 		}
 	}
-	for _, q := range sessions {
-		close(q)
+	for _, ss := range sessions {
+		close(ss.q)
 	}
 	release()
 	wg.Wait()
@@ -285,6 +299,12 @@ func (s *Scheduler) Run(ctx context.Context, src Source, exec Exec, observe Obse
 		runErr = ctx.Err()
 	}
 	return stats, runErr
+}
+
+// sess is one replay session: its queue and its ops queued or executing.
+type sess struct {
+	q       chan *Op
+	pending atomic.Int64
 }
 
 // wait blocks until due; false when ctx ended first.

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -56,7 +57,7 @@ func mkOps(offsets []int64, sessions int) []*Op {
 	return ops
 }
 
-func TestSpeedTimingExact(t *testing.T) {
+func TestReplaySpeedTimingExact(t *testing.T) {
 	offsets := []int64{0, 1, 999, 1_000_000, 333_333_333, 1_000_000_007, 7_777_777_777, 10_000_000_001}
 	for _, speed := range []float64{1, 2, 0.5, 3.7} {
 		for _, sessions := range []int{1, 3} {
@@ -76,7 +77,7 @@ func TestSpeedTimingExact(t *testing.T) {
 	}
 }
 
-func TestSpeedNoDriftOverLongRuns(t *testing.T) {
+func TestReplaySpeedNoDriftOverLongRuns(t *testing.T) {
 	// 10,000 ops 1ms apart at speed 3.7: the last one must be due at exactly
 	// round(9999ms/3.7), not the sum of 9999 rounded steps.
 	offs := make([]int64, 10000)
@@ -91,7 +92,7 @@ func TestSpeedNoDriftOverLongRuns(t *testing.T) {
 	}
 }
 
-func TestRateMode(t *testing.T) {
+func TestReplayRateMode(t *testing.T) {
 	// Captured times are irregular; rate mode ignores them.
 	offsets := []int64{0, 5, 5, 9_000_000_000, 9_000_000_001, 20_000_000_000}
 	got, _, _ := runFake(t, ScheduleOptions{Mode: ModeRate, Rate: 4}, mkOps(offsets, 2), nil)
@@ -103,7 +104,7 @@ func TestRateMode(t *testing.T) {
 	}
 }
 
-func TestMaxModeConcurrencyAndOrder(t *testing.T) {
+func TestReplayMaxModeConcurrencyAndOrder(t *testing.T) {
 	const sessions, perSession, conc = 8, 50, 3
 	var ops []*Op
 	for i := 0; i < sessions*perSession; i++ {
@@ -149,7 +150,7 @@ func TestMaxModeConcurrencyAndOrder(t *testing.T) {
 	}
 }
 
-func TestPerSessionOrderUnderSpeed(t *testing.T) {
+func TestReplayPerSessionOrderUnderSpeed(t *testing.T) {
 	offs := make([]int64, 300)
 	for i := range offs {
 		offs[i] = int64(i%7) * 1000 * int64(i) // irregular but non-decreasing enough per session
@@ -178,7 +179,7 @@ func TestPerSessionOrderUnderSpeed(t *testing.T) {
 	}
 }
 
-func TestSlowTargetAccumulatesLag(t *testing.T) {
+func TestReplaySlowTargetAccumulatesLag(t *testing.T) {
 	// One session, ops due every 10ms, each taking 25ms: op i is sent at
 	// 25ms·i, so its lag is 15ms·i and its intended latency 15ms·i + 25ms.
 	const n = 20
@@ -225,7 +226,7 @@ func TestSlowTargetAccumulatesLag(t *testing.T) {
 	}
 }
 
-func TestSessionsIndependent(t *testing.T) {
+func TestReplaySessionsIndependent(t *testing.T) {
 	// Session 0 is slow; session 1's ops must still go out on time.
 	offs := []int64{0, 1e6, 2e6, 3e6, 4e6, 5e6}
 	clk := NewFakeClock(epoch)
@@ -248,7 +249,7 @@ func TestSessionsIndependent(t *testing.T) {
 	}
 }
 
-func TestDurationTruncates(t *testing.T) {
+func TestReplayDurationTruncates(t *testing.T) {
 	offs := []int64{0, 1e9, 2e9, 3e9}
 	clk := NewFakeClock(epoch)
 	s, _ := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk, Duration: 1500 * time.Millisecond})
@@ -261,10 +262,37 @@ func TestDurationTruncates(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
+func TestReplayValidate(t *testing.T) {
 	for _, o := range []ScheduleOptions{{Mode: ModeSpeed}, {Mode: ModeSpeed, Speed: -1}, {Mode: ModeRate}, {Mode: Mode(9)}} {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+}
+
+func TestReplayBarrierRunsAlone(t *testing.T) {
+	// Session 0 runs a schema change (10ms) at t=0; session 1's op due at
+	// 1ms must wait for it, and the schema change waits for the op due
+	// before it.
+	clk := NewFakeClock(epoch)
+	ops := mkOps([]int64{0, 0, 1e6}, 2)
+	ops[0].Key.Session, ops[1].Key.Session, ops[2].Key.Session = 1, 0, 1
+	ops[1].Barrier = true
+	exec := func(ctx context.Context, op *Op) {
+		<-clk.NewTimer(10 * time.Millisecond).C()
+	}
+	s, _ := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk})
+	sent := map[int64]time.Duration{}
+	var mu sync.Mutex
+	if _, err := s.Run(context.Background(), &sliceSource{ops: ops}, exec, func(op *Op, tm Timing) {
+		mu.Lock()
+		sent[op.Index] = tm.Sent.Sub(epoch)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]time.Duration{0: 0, 1: 10 * time.Millisecond, 2: 20 * time.Millisecond}
+	if fmt.Sprint(sent) != fmt.Sprint(want) {
+		t.Fatalf("sent at %v, want %v", sent, want)
 	}
 }

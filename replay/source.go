@@ -50,9 +50,35 @@ type opBuilder struct {
 	pending []*Op // completed ops not yet returned
 }
 
+// chainKey links a captured continuation page to its first page. Drivers
+// send later pages on any connection, so the key is the node, the
+// statement and its bound values, not the session.
 type chainKey struct {
-	SessionKey
-	query string
+	node, query, values string
+}
+
+func valuesKey(vs []capture.Value) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteByte(byte(len(v.Bytes)))
+		b.Write(v.Bytes)
+		b.WriteByte(0xff)
+	}
+	return b.String()
+}
+
+// isSystem reports statements on the proxy's own virtual tables (driver
+// metadata queries): they are answered by dohyo, not by a backend, and are
+// not replayed.
+func isSystem(r *capture.Record, table string) bool {
+	ks := r.Keyspace
+	if i := strings.IndexByte(table, '.'); i >= 0 {
+		ks = table[:i]
+	} else if table == "" {
+		return false
+	}
+	ks = strings.ToLower(ks)
+	return ks == "system" || strings.HasPrefix(ks, "system_")
 }
 
 func newOpBuilder(src recordSource, shard Shard) *opBuilder {
@@ -89,6 +115,9 @@ func (b *opBuilder) add(r *capture.Record) {
 		return
 	}
 	table := tableOf(r.Fingerprint)
+	if isSystem(r, table) {
+		return
+	}
 	if r.BatchSize > 0 {
 		op := b.batches[k]
 		if op == nil || r.BatchIndex == 0 {
@@ -106,7 +135,7 @@ func (b *opBuilder) add(r *capture.Record) {
 		}
 		return
 	}
-	ck := chainKey{k, r.Query}
+	ck := chainKey{r.Node, r.Query, valuesKey(r.Values)}
 	if r.Paging {
 		if c := b.chains[ck]; c != nil {
 			c.ExpPages = append(c.ExpPages, r.Digest)
@@ -126,7 +155,6 @@ func (b *opBuilder) add(r *capture.Record) {
 		c.IsRead = true
 		c.ExpPages = []uint64{r.Digest}
 		c.ExpRows = r.Rows
-		c.wantPaging = r.HasMore
 		if r.HasMore {
 			b.chains[ck] = c
 		}

@@ -56,6 +56,12 @@ type Target interface {
 	Close() error
 }
 
+// Versioner is implemented by targets that can name the server version
+// they talk to (reported with the run's conditions).
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
 // maxPages bounds re-paging of one read on the target.
 const maxPages = 100000
 

@@ -19,17 +19,20 @@ type Generator struct {
 	r        *rand.Rand
 	ks       string
 	tables   []*table
-	ts       int64 // last write timestamp (µs); strictly increasing
-	n        int   // steps produced
-	nextCol  int   // suffix of added columns
+	ts       int64 // latest write timestamp (µs)
+	startTS  int64
+	usedTS   map[int64]bool
+	n        int // steps produced
+	nextCol  int // suffix of added columns
 	maxTable int
 	pending  []Step // steps that must come next (CREATE after DROP)
 }
 
-// NewGenerator returns a generator for keyspace ks. Write timestamps start
-// at startTS (µs) and grow with every write, so no two writes tie.
+// NewGenerator returns a generator for keyspace ks. Write timestamps (µs)
+// start after startTS; no two writes share one (see nextTS).
 func NewGenerator(seed int64, ks string, startTS int64) *Generator {
-	return &Generator{r: newRand(seed), ks: ks, ts: startTS}
+	startTS -= startTS % 10
+	return &Generator{r: newRand(seed), ks: ks, ts: startTS, startTS: startTS, usedTS: map[int64]bool{}}
 }
 
 // column is one generated column.

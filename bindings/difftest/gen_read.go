@@ -67,6 +67,10 @@ func (g *Generator) read(t *table) Step {
 		cols := t.all()
 		r.Shuffle(len(cols), func(i, j int) { cols[i], cols[j] = cols[j], cols[i] })
 		for _, c := range cols[:1+r.IntN(len(cols))] {
+			if r.IntN(10) == 0 {
+				sel = append(sel, c.name+" AS a_"+c.name)
+				continue
+			}
 			sel = append(sel, c.name)
 		}
 		for _, c := range append(append([]*column{}, t.statics...), t.regulars...) {
@@ -101,7 +105,7 @@ func (g *Generator) read(t *table) Step {
 		}
 		q += " ORDER BY " + strings.Join(order, ", ")
 	}
-	if !count && r.IntN(8) == 0 {
+	if !count && r.IntN(8) == 0 && (!distinct || r.IntN(8) == 0) {
 		q += fmt.Sprintf(" PER PARTITION LIMIT %d", 1+r.IntN(3))
 	}
 	if r.IntN(4) == 0 {

@@ -47,8 +47,22 @@ func (g *Generator) step(ks string, req *bindings.Request, table string) Step {
 	return s
 }
 
+// nextTS returns a write timestamp no other write uses: usually later than
+// every earlier one, now and then earlier than some (an out-of-order write,
+// which newer data must win against). Timestamps are multiples of 10, so
+// the ts-1 tombstone of a collection overwrite never ties with a write.
 func (g *Generator) nextTS() int64 {
-	g.ts += 10 + int64(g.r.IntN(10))
+	if span := (g.ts - g.startTS) / 10; span > 100 && g.r.IntN(8) == 0 {
+		for range 20 {
+			ts := g.ts - 10*(1+g.r.Int64N(min(span-1, 3000)))
+			if !g.usedTS[ts] {
+				g.usedTS[ts] = true
+				return ts
+			}
+		}
+	}
+	g.ts += 10 * (1 + g.r.Int64N(5))
+	g.usedTS[g.ts] = true
 	return g.ts
 }
 
@@ -231,8 +245,11 @@ func (g *Generator) update(t *table, o writeOpts) (string, *stmt, int64) {
 		candidates = append(slices.Clone(t.statics), t.regulars...)
 	}
 	var sets []string
-	for _, c := range candidates {
-		if g.r.IntN(3) == 0 || (len(sets) == 0 && c == candidates[len(candidates)-1]) {
+	for i, c := range candidates {
+		// Without clustering restrictions only statics may be set; with
+		// them, at least one regular column must be.
+		last := i == len(candidates)-1
+		if g.r.IntN(3) == 0 || (last && (len(sets) == 0 || !staticOnly && len(sets) == sumStatics(sets, t))) {
 			sets = append(sets, g.assignment(s, c))
 		}
 	}
@@ -246,6 +263,19 @@ func (g *Generator) update(t *table, o writeOpts) (string, *stmt, int64) {
 	}
 	return fmt.Sprintf("UPDATE %s%s SET %s WHERE %s", g.tableName(t), g.using(o, ts, g.r.IntN(10) == 0),
 		strings.Join(sets, ", "), strings.Join(where, " AND ")), s, ts
+}
+
+// sumStatics counts the assignments of static columns.
+func sumStatics(sets []string, t *table) int {
+	n := 0
+	for _, a := range sets {
+		for _, c := range t.statics {
+			if strings.HasPrefix(a, c.name+" ") || strings.HasPrefix(a, c.name+"[") {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // partitionWhere restricts the partition key by equality, or now and then
@@ -277,6 +307,9 @@ func (g *Generator) inList(s *stmt, c *column, n int) string {
 // assignment is one SET item, collection operations included.
 func (g *Generator) assignment(s *stmt, c *column) string {
 	r := g.r
+	if c.typ.Frozen {
+		return c.name + " = " + g.valueOrNull(s, c)
+	}
 	switch c.typ.Kind {
 	case cql.KindSet:
 		e := cql.SetOf(c.typ.Elems[0])
@@ -289,8 +322,8 @@ func (g *Generator) assignment(s *stmt, c *column) string {
 	case cql.KindList:
 		l := cql.ListOf(c.typ.Elems[0])
 		one := collection([][]byte{g.elem(c.typ.Elems[0])})
-		switch r.IntN(6) {
-		case 0, 1:
+		switch r.IntN(8) {
+		case 0, 1, 5:
 			return fmt.Sprintf("%s = %s + %s", c.name, c.name, s.val(l, g.value(c.typ)))
 		case 2:
 			return fmt.Sprintf("%s = %s + %s", c.name, s.val(l, one), c.name)
@@ -335,11 +368,15 @@ func (g *Generator) delete(t *table, o writeOpts) (string, *stmt, int64) {
 			if g.r.IntN(3) != 0 {
 				continue
 			}
-			switch c.typ.Kind {
+			kind := c.typ.Kind
+			if c.typ.Frozen {
+				kind = cql.KindBlob // frozen: the whole value only
+			}
+			switch kind {
 			case cql.KindMap:
 				targets = append(targets, fmt.Sprintf("%s[%s]", c.name, s.val(c.typ.Elems[0], g.elem(c.typ.Elems[0]))))
 			case cql.KindList:
-				if g.r.IntN(2) == 0 {
+				if g.r.IntN(4) == 0 {
 					targets = append(targets, fmt.Sprintf("%s[%s]", c.name, s.val(cql.Scalar(cql.KindInt), be32(uint32(g.r.IntN(3))))))
 					continue
 				}
@@ -392,8 +429,15 @@ func (g *Generator) clusteringSlice(s *stmt, t *table) []string {
 			w = append(w, fmt.Sprintf("(%s) %s (%s)", c0.name, ops[2+g.r.IntN(2)], s.val(c0.typ, g.key(c0))))
 		}
 		return w
-	case p < 9:
+	case p < 8:
 		return []string{fmt.Sprintf("%s IN (%s)", c0.name, g.inList(s, c0, 1+g.r.IntN(3)))}
+	case p < 9 && len(t.ck) > 1:
+		c1 := t.ck[1]
+		var tuples []string
+		for range 1 + g.r.IntN(3) {
+			tuples = append(tuples, fmt.Sprintf("(%s, %s)", s.val(c0.typ, g.key(c0)), s.val(c1.typ, g.key(c1))))
+		}
+		return []string{fmt.Sprintf("(%s, %s) IN (%s)", c0.name, c1.name, strings.Join(tuples, ", "))}
 	}
 	return []string{fmt.Sprintf("%s %s %s", c0.name, ops[g.r.IntN(4)], s.val(c0.typ, g.key(c0)))}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
 )
@@ -63,13 +64,21 @@ func BenchmarkSberbank(b *testing.B) {
 			d := &directTable{c: direct, table: []byte(tableName(raw)), salt: salt, value: value}
 
 			ins := &dohyoTable{b: be, ks: ks, table: table, value: value}
-			// Preload both tables so reads hit existing rows.
+			// The same workload on dohyo's embedded store, for reference.
+			emb, err := embedded.Open(b.Context(), embedded.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer emb.Close()
+			exec(b, emb, "CREATE KEYSPACE "+ks+replication)
+			exec(b, emb, "CREATE TABLE "+ks+"."+table+" (id bigint PRIMARY KEY, title text)")
+			local := &dohyoTable{b: emb, ks: ks, table: table, value: value}
+			// Preload the tables so reads hit existing rows.
 			for id := int64(0); id < preload; id += batch {
-				if err := ins.insert(context.Background(), id, batch); err != nil {
-					b.Fatal(err)
-				}
-				if err := d.insert(context.Background(), id, batch); err != nil {
-					b.Fatal(err)
+				for _, load := range []func(context.Context, int64, int) error{ins.insert, d.insert, local.insert} {
+					if err := load(context.Background(), id, batch); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 			var next atomic.Int64
@@ -96,6 +105,16 @@ func BenchmarkSberbank(b *testing.B) {
 					return d.get(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
 				})
 			})
+			b.Run("insert/embedded", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return local.insert(ctx, next.Add(batch)-batch, batch)
+				})
+			})
+			b.Run("select/embedded", func(b *testing.B) {
+				runParallel(b, batch, func(ctx context.Context) error {
+					return local.selectIn(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
+				})
+			})
 		})
 	}
 }
@@ -120,7 +139,7 @@ func runParallel(b *testing.B, rowsPerOp int, op func(ctx context.Context) error
 
 // dohyoTable runs the workload through the Backend.
 type dohyoTable struct {
-	b         *Backend
+	b         bindings.Backend
 	ks, table string
 	value     []byte
 

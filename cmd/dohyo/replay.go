@@ -17,6 +17,7 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/replay"
+	"github.com/dohyo/dohyo/replay/cqltarget"
 )
 
 type replayFlags struct {
@@ -47,7 +48,8 @@ latency (from the intended and the actual send time), errors, lag behind the
 schedule and read results that differ from the capture or between targets.
 
 Targets: embedded://memory, embedded:///dir, hbase://zk:2181?salt=16,
-cassandra://h1,h2:9042?consistency=QUORUM.
+cassandra://h1,h2:9042?consistency=QUORUM, cql://host:port (any CQL endpoint,
+including another dohyo).
 
 Exit code bits: 1 unexpected errors, 2 result mismatches, 4 a target could
 not keep up.`,
@@ -117,7 +119,11 @@ func openTarget(ctx context.Context, raw string) (replay.Target, map[string]stri
 		}
 		return replay.NewBackendTarget(b), settings, nil
 	case "cql":
-		return nil, nil, fmt.Errorf("target %q: cql:// targets are not implemented yet; use cassandra://", replay.RedactURL(raw))
+		t, err := cqltarget.Open(ctx, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, settings, nil
 	}
 	b, err := openBackend(ctx, raw)
 	if err != nil {
@@ -176,6 +182,11 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		t, settings, err := openTarget(ctx, raw)
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
+		}
+		if v, ok := t.(replay.Versioner); ok {
+			if ver, err := v.Version(ctx); err == nil {
+				settings["server_version"] = ver
+			}
 		}
 		name := fmt.Sprintf("t%d:%s", i+1, strings.SplitN(raw, ":", 2)[0])
 		targets = append(targets, replay.NamedTarget{Name: name, Target: t})
