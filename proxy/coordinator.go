@@ -15,6 +15,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/lru"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -42,8 +43,8 @@ type Coordinator struct {
 	log      *slog.Logger
 	now      func() time.Time
 
-	prepared *lru[string, *PreparedStatement]
-	parsed   *lru[string, *cql.Parsed]
+	prepared *lru.Cache[string, *PreparedStatement]
+	parsed   *lru.Cache[string, *cql.Parsed]
 
 	sessionIDs atomic.Uint64
 
@@ -77,8 +78,8 @@ func New(cfg Config) (*Coordinator, error) {
 		tap:      cfg.Tap,
 		log:      cfg.Logger,
 		now:      cfg.Clock,
-		prepared: newLRU[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
-		parsed:   newLRU[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
+		prepared: lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
+		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
 	if c.tap == nil {
 		c.tap = NopTap{}
@@ -199,7 +200,7 @@ func formatUUID(b [16]byte) string {
 
 // parse returns the parsed statement for text, from the bounded cache.
 func (c *Coordinator) parse(text string) (*cql.Parsed, error) {
-	if p, ok := c.parsed.get(text); ok {
+	if p, ok := c.parsed.Get(text); ok {
 		return p, nil
 	}
 	p, err := cql.Parse(text)
@@ -210,12 +211,15 @@ func (c *Coordinator) parse(text string) (*cql.Parsed, error) {
 		}
 		return nil, bindings.Errorf(bindings.CodeSyntaxError, "%s", err.Error())
 	}
-	c.parsed.put(text, p)
+	c.parsed.Put(text, p)
 	return p, nil
 }
 
+// CacheStats are the counters of one of the coordinator's caches.
+type CacheStats = lru.Stats
+
 // PreparedStats reports the prepared-statement cache counters.
-func (c *Coordinator) PreparedStats() CacheStats { return c.prepared.stats() }
+func (c *Coordinator) PreparedStats() CacheStats { return c.prepared.Stats() }
 
 // PreparedID computes a statement id as Cassandra does: MD5 of the
 // keyspace (when set) followed by the query text.

@@ -162,7 +162,7 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 		Meta:             meta,
 		ResultMetadataID: resultMetadataID(meta),
 	}
-	s.c.prepared.put(string(ps.ID), ps)
+	s.c.prepared.Put(string(ps.ID), ps)
 	return ps, nil
 }
 
@@ -181,7 +181,7 @@ func resultMetadataID(meta *bindings.Prepared) []byte {
 // Lookup returns a registered prepared statement, or an Unprepared error
 // that makes drivers re-prepare.
 func (c *Coordinator) Lookup(id []byte) (*PreparedStatement, error) {
-	if ps, ok := c.prepared.get(string(id)); ok {
+	if ps, ok := c.prepared.Get(string(id)); ok {
 		return ps, nil
 	}
 	return nil, &bindings.Error{

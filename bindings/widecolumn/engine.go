@@ -16,6 +16,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/lru"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -55,8 +56,8 @@ type Engine struct {
 
 	st     atomic.Pointer[state]
 	ddlMu  sync.Mutex
-	parsed *lru[string, *cql.Parsed]
-	plans  *lru[planKey, *cachedPlan]
+	parsed *lru.Cache[string, *cql.Parsed]
+	plans  *lru.Cache[planKey, *cachedPlan]
 
 	lastTS atomic.Int64
 	locks  [256]sync.Mutex
@@ -107,8 +108,8 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	if n <= 0 {
 		n = 4096
 	}
-	e.parsed = newLRU[string, *cql.Parsed](n)
-	e.plans = newLRU[planKey, *cachedPlan](n)
+	e.parsed = lru.New[string, *cql.Parsed](n)
+	e.plans = lru.New[planKey, *cachedPlan](n)
 	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
 
 	cat := schema.NewWithOptions(e.opts.Schema)
@@ -229,14 +230,14 @@ func (e *Engine) parse(query string, given *cql.Parsed) (*cql.Parsed, error) {
 	if given != nil {
 		return given, nil
 	}
-	if p, ok := e.parsed.get(query); ok {
+	if p, ok := e.parsed.Get(query); ok {
 		return p, nil
 	}
 	p, err := cql.Parse(query)
 	if err != nil {
 		return nil, err
 	}
-	e.parsed.put(query, p)
+	e.parsed.Put(query, p)
 	return p, nil
 }
 
@@ -322,7 +323,7 @@ func (e *Engine) planFor(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
 	st := e.st.Load()
 	key := planKey{ks, query}
 	if query != "" {
-		if cp, ok := e.plans.get(key); ok && cp.st == st {
+		if cp, ok := e.plans.Get(key); ok && cp.st == st {
 			return cp, nil
 		}
 	}
@@ -333,7 +334,7 @@ func (e *Engine) planFor(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
 	}
 	cp := &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}
 	if query != "" {
-		e.plans.put(key, cp)
+		e.plans.Put(key, cp)
 	}
 	return cp, nil
 }

@@ -96,9 +96,9 @@ func TestPlanCache(t *testing.T) {
 	h.exec("CREATE TABLE t (k int PRIMARY KEY, v int)")
 	q := "SELECT v FROM t WHERE k = ?"
 	h.exec(q, 1)
-	cp1, _ := h.e.plans.get(planKey{"ks", q})
+	cp1, _ := h.e.plans.Get(planKey{"ks", q})
 	h.exec(q, 2)
-	cp2, _ := h.e.plans.get(planKey{"ks", q})
+	cp2, _ := h.e.plans.Get(planKey{"ks", q})
 	if cp1 == nil || cp1 != cp2 {
 		t.Fatalf("plan not reused: %p %p", cp1, cp2)
 	}
@@ -107,7 +107,7 @@ func TestPlanCache(t *testing.T) {
 	h.exec("INSERT INTO t (k, v, w) VALUES (1, 1, 1)")
 	h.expectRows("SELECT * FROM t WHERE k = 1", "1 | 1 | 1")
 	h.exec(q, 1)
-	cp3, _ := h.e.plans.get(planKey{"ks", q})
+	cp3, _ := h.e.plans.Get(planKey{"ks", q})
 	if cp3 == cp1 {
 		t.Errorf("plan not rebuilt after DDL")
 	}
