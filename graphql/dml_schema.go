@@ -14,6 +14,7 @@ import (
 type dmlSchema struct {
 	keyspace string
 	ks       *schema.Keyspace // the catalog snapshot it was built from
+	sig      string           // keyspaceSignature(ks)
 	schema   graphql.Schema
 	names    *nameMapping
 	warnings []string

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
 	"github.com/dohyo/dohyo/proxy"
@@ -47,6 +48,24 @@ func testBackends() []testBackend {
 	} else if os.Getenv("CI") == "true" {
 		out = append(out, testBackend{name: "hbase", open: func(t testing.TB) bindings.Backend {
 			t.Fatal("DOHYO_TEST_HBASE_ZK is not set: CI runs the GraphQL tests on HBase too")
+			return nil
+		}})
+	}
+	// Real Cassandra through the gocql binding (dohyo as the client).
+	if addr := os.Getenv("DOHYO_TEST_CASSANDRA"); addr != "" {
+		out = append(out, testBackend{name: "cassandra", open: func(t testing.TB) bindings.Backend {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			be, err := cassandra.OpenURL(ctx, "cassandra://"+addr+"?consistency=ONE")
+			if err != nil {
+				t.Fatalf("open cassandra %s: %v", addr, err)
+			}
+			return be
+		}})
+	} else if os.Getenv("CI") == "true" {
+		out = append(out, testBackend{name: "cassandra", open: func(t testing.TB) bindings.Backend {
+			t.Fatal("DOHYO_TEST_CASSANDRA is not set: CI runs the GraphQL tests on Cassandra too")
 			return nil
 		}})
 	}

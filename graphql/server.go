@@ -24,6 +24,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/schema"
 )
 
 // Config configures a Server.
@@ -228,12 +229,30 @@ func (s *Server) keyspaceSchema(ctx context.Context, name string) (*dmlSchema, e
 	if d := s.dml[name]; d != nil && d.ks == ks {
 		return d, nil
 	}
+	// Backends that reload their catalog (Cassandra) hand out new objects
+	// for unchanged keyspaces: rebuild only when the definitions differ.
+	sig := keyspaceSignature(ks)
+	if d := s.dml[name]; d != nil && d.sig == sig {
+		d.ks = ks
+		return d, nil
+	}
 	d, err := s.buildDML(ks)
 	if err != nil {
 		return nil, err
 	}
+	d.sig = sig
 	s.dml[name] = d
 	return d, nil
+}
+
+// keyspaceSignature renders a keyspace's definition (its CREATE statements).
+func keyspaceSignature(ks *schema.Keyspace) string {
+	var b strings.Builder
+	b.WriteString(ks.CreateStatement())
+	for _, t := range ks.TableNames() {
+		b.WriteString(ks.Tables[t].CreateStatement())
+	}
+	return b.String()
 }
 
 // gqlRequest is a GraphQL request, however it arrived.
