@@ -153,13 +153,14 @@ func TestReplayEndToEnd(t *testing.T) {
 	targets["cql"] = "cql://" + other.CQLAddr
 	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
-			if os.Getenv("KEEPCAP") != "" {
-				exec.Command("cp", "-r", capDir, os.Getenv("KEEPCAP")).Run()
-			}
 			jsonOut := filepath.Join(t.TempDir(), "r.json")
 			htmlOut := filepath.Join(t.TempDir(), "r.html")
+			// This test checks results, not speed: a real HBase needs most
+			// of a second for CREATE TABLE (replay runs DDL alone), which
+			// puts the next ops behind schedule, so the lag threshold is
+			// generous. The could-not-keep-up flag has tests of its own.
 			out, code := runReplayCLI(t, capDir, "--target", target, "--create-schema", "--speed", "1",
-				"--json", jsonOut, "--report", htmlOut)
+				"--lag-threshold", "30s", "--json", jsonOut, "--report", htmlOut)
 			if code != 0 {
 				t.Fatalf("replay exit %d, want 0\n%s", code, out)
 			}
