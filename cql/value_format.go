@@ -68,9 +68,10 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 		sb.WriteString(varintValue(b).String())
 	case KindDecimal:
 		// A literal beyond double range fails to parse in Cassandra.
-		s := decodeDecimal(b).String()
+		d := decodeDecimal(b)
+		s := d.String()
 		if f, err := strconv.ParseFloat(s, 64); err != nil && math.IsInf(f, 0) {
-			writeRaw(sb, t, b)
+			writeRaw(sb, t, encodeDecimal(d)) // canonical bytes: equal values format alike
 			return
 		}
 		sb.WriteString(s)
