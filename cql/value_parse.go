@@ -449,11 +449,12 @@ func (p *scanner) lit(c byte) bool {
 
 func (p *scanner) done() bool { return p.i == len(p.s) }
 
-// parseTimestamp implements Cassandra's timestamp strings: milliseconds
-// since the epoch, or yyyy-mm-dd with optional ' '|'T' hh:mm[:ss[.fff]] and
+// parseTimestamp implements Cassandra 5.0's timestamp strings: milliseconds
+// since the epoch, or yyyy-mm-dd with optional ' '|'T' hh:mm[:ss[.f]] and
 // an optional zone (Z, +hh, +hhmm, +hh:mm, UTC, GMT, GMT+hh:mm; optionally
-// after a space). Without a zone the time is UTC. Fraction digits beyond
-// milliseconds are rejected.
+// after a space). Without a zone the time is UTC. The fraction has up to 9
+// digits and is floored to milliseconds (Instant.toEpochMilli), as checked
+// against Cassandra 5.0.9 by the differential test.
 func parseTimestamp(s string) (int64, error) {
 	if isRawInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -462,13 +463,13 @@ func parseTimestamp(s string) (int64, error) {
 		}
 		return v, nil
 	}
-	bad := valueErrf("Unable to coerce '%s' to a formatted date (long)", s)
+	bad := valueErrf("Unable to parse a date/time from '%s'", s)
 	p := &scanner{s: s}
-	y, ok1 := p.digits(1, 9)
+	y, ok1 := p.digits(4, 4)
 	okSep1 := p.lit('-')
-	m, ok2 := p.digits(1, 2)
+	m, ok2 := p.digits(2, 2)
 	okSep2 := p.lit('-')
-	d, ok3 := p.digits(1, 2)
+	d, ok3 := p.digits(2, 2)
 	if !ok1 || !ok2 || !ok3 || !okSep1 || !okSep2 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, bad
 	}
@@ -491,15 +492,17 @@ func parseTimestamp(s string) (int64, error) {
 				return 0, bad
 			}
 			if p.lit('.') {
-				start := p.i
-				f, ok := p.digits(1, 3)
-				if !ok {
-					return 0, bad
+				// 0-9 digits ("10:00:00.Z" is accepted), as nanoseconds.
+				var f int64
+				n := 0
+				for ; n < 9 && !p.done() && p.s[p.i] >= '0' && p.s[p.i] <= '9'; n++ {
+					f = f*10 + int64(p.s[p.i]-'0')
+					p.i++
 				}
-				for n := p.i - start; n < 3; n++ {
+				for ; n < 9; n++ {
 					f *= 10
 				}
-				ms = f
+				ms = f / 1e6
 			}
 		}
 	}

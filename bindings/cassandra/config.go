@@ -126,7 +126,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// consistency returns the forced levels (0, false when not forced).
+// forcedConsistency returns the configured overrides (ok false: none).
 func (c Config) forcedConsistency() (cl bindings.Consistency, clSet bool, serial bindings.Consistency, serialSet bool) {
 	if c.Consistency != "" {
 		cl, clSet = bindings.ParseConsistency(c.Consistency)

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -111,7 +112,34 @@ func (s *stmt) val(t *cql.Type, v []byte) string {
 		s.shown = append(s.shown, cql.FormatValue(t, v))
 		return "?"
 	}
-	return cql.FormatValue(t, v)
+	lit := cql.FormatValue(t, v)
+	if s.g.r.IntN(6) == 0 {
+		return altLiteral(t, v, lit)
+	}
+	return lit
+}
+
+// altLiteral spells a literal another way that Cassandra reads as the same
+// value, to exercise the literal parser: timestamps with sub-millisecond
+// digits (floored) or as integers, upper-case blobs, uuids and booleans,
+// $$-quoted strings.
+func altLiteral(t *cql.Type, v []byte, lit string) string {
+	switch t.Kind {
+	case cql.KindTimestamp:
+		if strings.HasSuffix(lit, "Z'") && len(v) == 8 {
+			if v[7]%2 == 0 {
+				return strings.TrimSuffix(lit, "Z'") + "999Z'"
+			}
+			return fmt.Sprint(int64(binary.BigEndian.Uint64(v)))
+		}
+	case cql.KindBlob, cql.KindUUID, cql.KindTimeuuid, cql.KindBoolean:
+		return strings.ToUpper(lit)
+	case cql.KindText:
+		if !strings.Contains(string(v), "$") && strings.HasPrefix(lit, "'") {
+			return "$$" + string(v) + "$$"
+		}
+	}
+	return lit
 }
 
 func (s *stmt) text(q string) string {
@@ -358,11 +386,14 @@ func (g *Generator) delete(t *table, o writeOpts) (string, *stmt, int64) {
 	if o.textTS {
 		using = fmt.Sprintf(" USING TIMESTAMP %d", ts)
 	}
-	where := g.partitionWhere(s, t, pk, o.pk == nil)
+	// Markers bind in text order: the targets' (in s) come before the
+	// WHERE clause's (in ws).
+	ws := &stmt{g: g, bind: s.bind}
+	where := g.partitionWhere(ws, t, pk, o.pk == nil)
 	var targets []string
 	switch p := g.r.IntN(10); {
 	case p < 3 || len(t.ck) == 0 && p < 6: // row (or partition without clustering)
-		where = append(where, eqs(s, t.ck, g.keyTuple(t.ck))...)
+		where = append(where, eqs(ws, t.ck, g.keyTuple(t.ck))...)
 	case p < 6: // columns or collection elements of a row
 		for _, c := range t.regulars {
 			if g.r.IntN(3) != 0 {
@@ -388,17 +419,18 @@ func (g *Generator) delete(t *table, o writeOpts) (string, *stmt, int64) {
 		if len(targets) == 0 {
 			targets = append(targets, t.regulars[0].name)
 		}
-		where = append(where, eqs(s, t.ck, g.keyTuple(t.ck))...)
+		where = append(where, eqs(ws, t.ck, g.keyTuple(t.ck))...)
 	case p < 7 && len(t.statics) > 0: // static columns of a partition
 		targets = append(targets, t.statics[g.r.IntN(len(t.statics))].name)
 	case p < 8: // partition
 	default: // clustering range
-		where = append(where, g.clusteringSlice(s, t)...)
+		where = append(where, g.clusteringSlice(ws, t)...)
 	}
 	q := "DELETE "
 	if len(targets) > 0 {
 		q += strings.Join(targets, ", ") + " "
 	}
+	s.vals, s.shown = append(s.vals, ws.vals...), append(s.shown, ws.shown...)
 	return fmt.Sprintf("%sFROM %s%s WHERE %s", q, g.tableName(t), using, strings.Join(where, " AND ")), s, ts
 }
 

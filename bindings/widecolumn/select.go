@@ -105,7 +105,14 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		}
 		p.filters = append(p.filters, w.others...)
 	}
-	p.staticRows = !w.hasCK() && len(w.others) == 0
+	// As Cassandra's queriesFullPartitions: restrictions on static columns
+	// (filtering) still let a static-only partition yield its row.
+	p.staticRows = !w.hasCK()
+	for _, r := range w.others {
+		if ti.cols[r.cols[0]].Kind == schema.Regular {
+			p.staticRows = false
+		}
+	}
 	if w.hasCK() && p.sel.onlyStatic(ti) {
 		return nil, invalidf("Cannot restrict clustering columns when selecting only static columns")
 	}
@@ -376,6 +383,14 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 	if p.sel.aggregate && !p.grouped {
 		run.agg = newAggState(p.sel)
 	}
+	if p.grouped && x.pageSize > 0 && len(x.pagingState) > 0 {
+		// Groups are built in memory and paged by offset (see result).
+		ps, err := decodePagingState(x.pagingState)
+		if err != nil {
+			return nil, err
+		}
+		run.groupOffset = ps.partIdx
+	}
 	var resume *pagingState
 	if len(x.pagingState) > 0 && run.pageSize > 0 {
 		if resume, err = decodePagingState(x.pagingState); err != nil {
@@ -438,10 +453,11 @@ type selectRun struct {
 	agg     *aggState
 	gkey    [][]byte // GROUP BY: key of the group being aggregated
 
-	limit    int // remaining LIMIT; -1: none
-	ppl      int // PER PARTITION LIMIT; -1: none
-	pageSize int
-	collect  bool // post-query ordering: read everything, sort, then limit
+	limit       int // remaining LIMIT; -1: none
+	ppl         int // PER PARTITION LIMIT; -1: none
+	groupOffset int // GROUP BY: groups returned by earlier pages
+	pageSize    int
+	collect     bool // post-query ordering: read everything, sort, then limit
 
 	// position of the last returned row
 	partIdx   int
@@ -621,6 +637,17 @@ func (s *selectRun) result() *bindings.Result {
 		s.flushGroup()
 		if s.limit >= 0 && len(s.rows) > s.limit {
 			s.rows = s.rows[:s.limit]
+		}
+		// A page holds at most page-size groups, as in Cassandra; the
+		// paging state is the number of groups already returned.
+		if size := int(s.x.pageSize); size > 0 {
+			off := min(s.groupOffset, len(s.rows))
+			end := min(off+size, len(s.rows))
+			if end < len(s.rows) {
+				// lastKey must be non-empty; grouped pages do not use it.
+				res.PagingState = (&pagingState{remaining: -1, partIdx: end, lastKey: []byte{0}}).encode()
+			}
+			s.rows = s.rows[off:end]
 		}
 	case s.agg != nil:
 		res.Rows = [][][]byte{s.agg.result(s.p.sel, s.ti)}

@@ -3,6 +3,7 @@ package widecolumn
 import (
 	"encoding/binary"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -157,9 +158,15 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 		case "count":
 			spec.Type = cql.Scalar(cql.KindBigint)
 			return selector{kind: selCount, col: c, spec: spec}, nil
-		case "min":
-			return selector{kind: selMin, col: c, spec: spec}, nil
-		case "max":
+		case "min", "max":
+			if col.Type.Kind == cql.KindTimeuuid {
+				// Cassandra 5.0 types min/max of a timeuuid as blob (the
+				// bytes are the timeuuid's).
+				spec.Type = cql.Scalar(cql.KindBlob)
+			}
+			if name == "min" {
+				return selector{kind: selMin, col: c, spec: spec}, nil
+			}
 			return selector{kind: selMax, col: c, spec: spec}, nil
 		}
 		if !numericKind(col.Type.Kind) {
@@ -293,6 +300,7 @@ type aggState struct {
 	best  [][]byte // min/max
 	isum  []int64
 	fsum  []float64
+	bsum  []*big.Int // avg of bigint/counter: exact, as Cassandra's overflows to BigInteger
 }
 
 func newAggState(s *selection) *aggState {
@@ -329,6 +337,15 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 				iv, fv := decodeNumber(t.Kind, v)
 				a.isum[i] += iv
 				a.fsum[i] += fv
+				if sc.kind == selAvg && (t.Kind == cql.KindBigint || t.Kind == cql.KindCounter) {
+					if a.bsum == nil {
+						a.bsum = make([]*big.Int, len(s.sels))
+					}
+					if a.bsum[i] == nil {
+						a.bsum[i] = new(big.Int)
+					}
+					a.bsum[i].Add(a.bsum[i], big.NewInt(iv))
+				}
 			}
 		}
 	}
@@ -348,6 +365,9 @@ func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
 			if sc.kind == selAvg && a.count[i] > 0 {
 				is /= a.count[i]
 				fs /= float64(a.count[i])
+				if a.bsum != nil && a.bsum[i] != nil {
+					is = new(big.Int).Quo(a.bsum[i], big.NewInt(a.count[i])).Int64()
+				}
 			}
 			out[i] = encodeNumber(k, is, fs)
 		default:

@@ -342,7 +342,15 @@ func (b *planner) tokenRestriction(ti *tableInfo, rel *cql.Relation) (*restricti
 	default:
 		return nil, invalidf("%s cannot be used with the token function", rel.Op)
 	}
-	b.walkTerm(rel.Value, cql.Scalar(cql.KindBigint), "partition key token", ti)
+	if fn, ok := rel.Value.(*cql.FuncCall); ok && canonicalFunc(fn.Name) == "token" && len(fn.Args) == len(ti.pk) {
+		// token(?, ?): each marker takes its partition key column's type,
+		// named as Cassandra names function arguments.
+		for i, a := range fn.Args {
+			b.walkTerm(a, ti.cols[ti.pk[i]].Type, fmt.Sprintf("arg%d(system.token)", i), ti)
+		}
+	} else {
+		b.walkTerm(rel.Value, cql.Scalar(cql.KindBigint), "partition key token", ti)
+	}
 	return &restriction{op: rel.Op, value: rel.Value, token: true}, nil
 }
 
