@@ -5,9 +5,10 @@ import (
 	"math"
 	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
 )
 
 // URL options, as in embedded://memory?salt=16&cache=128MiB&memtable=32MiB&sync=true.
@@ -56,23 +57,16 @@ func ParseURL(raw string) (Config, error) {
 		return fail("host %q: use embedded://memory, embedded:///abs/dir or embedded://./rel/dir", host)
 	}
 
-	q, err := url.ParseQuery(u.RawQuery)
+	opts, err := widecolumn.URLOptions(u.RawQuery, urlOptions)
 	if err != nil {
-		return fail("query: %v", err)
+		return fail("%v", err)
 	}
-	for key, vals := range q {
-		if !slices.Contains(urlOptions, key) {
-			return fail("unknown option %q (known: %s)", key, strings.Join(urlOptions, ", "))
-		}
-		if len(vals) != 1 {
-			return fail("option %s given %d times", key, len(vals))
-		}
-		v := vals[0]
+	for key, v := range opts {
 		switch key {
 		case "salt":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > 256 {
-				return fail("salt=%q: want an integer in [0, 256]", v)
+			n, err := widecolumn.ParseSalt(v)
+			if err != nil {
+				return fail("%v", err)
 			}
 			cfg.Engine.Salt = n
 		case "cache":

@@ -242,23 +242,16 @@ func ParseURL(raw string) (Config, error) {
 	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
 		cfg.ZKRoot = p
 	}
-	q, err := url.ParseQuery(u.RawQuery)
+	opts, err := widecolumn.URLOptions(u.RawQuery, urlOptions)
 	if err != nil {
-		return fail("query: %v", err)
+		return fail("%v", err)
 	}
-	for key, vals := range q {
-		if !slices.Contains(urlOptions, key) {
-			return fail("unknown option %q (known: %s)", key, strings.Join(urlOptions, ", "))
-		}
-		if len(vals) != 1 {
-			return fail("option %s given %d times", key, len(vals))
-		}
-		v := vals[0]
+	for key, v := range opts {
 		switch key {
 		case "salt":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > 256 {
-				return fail("salt=%q: want an integer in [0, 256]", v)
+			n, err := widecolumn.ParseSalt(v)
+			if err != nil {
+				return fail("%v", err)
 			}
 			cfg.Salt = n
 		case OptRegions, OptCompression, OptEncoding:
