@@ -28,7 +28,7 @@ vet:
 go-test:
 	$(GO) test $(TESTFLAGS) -tags $(TAGS) ./...
 	@# Tests that stop shared servers run alone, after everything else.
-	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestReadinessFollowsHBase' ./cmd/dohyo/
+	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill' ./cmd/dohyo/
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)

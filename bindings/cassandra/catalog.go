@@ -487,3 +487,10 @@ func schemaVersions(ctx context.Context, nc *nativeConn) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// InvalidateCatalog makes the next Catalog call reload the schema (dohyo's
+// relay calls it on Cassandra's SCHEMA_CHANGE results and events).
+func (b *Backend) InvalidateCatalog() { b.catalog.invalidate() }
+
+// Addrs returns the contact points as host:port.
+func (b *Backend) Addrs() []string { return b.cfg.addrs() }

@@ -51,6 +51,13 @@ type Config struct {
 	// NativeConns caps the idle raw protocol connections kept for PREPARE,
 	// DDL, USE and conditional batches.
 	NativeConns int `yaml:"native_conns"`
+	// RelayConns is the number of relay connections per node (per protocol
+	// version and keyspace in use) when dohyo serve relays this cluster's
+	// keyspaces as raw frames.
+	RelayConns int `yaml:"relay_conns"`
+	// Heartbeat is the idle time after which relay connections are probed
+	// with OPTIONS (negative disables).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 	// Logger receives operational messages (gocql's included); nil discards.
 	Logger *slog.Logger `yaml:"-"`
 }
@@ -67,6 +74,8 @@ func DefaultConfig() Config {
 		SchemaAgreement: 10 * time.Second,
 		MaxSessions:     32,
 		NativeConns:     2,
+		RelayConns:      2,
+		Heartbeat:       30 * time.Second,
 	}
 }
 
@@ -176,8 +185,8 @@ func splitHostPort(h string) (string, int, error) {
 }
 
 // urlOptions are the query options ParseURL accepts.
-var urlOptions = []string{"connect_timeout", "consistency", "local_dc", "max_sessions", "native_conns",
-	"num_conns", "password", "proto", "schema_agreement", "schema_refresh", "serial_consistency", "timeout", "user"}
+var urlOptions = []string{"connect_timeout", "consistency", "heartbeat", "local_dc", "max_sessions", "native_conns",
+	"num_conns", "password", "proto", "relay_conns", "schema_agreement", "schema_refresh", "serial_consistency", "timeout", "user"}
 
 // ParseURL turns a backend URL into a Config (defaults for what it omits):
 //
@@ -271,6 +280,10 @@ func ParseURL(raw string) (Config, error) {
 			cfg.SchemaRefresh, perr = time.ParseDuration(v)
 		case "schema_agreement":
 			cfg.SchemaAgreement, perr = time.ParseDuration(v)
+		case "relay_conns":
+			cfg.RelayConns, perr = strconv.Atoi(v)
+		case "heartbeat":
+			cfg.Heartbeat, perr = time.ParseDuration(v)
 		}
 		if perr != nil {
 			return fail("option %s: %v", k, perr)

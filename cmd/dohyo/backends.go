@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
 )
@@ -24,10 +25,12 @@ func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
 
 	case "hbase":
 		return hbase.OpenURL(ctx, rawURL)
+	case "cassandra":
+		return cassandra.OpenURL(ctx, rawURL)
 	case "":
 		return nil, fmt.Errorf("backend URL %q has no scheme (embedded://, hbase://, cassandra://)", rawURL)
 	default:
-		return nil, fmt.Errorf("backend URL %q: scheme %q is not supported yet", rawURL, u.Scheme)
+		return nil, fmt.Errorf("backend URL %q: scheme %q is not supported (embedded://, hbase://, cassandra://)", rawURL, u.Scheme)
 	}
 }
 

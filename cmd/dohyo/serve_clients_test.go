@@ -12,7 +12,7 @@ import (
 // batches, paging, ordering, TTL/timestamps, LWT and error types.
 func TestServePythonDriver(t *testing.T) {
 	py := externalTool(t, "DOHYO_TEST_PYTHON")
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "py") {
 		t.Run(name, func(t *testing.T) {
 			p := startServe(t, "--backend", backend)
 			host, port, _ := net.SplitHostPort(p.CQLAddr)
@@ -28,7 +28,7 @@ func TestServePythonDriver(t *testing.T) {
 // relies on system_schema.
 func TestServeCqlsh(t *testing.T) {
 	cqlsh := externalTool(t, "DOHYO_TEST_CQLSH")
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "ks") {
 		t.Run(name, func(t *testing.T) { testCqlsh(t, cqlsh, backend) })
 	}
 }

@@ -41,7 +41,7 @@ func mustExec(t *testing.T, s *gocql.Session, q string, args ...any) {
 }
 
 func TestServeGocql(t *testing.T) {
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "g_negotiated", "g_v3", "g_v4", "g_v4_snappy") {
 		t.Run(name, func(t *testing.T) {
 			p := startServe(t, "--backend", backend)
 			for _, tc := range []struct {
@@ -75,7 +75,7 @@ func TestServeGocql(t *testing.T) {
 }
 
 func TestServeGocqlTypesRoundTrip(t *testing.T) {
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "types") {
 		t.Run(name, func(t *testing.T) {
 			p := startServe(t, "--backend", backend)
 			s := gocqlSession(t, p.CQLAddr, 4, nil)
@@ -161,7 +161,7 @@ func TestServeGocqlTypesRoundTrip(t *testing.T) {
 }
 
 func TestServeGocqlPagingOrderingAndLWT(t *testing.T) {
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "app") {
 		t.Run(name, func(t *testing.T) {
 			p := startServe(t, "--backend", backend)
 			s := gocqlSession(t, p.CQLAddr, 0, nil)
@@ -248,7 +248,7 @@ func TestServeGocqlPagingOrderingAndLWT(t *testing.T) {
 }
 
 func TestServeGocqlErrors(t *testing.T) {
-	for name, backend := range serveBackends(t) {
+	for name, backend := range clientBackends(t, "errs") {
 		t.Run(name, func(t *testing.T) {
 			p := startServe(t, "--backend", backend)
 			s := gocqlSession(t, p.CQLAddr, 0, nil)

@@ -6,6 +6,7 @@
 #   run.sh start     launch in the background (pid file, log under the run dir)
 #   run.sh wait      block until CQL answers a real query (or fail with log tail)
 #   run.sh stop      SIGTERM (Cassandra drains), then SIGKILL after a timeout
+#   run.sh kill      SIGKILL at once (abrupt failure, for the relay test)
 #   run.sh status    exit 0 when running, 3 when not
 #   run.sh logs [N]  tail the server log (default 80 lines)
 #   run.sh clean     stop and delete the run dir (data, logs, config)
@@ -180,6 +181,12 @@ case "${1:-}" in
   start) cmd_start ;;
   wait) cmd_wait ;;
   stop) cmd_stop ;;
+  kill) # abrupt failure, for tests: SIGKILL, no drain
+    if pid="$(it_pid_alive "$pidfile" "$pattern")"; then
+      it_log "killing cassandra (pid $pid)"
+      kill -9 "$pid"
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    fi ;;
   status) cmd_status ;;
   logs) tail -n "${2:-80}" "$logfile" ;;
   clean) cmd_stop && rm -rf "$run" ;;

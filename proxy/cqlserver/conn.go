@@ -72,6 +72,8 @@ type conn struct {
 	sem      limiter // the connection's in-flight slots
 	stopping atomic.Bool
 	refused  bool // over MaxConnections: STARTUP is answered with an error
+	// creds are the client's SASL PLAIN credentials, relayed to Cassandra.
+	creds *credentials
 }
 
 // outMsg is one encoded envelope for the writer.

@@ -281,14 +281,23 @@ func (r *rbuf) stringMap() map[string]string {
 }
 
 // skipBytesMap skips a [bytes map] (a request's custom payload).
-func (r *rbuf) skipBytesMap() {
+// bytesMap reads a [bytes map] (custom payloads); a null value is nil.
+func (r *rbuf) bytesMap() map[string][]byte {
 	n := int(r.short())
-	for i := 0; i < n && r.err == nil; i++ {
-		r.take(int(r.short()))
-		if l := r.int_(); l > 0 {
-			r.take(int(l))
-		}
+	if n*6 > len(r.b) { // a key length, a value length
+		r.fail(errShortBody)
+		return nil
 	}
+	m := make(map[string][]byte, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		k := string(r.take(int(r.short())))
+		var v []byte
+		if l := r.int_(); l > 0 {
+			v = r.take(int(l))
+		}
+		m[k] = v
+	}
+	return m
 }
 
 // ---- encoding ----

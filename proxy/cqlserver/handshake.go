@@ -84,8 +84,13 @@ func (c *conn) handle(h header, body []byte) error {
 		}
 	}
 	r := &rbuf{b: body}
+	var payload map[string][]byte
 	if h.flags&flagCustomPayload != 0 {
-		r.skipBytesMap() // custom payloads are for custom query handlers; dohyo has none
+		// Custom payloads carry trace context and budgets for dohyo, and
+		// are relayed as they are to Cassandra.
+		if payload = r.bytesMap(); r.err != nil {
+			return protocolErrorf("Invalid custom payload in %s message: %v", opName(h.op), r.err)
+		}
 	}
 	switch h.op {
 	case opOptions:
@@ -105,7 +110,7 @@ func (c *conn) handle(h header, body []byte) error {
 		if h.op == opRegister {
 			return c.register(h, r)
 		}
-		return c.request(h, r)
+		return c.request(h, body, payload, r)
 	}
 	if _, known := opNames[h.op]; known {
 		return protocolErrorf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.op, opName(h.op))
@@ -220,6 +225,12 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeAuthError, "%s", err.Error())))
 	case done:
 		c.state = stateReady
+		if c.srv.cfg.Authenticator.Class() == PasswordAuthenticatorClass {
+			// Relayed requests carry the client's own identity to Cassandra.
+			if user, pass, err := decodePlain(token); err == nil {
+				c.creds = &credentials{user: user, password: pass}
+			}
+		}
 		c.send(appendBytes(startFrame(getBuf(), c.version, 0, h.stream, opAuthSuccess), challenge))
 	default:
 		c.send(appendBytes(startFrame(getBuf(), c.version, 0, h.stream, opAuthChallenge), challenge))

@@ -54,6 +54,10 @@ type request struct {
 	keyspace     string // PREPARE, BATCH: v5 per-request keyspace
 	params       queryParams
 	batch        *proxy.BatchRequest
+
+	flags   byte              // header flags (tracing, custom payload, beta)
+	body    []byte            // the whole decompressed body, for the relay
+	payload map[string][]byte // custom payload (nil if none)
 }
 
 func decodeRequest(h header, r *rbuf, version byte) (*request, error) {

@@ -1,0 +1,509 @@
+package cqlserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/internal/lru"
+)
+
+// RelayConfig describes a Cassandra cluster whose keyspaces are relayed as
+// raw frames (DESIGN D2).
+type RelayConfig struct {
+	// Hosts are contact points (host:port); the other nodes are found in
+	// system.peers_v2 (or system.peers).
+	Hosts []string
+	// ConnsPerNode is the number of connections per node, per protocol
+	// version and per keyspace in use (default 2).
+	ConnsPerNode int
+	// ConnectTimeout bounds a dial with its handshake (default 5s).
+	ConnectTimeout time.Duration
+	// Heartbeat is the idle time after which a connection is probed with
+	// OPTIONS (default 30s; negative disables).
+	Heartbeat time.Duration
+	// User and Password authenticate dohyo's own control connection when
+	// Cassandra requires authentication; clients' requests are relayed
+	// with the clients' own credentials.
+	User, Password string
+	// PreparedCacheSize bounds the remembered PREPARE requests used to
+	// re-prepare on UNPREPARED (default 10,000).
+	PreparedCacheSize int
+	// OnSchemaChange is called (before the client that made a change is
+	// answered, and on every SCHEMA_CHANGE event from the cluster) so the
+	// catalog can be refreshed.
+	OnSchemaChange func(*bindings.SchemaChange)
+	Logger         *slog.Logger
+}
+
+// Relay is a pool of native-protocol connections to one Cassandra cluster.
+// Connections are grouped by node, protocol version (a client's frames are
+// relayed at the client's version), keyspace (for unqualified statements:
+// each group's connections have run USE once) and credentials.
+type Relay struct {
+	cfg RelayConfig
+	log *slog.Logger
+
+	nodesMu sync.RWMutex
+	nodes   []string
+	next    atomic.Uint64
+
+	poolsMu sync.Mutex
+	pools   map[poolKey]*subPool
+
+	prepared *lru.Cache[string, *relayPrepared]
+
+	needsAuth atomic.Bool
+	control   atomic.Pointer[backendConn]
+
+	rediscoverCh chan struct{}
+	stop         chan struct{}
+	done         chan struct{}
+	once         sync.Once
+
+	// Counters.
+	requests, reprepares, failures atomic.Uint64
+}
+
+type poolKey struct {
+	node     string
+	version  byte
+	keyspace string
+	creds    string
+}
+
+// relayPrepared is a remembered PREPARE: enough to prepare it again, and
+// the text the Tap records for its executions.
+type relayPrepared struct {
+	query    string
+	keyspace string // the session keyspace at PREPARE time
+	group    string // the keyspace group it was prepared in
+	creds    *credentials
+}
+
+// NewRelay connects the control connection to one of the contact points,
+// discovers the nodes and subscribes to schema changes. It fails when no
+// contact point answers.
+func NewRelay(ctx context.Context, cfg RelayConfig) (*Relay, error) {
+	if len(cfg.Hosts) == 0 {
+		return nil, errors.New("relay: no Cassandra hosts")
+	}
+	if cfg.ConnsPerNode <= 0 {
+		cfg.ConnsPerNode = 2
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	rl := &Relay{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		nodes:    append([]string(nil), cfg.Hosts...),
+		pools:    map[poolKey]*subPool{},
+		prepared: lru.New[string, *relayPrepared](orDefault(cfg.PreparedCacheSize, 10000)),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+
+		rediscoverCh: make(chan struct{}, 1),
+	}
+	if err := rl.connectControl(ctx); err != nil {
+		if !rl.needsAuth.Load() || cfg.User != "" {
+			return nil, fmt.Errorf("relay: %w", err)
+		}
+		// Cassandra wants credentials and dohyo has none of its own:
+		// clients' credentials are relayed (RelayAuthenticator), but
+		// without a control connection there is no node discovery and
+		// no schema events (the catalog is refreshed periodically).
+		rl.log.Warn("relay: Cassandra requires authentication and no user is configured; " +
+			"no control connection (no node discovery, no schema events)")
+	}
+	go rl.maintain()
+	return rl, nil
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// RequiresAuth tells whether Cassandra asked the control connection to
+// authenticate (clients must then present credentials to be relayed).
+func (rl *Relay) RequiresAuth() bool { return rl.needsAuth.Load() }
+
+// Nodes returns the nodes requests are spread over.
+func (rl *Relay) Nodes() []string {
+	rl.nodesMu.RLock()
+	defer rl.nodesMu.RUnlock()
+	return append([]string(nil), rl.nodes...)
+}
+
+// RelayStats are the relay's counters.
+type RelayStats struct {
+	Requests, Reprepares, Failures uint64
+	Connections                    int
+}
+
+// Stats returns the relay's counters and its open connections.
+func (rl *Relay) Stats() RelayStats {
+	st := RelayStats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load()}
+	rl.poolsMu.Lock()
+	for _, p := range rl.pools {
+		st.Connections += p.live()
+	}
+	rl.poolsMu.Unlock()
+	return st
+}
+
+// connectControl opens the control connection (protocol v4) to the first
+// contact point that answers, learns the nodes and registers for events.
+func (rl *Relay) connectControl(ctx context.Context) error {
+	var errs []error
+	for _, host := range rl.cfg.Hosts {
+		var creds *credentials
+		if rl.cfg.User != "" {
+			creds = &credentials{user: rl.cfg.User, password: rl.cfg.Password}
+		}
+		bc, err := dialBackend(ctx, host, 4, creds, "", rl.cfg.ConnectTimeout, rl.log)
+		if err != nil {
+			var be *bindings.Error
+			if errors.As(err, &be) && (be.Code == bindings.CodeAuthError) {
+				rl.needsAuth.Store(true)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		rl.needsAuth.Store(bc.authenticated)
+		bc.onEvent = rl.event
+		if err := rl.register(ctx, bc); err != nil {
+			bc.close(err)
+			errs = append(errs, err)
+			continue
+		}
+		if nodes, err := rl.discover(ctx, bc, host); err == nil && len(nodes) > 0 {
+			rl.nodesMu.Lock()
+			rl.nodes = nodes
+			rl.nodesMu.Unlock()
+		} else if err != nil {
+			rl.log.Warn("relay: node discovery failed; using the contact points", "err", err)
+		}
+		if old := rl.control.Swap(bc); old != nil {
+			old.close(errors.New("control connection replaced"))
+		}
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+func (rl *Relay) register(ctx context.Context, bc *backendConn) error {
+	body := appendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
+	r, err := bc.roundTrip(ctx, 0, opRegister, body)
+	if err != nil {
+		return err
+	}
+	if r.h.op == opError {
+		return decodeErrorBody(r.body)
+	}
+	return nil
+}
+
+// discover lists the cluster's nodes: the contact point plus every peer's
+// native address (peers_v2 has the port; peers predates it).
+func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) ([]string, error) {
+	_, defPort, _ := net.SplitHostPort(contact)
+	nodes := []string{contact}
+	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port FROM system.peers_v2")
+	if err != nil {
+		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address FROM system.peers"); err != nil {
+			return nil, err
+		}
+	}
+	for _, row := range rows {
+		ip := net.IP(row[0])
+		if len(row[0]) == 0 || ip.IsUnspecified() {
+			continue
+		}
+		port := defPort
+		if len(row) > 1 && len(row[1]) == 4 {
+			port = strconv.Itoa(int(int32(uint32(row[1][0])<<24 | uint32(row[1][1])<<16 | uint32(row[1][2])<<8 | uint32(row[1][3]))))
+		}
+		nodes = append(nodes, net.JoinHostPort(ip.String(), port))
+	}
+	return nodes, nil
+}
+
+// controlQuery runs a query on the control connection and returns its rows.
+func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([][][]byte, error) {
+	body := append(appendInt(nil, int32(len(q))), q...)
+	body = appendShort(body, uint16(bindings.One))
+	body = append(body, 0)
+	r, err := bc.roundTrip(ctx, 0, opQuery, body)
+	if err != nil {
+		return nil, err
+	}
+	if r.h.op == opError {
+		return nil, decodeErrorBody(r.body)
+	}
+	rb := responseBody(r.h, r.body)
+	if rb.int_() != wireRows {
+		return nil, errors.New("not a rows result")
+	}
+	rows, _, err := decodeRows(rb)
+	return rows, err
+}
+
+// event handles an event pushed on the control connection.
+func (rl *Relay) event(h header, body []byte) {
+	r := &rbuf{b: body}
+	switch r.string_() {
+	case "SCHEMA_CHANGE":
+		if ch := schemaChangeOf(relayResp{h: h, body: body}, true); ch != nil && rl.cfg.OnSchemaChange != nil {
+			rl.cfg.OnSchemaChange(ch)
+		}
+	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
+		rl.log.Info("relay: Cassandra topology or status changed; rediscovering nodes")
+		select {
+		case rl.rediscoverCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// maintain keeps the control connection up (reconnecting with backoff),
+// rediscovers nodes on topology events and now and then, sends heartbeats
+// on idle connections and drops dead ones.
+func (rl *Relay) maintain() {
+	defer close(rl.done)
+	tick := time.NewTicker(rl.tickInterval())
+	defer tick.Stop()
+	backoff := 100 * time.Millisecond
+	var retryAt, discoverAt time.Time
+	for {
+		discover := false
+		select {
+		case <-rl.stop:
+			return
+		case <-tick.C:
+		case <-rl.rediscoverCh:
+			discover = true
+		}
+		now := time.Now()
+		c := rl.control.Load()
+		switch {
+		case (c == nil || c.isClosed()) && rl.needsAuth.Load() && rl.cfg.User == "":
+			// No credentials for a control connection (see NewRelay).
+		case c == nil || c.isClosed():
+			if now.Before(retryAt) {
+				break
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
+			err := rl.connectControl(ctx)
+			cancel()
+			if err != nil {
+				rl.log.Warn("relay: control connection down", "err", err, "retry_in", backoff)
+				retryAt = now.Add(backoff)
+				backoff = min(backoff*2, 10*time.Second)
+				break
+			}
+			rl.log.Info("relay: control connection up")
+			backoff = 100 * time.Millisecond
+			if rl.cfg.OnSchemaChange != nil { // changes may have been missed
+				rl.cfg.OnSchemaChange(nil)
+			}
+		case discover || now.After(discoverAt):
+			discoverAt = now.Add(time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
+			if nodes, err := rl.discover(ctx, c, c.addr); err == nil && len(nodes) > 0 {
+				rl.nodesMu.Lock()
+				rl.nodes = nodes
+				rl.nodesMu.Unlock()
+			}
+			cancel()
+		}
+		if rl.cfg.Heartbeat > 0 {
+			for _, bc := range rl.allConns() {
+				go bc.heartbeat(rl.cfg.Heartbeat, rl.cfg.ConnectTimeout)
+			}
+		}
+		rl.prune()
+	}
+}
+
+func (rl *Relay) tickInterval() time.Duration {
+	if rl.cfg.Heartbeat > 0 && rl.cfg.Heartbeat < 5*time.Second {
+		return rl.cfg.Heartbeat / 2
+	}
+	return 2 * time.Second
+}
+
+func (rl *Relay) allConns() []*backendConn {
+	var out []*backendConn
+	if c := rl.control.Load(); c != nil {
+		out = append(out, c)
+	}
+	rl.poolsMu.Lock()
+	for _, p := range rl.pools {
+		p.mu.Lock()
+		out = append(out, p.conns...)
+		p.mu.Unlock()
+	}
+	rl.poolsMu.Unlock()
+	return out
+}
+
+// prune drops closed connections from the pools.
+func (rl *Relay) prune() {
+	rl.poolsMu.Lock()
+	defer rl.poolsMu.Unlock()
+	for _, p := range rl.pools {
+		p.prune()
+	}
+}
+
+// Close closes every connection.
+func (rl *Relay) Close() error {
+	rl.once.Do(func() {
+		close(rl.stop)
+		<-rl.done
+		for _, bc := range rl.allConns() {
+			bc.close(errors.New("relay closed"))
+		}
+	})
+	return nil
+}
+
+// subPool holds the connections of one pool key.
+type subPool struct {
+	mu        sync.Mutex
+	conns     []*backendConn
+	next      uint64
+	dialing   bool
+	lastErr   error
+	downUntil time.Time
+	backoff   time.Duration
+}
+
+func (p *subPool) live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range p.conns {
+		if !c.isClosed() {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *subPool) prune() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := p.conns[:0]
+	for _, c := range p.conns {
+		if !c.isClosed() {
+			live = append(live, c)
+		}
+	}
+	clear(p.conns[len(live):])
+	p.conns = live
+}
+
+// conn returns a connection of the pool for key, dialing one when the pool
+// is short of connections. While a node is down (its last dial failed) the
+// dial is retried only after a backoff, and requests fail at once with the
+// last dial error instead of waiting.
+func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*backendConn, error) {
+	rl.poolsMu.Lock()
+	p := rl.pools[key]
+	if p == nil {
+		p = &subPool{}
+		rl.pools[key] = p
+	}
+	rl.poolsMu.Unlock()
+
+	p.mu.Lock()
+	var pick *backendConn
+	live := 0
+	for i := range p.conns {
+		c := p.conns[(int(p.next)+i)%len(p.conns)]
+		if c.isClosed() {
+			continue
+		}
+		live++
+		if pick == nil || c.inflight.Load() < pick.inflight.Load() {
+			pick = c
+		}
+	}
+	p.next++
+	short := live < rl.cfg.ConnsPerNode && !p.dialing
+	wait := pick == nil
+	if short && !wait {
+		p.dialing = true
+		go func() { // grow in the background; this request has a connection
+			dctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
+			defer cancel()
+			rl.dial(dctx, p, key, creds)
+		}()
+	}
+	if !wait {
+		p.mu.Unlock()
+		return pick, nil
+	}
+	if time.Now().Before(p.downUntil) {
+		err := p.lastErr
+		p.mu.Unlock()
+		return nil, err
+	}
+	p.dialing = true
+	p.mu.Unlock()
+	return rl.dial(ctx, p, key, creds)
+}
+
+func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *credentials) (*backendConn, error) {
+	bc, err := dialBackend(ctx, key.node, key.version, creds, key.keyspace, rl.cfg.ConnectTimeout, rl.log)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dialing = false
+	if err != nil {
+		rl.failures.Add(1)
+		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), 5*time.Second)
+		p.downUntil = time.Now().Add(p.backoff)
+		var be *bindings.Error
+		if !errors.As(err, &be) {
+			err = bindings.Errorf(bindings.CodeServerError, "dohyo relay: Cassandra node %s unreachable: %v", key.node, err)
+		}
+		p.lastErr = err
+		rl.log.Warn("relay: connect failed", "node", key.node, "err", err, "retry_after", p.backoff)
+		return nil, err
+	}
+	p.backoff, p.lastErr = 0, nil
+	p.conns = append(p.conns, bc)
+	return bc, nil
+}
+
+// pickNode returns the nodes in the order to try for one request (round
+// robin over the cluster).
+func (rl *Relay) pickNodes() []string {
+	rl.nodesMu.RLock()
+	defer rl.nodesMu.RUnlock()
+	n := len(rl.nodes)
+	start := int(rl.next.Add(1) % uint64(n))
+	out := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, rl.nodes[(start+i)%n])
+	}
+	return out
+}

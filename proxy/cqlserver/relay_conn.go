@@ -1,0 +1,430 @@
+package cqlserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+)
+
+// A backendConn is one native-protocol connection from the relay to a
+// Cassandra node, at one protocol version, optionally bound to a keyspace
+// (USE) and to a client's credentials. Requests from many client
+// connections share it: each gets a free stream id of this connection for
+// its round trip (stream-id remapping), its frame is queued for one writer
+// goroutine, and one reader goroutine hands each response to the waiting
+// request by stream id.
+
+// relayStreams bounds the concurrent requests of one backend connection
+// (the protocol allows 32768; a few hundred is plenty per connection).
+const relayStreams = 1024
+
+var errBackendClosed = errors.New("connection to Cassandra closed")
+
+type relayResp struct {
+	h    header
+	body []byte
+}
+
+type backendConn struct {
+	nc       net.Conn
+	addr     string
+	version  byte
+	keyspace string
+	log      *slog.Logger
+
+	out     chan []byte
+	streams chan int16
+
+	mu      sync.Mutex
+	waiting [relayStreams]chan relayResp // nil: free or orphaned
+	orphan  [relayStreams]bool           // abandoned by its request
+
+	closed   chan struct{}
+	closeErr error
+	once     sync.Once
+
+	authenticated bool // the node asked for credentials
+
+	lastRead atomic.Int64 // unix nanos of the last frame read
+	inflight atomic.Int32
+	onEvent  func(h header, body []byte)
+}
+
+// dialBackend connects to addr, runs STARTUP (and SASL PLAIN when the node
+// asks for it) and, with a keyspace, USE. It returns a running connection.
+func dialBackend(ctx context.Context, addr string, version byte, creds *credentials, keyspace string, timeout time.Duration, log *slog.Logger) (*backendConn, error) {
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	nc.SetDeadline(deadline)
+	hs := &handshakeIO{br: bufio.NewReaderSize(nc, readBufSize), bw: bufio.NewWriterSize(nc, writeBufSize), version: version}
+	if err := hs.startup(creds); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%s: %w", addr, err)
+	}
+	if keyspace != "" {
+		if err := hs.use(keyspace); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("%s: %w", addr, err)
+		}
+	}
+	nc.SetDeadline(time.Time{})
+	bc := &backendConn{
+		nc: nc, addr: addr, version: version, keyspace: keyspace, log: log, authenticated: hs.authenticated,
+		out:     make(chan []byte, outQueueLen),
+		streams: make(chan int16, relayStreams),
+		closed:  make(chan struct{}),
+	}
+	for i := 1; i < relayStreams; i++ { // stream 0 is left unused
+		bc.streams <- int16(i)
+	}
+	bc.lastRead.Store(time.Now().UnixNano())
+	go bc.readLoop(hs.reader())
+	go bc.writeLoop(hs.bw)
+	return bc, nil
+}
+
+// frameReader reads response frames: plain frames or v5 segments.
+type frameReader func() (header, []byte, error)
+
+// handshakeIO runs the synchronous start of a backend connection.
+type handshakeIO struct {
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	version byte
+	seg     *segmentReader
+	segw    *segmentWriter
+
+	authenticated bool
+}
+
+func (h *handshakeIO) write(op byte, body []byte) error {
+	f := append(make([]byte, 0, headerLen+len(body)), h.version, 0, 0, 0, op, 0, 0, 0, 0)
+	f = append(f, body...)
+	finishFrame(f)
+	var err error
+	if h.segw != nil {
+		if err = h.segw.add(f); err == nil {
+			err = h.segw.flush()
+		}
+	} else {
+		_, err = h.bw.Write(f)
+	}
+	if err == nil {
+		err = h.bw.Flush()
+	}
+	return err
+}
+
+func (h *handshakeIO) read() (header, []byte, error) { return h.reader()() }
+
+func (h *handshakeIO) reader() frameReader {
+	if h.seg != nil {
+		return h.seg.next
+	}
+	var hb [headerLen]byte
+	return func() (header, []byte, error) {
+		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
+			return header{}, nil, err
+		}
+		hd := parseHeader(hb[:])
+		if hd.length < 0 || int(hd.length) > maxRelayFrame {
+			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.length)
+		}
+		body, err := readBody(h.br, int(hd.length))
+		return hd, body, unexpectedEOF(err)
+	}
+}
+
+// maxRelayFrame bounds a response frame from Cassandra (its own limit is
+// 256 MiB by default).
+const maxRelayFrame = 256 << 20
+
+func (h *handshakeIO) switchV5() {
+	if h.version >= 5 && h.seg == nil {
+		h.seg = &segmentReader{r: h.br, maxFrame: maxRelayFrame}
+		h.segw = &segmentWriter{w: h.bw}
+	}
+}
+
+func (h *handshakeIO) startup(creds *credentials) error {
+	body := appendShort(nil, 1)
+	body = appendString(body, "CQL_VERSION")
+	body = appendString(body, "3.0.0")
+	if err := h.write(opStartup, body); err != nil {
+		return err
+	}
+	hd, rb, err := h.read()
+	if err != nil {
+		return err
+	}
+	// v5 framing starts after the node's answer to STARTUP.
+	h.switchV5()
+	switch hd.op {
+	case opReady:
+		return nil
+	case opError:
+		return decodeErrorBody(rb)
+	case opAuthenticate:
+		h.authenticated = true
+	default:
+		return fmt.Errorf("unexpected %s in answer to STARTUP", opName(hd.op))
+	}
+	if creds == nil {
+		return &bindings.Error{Code: bindings.CodeAuthError,
+			Message: "Cassandra requires authentication and no credentials were given"}
+	}
+	if err := h.write(opAuthResponse, appendBytes(nil, creds.plainToken())); err != nil {
+		return err
+	}
+	hd, rb, err = h.read()
+	if err != nil {
+		return err
+	}
+	switch hd.op {
+	case opAuthSuccess:
+		return nil
+	case opError:
+		return decodeErrorBody(rb)
+	default:
+		return fmt.Errorf("unexpected %s in answer to AUTH_RESPONSE", opName(hd.op))
+	}
+}
+
+func (h *handshakeIO) use(keyspace string) error {
+	if err := h.write(opQuery, useBody(keyspace, h.version)); err != nil {
+		return err
+	}
+	hd, rb, err := h.read()
+	if err != nil {
+		return err
+	}
+	if hd.op == opError {
+		return decodeErrorBody(rb)
+	}
+	return nil
+}
+
+// useBody encodes QUERY "USE <keyspace>" at consistency ONE, no flags.
+func useBody(keyspace string, version byte) []byte {
+	q := "USE " + quoteIdent(keyspace)
+	b := append(appendInt(nil, int32(len(q))), q...)
+	b = appendShort(b, uint16(bindings.One))
+	if version >= 5 {
+		return appendInt(b, 0)
+	}
+	return append(b, 0)
+}
+
+func quoteIdent(s string) string {
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			out = append(out, '"')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '"'))
+}
+
+// roundTrip sends one request (op, flags, body) and returns the node's
+// response. When ctx ends first the stream id stays reserved until the
+// late response arrives, so it is never reused too early.
+func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byte) (relayResp, error) {
+	var id int16
+	select {
+	case id = <-bc.streams:
+	case <-bc.closed:
+		return relayResp{}, bc.err()
+	case <-ctx.Done():
+		return relayResp{}, ctx.Err()
+	}
+	ch := make(chan relayResp, 1)
+	bc.mu.Lock()
+	bc.waiting[id] = ch
+	bc.mu.Unlock()
+	bc.inflight.Add(1)
+	defer bc.inflight.Add(-1)
+
+	f := getBuf()
+	f = append(f, bc.version, flags&^flagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
+	f = append(f, body...)
+	finishFrame(f)
+	select {
+	case bc.out <- f:
+	case <-bc.closed:
+		putBuf(f)
+		return relayResp{}, bc.err()
+	}
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-bc.closed:
+		return relayResp{}, bc.err()
+	case <-ctx.Done():
+		bc.mu.Lock()
+		if bc.waiting[id] == ch {
+			bc.waiting[id] = nil
+			bc.orphan[id] = true
+		}
+		bc.mu.Unlock()
+		select { // the response may have raced in
+		case r := <-ch:
+			return r, nil
+		default:
+		}
+		return relayResp{}, ctx.Err()
+	}
+}
+
+func (bc *backendConn) readLoop(next frameReader) {
+	for {
+		h, body, err := next()
+		if err != nil {
+			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, unexpectedEOF(err)))
+			return
+		}
+		bc.lastRead.Store(time.Now().UnixNano())
+		if h.stream < 0 {
+			if h.op == opEvent && bc.onEvent != nil {
+				bc.onEvent(h, body)
+			}
+			continue
+		}
+		if int(h.stream) >= relayStreams {
+			continue
+		}
+		bc.mu.Lock()
+		ch, orphan := bc.waiting[h.stream], bc.orphan[h.stream]
+		bc.waiting[h.stream], bc.orphan[h.stream] = nil, false
+		bc.mu.Unlock()
+		if ch == nil && !orphan {
+			bc.log.Debug("relay: response on an unused stream", "node", bc.addr, "stream", h.stream)
+			continue
+		}
+		if ch != nil {
+			ch <- relayResp{h: h, body: body}
+		}
+		bc.streams <- h.stream
+	}
+}
+
+func (bc *backendConn) writeLoop(bw *bufio.Writer) {
+	var seg *segmentWriter
+	if bc.version >= 5 {
+		seg = &segmentWriter{w: bw}
+	}
+	write := func(f []byte) error {
+		defer putBuf(f)
+		if seg != nil {
+			return seg.add(f)
+		}
+		_, err := bw.Write(f)
+		return err
+	}
+	for {
+		select {
+		case f := <-bc.out:
+			err := write(f)
+			for drained := false; !drained && err == nil; {
+				select {
+				case f := <-bc.out:
+					err = write(f)
+				default:
+					drained = true
+				}
+			}
+			if err == nil && seg != nil {
+				err = seg.flush()
+			}
+			if err == nil {
+				err = bw.Flush()
+			}
+			if err != nil {
+				bc.close(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
+				return
+			}
+		case <-bc.closed:
+			return
+		}
+	}
+}
+
+func (bc *backendConn) close(err error) {
+	bc.once.Do(func() {
+		bc.closeErr = err
+		close(bc.closed)
+		bc.nc.Close()
+	})
+}
+
+func (bc *backendConn) err() error {
+	<-bc.closed
+	return bc.closeErr
+}
+
+func (bc *backendConn) isClosed() bool {
+	select {
+	case <-bc.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// heartbeat sends OPTIONS when the connection has read nothing for idle;
+// a node that does not answer within timeout has its connection closed.
+func (bc *backendConn) heartbeat(idle, timeout time.Duration) {
+	if bc.isClosed() || time.Since(time.Unix(0, bc.lastRead.Load())) < idle || bc.inflight.Load() > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r, err := bc.roundTrip(ctx, 0, opOptions, nil)
+	if err == nil && r.h.op != opSupported {
+		err = fmt.Errorf("unexpected %s in answer to OPTIONS", opName(r.h.op))
+	}
+	if err != nil {
+		bc.close(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))
+	}
+}
+
+// credentials are a client's SASL PLAIN user and password, relayed to
+// Cassandra.
+type credentials struct {
+	user, password string
+}
+
+func (c *credentials) plainToken() []byte {
+	t := make([]byte, 0, len(c.user)+len(c.password)+2)
+	t = append(t, 0)
+	t = append(t, c.user...)
+	t = append(t, 0)
+	return append(t, c.password...)
+}
+
+func (c *credentials) key() string {
+	if c == nil {
+		return ""
+	}
+	return c.user + "\x00" + c.password
+}

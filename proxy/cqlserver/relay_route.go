@@ -1,0 +1,306 @@
+package cqlserver
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/proxy"
+)
+
+// Client side of the relay: which requests go to Cassandra as raw frames,
+// and how their answers come back. A request is relayed when the
+// coordinator routes its keyspace to a backend that has a Relay; USE,
+// DESCRIBE and the virtual system tables stay with dohyo. Statements
+// dohyo's parser does not know (Cassandra-only syntax) are relayed when the
+// session's keyspace (or, without one, the default backend) is relayed, so
+// Cassandra answers them itself.
+
+// relayPlan is the routing decision for one relayed request.
+type relayPlan struct {
+	rl *Relay
+	// group is the keyspace the backend connection must be using: the
+	// session's keyspace for unqualified statements, "" otherwise.
+	group string
+	// keyspace is the effective session keyspace (for the Tap).
+	keyspace string
+}
+
+// planRelay returns where req is relayed, nil when dohyo executes it, or an
+// error for a BATCH spanning a relayed and a local backend.
+func (c *conn) planRelay(req *request) (*relayPlan, error) {
+	if len(c.srv.relays) == 0 {
+		return nil, nil
+	}
+	coord := c.srv.coord
+	sessKS, explicit := c.session.Keyspace(), ""
+	switch req.op {
+	case opQuery:
+		explicit = req.params.keyspace
+	case opPrepare, opBatch:
+		explicit = req.keyspace
+	}
+	if explicit != "" {
+		sessKS = explicit
+	}
+	plan := func(rl *Relay, needsKS bool) *relayPlan {
+		p := &relayPlan{rl: rl, keyspace: sessKS}
+		if needsKS && explicit == "" { // v5 frames may carry their keyspace
+			p.group = sessKS
+		}
+		return p
+	}
+	switch req.op {
+	case opExecute:
+		for _, rl := range c.srv.relays {
+			if rp, ok := rl.prepared.Get(string(req.id)); ok {
+				p := plan(rl, false)
+				p.keyspace = rp.keyspace
+				return p, nil
+			}
+		}
+		return nil, nil
+	case opBatch:
+		return c.planBatch(req, sessKS, plan)
+	}
+	if req.op == opQuery && isDescribe(req.query) {
+		return nil, nil
+	}
+	parsed, err := coord.Parse(req.query)
+	if err == nil {
+		if _, unsupported := parsed.Stmt.(*cql.Unsupported); !unsupported {
+			if _, use := parsed.Stmt.(*cql.Use); use {
+				return nil, nil
+			}
+			backend, err := coord.StatementBackend(parsed.Stmt, sessKS)
+			if err != nil { // dohyo answers it exactly as Cassandra would
+				return nil, nil
+			}
+			if rl := c.srv.relays[backend]; rl != nil {
+				return plan(rl, proxy.NeedsSessionKeyspace(parsed.Stmt)), nil
+			}
+			return nil, nil
+		}
+	}
+	if rl := c.srv.relays[c.fallbackBackend(sessKS)]; rl != nil {
+		return plan(rl, sessKS != ""), nil
+	}
+	return nil, nil
+}
+
+// fallbackBackend serves statements dohyo cannot route by their text.
+func (c *conn) fallbackBackend(sessKS string) string {
+	if sessKS == "" {
+		return c.srv.coord.DefaultBackend()
+	}
+	return c.srv.coord.Route(sessKS).Backend
+}
+
+// planBatch routes a BATCH: every child must be served by one backend.
+func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *relayPlan) (*relayPlan, error) {
+	coord := c.srv.coord
+	var backends []string
+	var relayed *Relay
+	needsKS := false
+	for _, e := range req.batch.Entries {
+		if e.PreparedID != nil {
+			found := false
+			for name, rl := range c.srv.relays {
+				if _, ok := rl.prepared.Get(string(e.PreparedID)); ok {
+					backends, relayed, found = append(backends, name), rl, true
+					break
+				}
+			}
+			if !found {
+				ps, err := coord.Lookup(e.PreparedID)
+				if err != nil {
+					return nil, nil // dohyo answers Unprepared
+				}
+				b, err := coord.StatementBackend(ps.Parsed.Stmt, ps.Keyspace)
+				if err != nil {
+					return nil, nil
+				}
+				backends = append(backends, b)
+			}
+			continue
+		}
+		parsed, err := coord.Parse(e.Query)
+		var b string
+		if err == nil {
+			if _, unsupported := parsed.Stmt.(*cql.Unsupported); unsupported {
+				err = errors.New("unsupported")
+			}
+		}
+		if err != nil {
+			b = c.fallbackBackend(sessKS)
+			needsKS = needsKS || sessKS != ""
+		} else {
+			if b, err = coord.StatementBackend(parsed.Stmt, sessKS); err != nil {
+				return nil, nil
+			}
+			needsKS = needsKS || proxy.NeedsSessionKeyspace(parsed.Stmt)
+		}
+		backends = append(backends, b)
+		if rl := c.srv.relays[b]; rl != nil {
+			relayed = rl
+		}
+	}
+	if relayed == nil {
+		return nil, nil
+	}
+	for i := 1; i < len(backends); i++ {
+		if backends[i] != backends[0] {
+			return nil, bindings.Errorf(bindings.CodeInvalid,
+				"dohyo cannot execute a batch spanning backends %s and %s: a BATCH must stay on one backend",
+				backends[0], backends[i])
+		}
+	}
+	return plan(relayed, needsKS), nil
+}
+
+// relay runs a relayed request with the connection's in-flight limit and
+// request timeout, like a local one.
+func (c *conn) relay(p *relayPlan, req *request) {
+	c.dispatch(req.stream, c.srv.timeoutFor(req),
+		func(ctx context.Context) []byte { return c.relayRun(ctx, p, req) },
+		func() error { return c.timeoutError(req) })
+}
+
+func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte {
+	start := c.srv.coord.Now()
+	creds := c.creds
+	if !p.rl.RequiresAuth() {
+		creds = nil // one pool for every client
+	}
+	resp, err := p.rl.do(ctx, c.version, creds, p.group, req)
+	var frame []byte
+	var out proxy.Relayed
+	if err != nil {
+		frame = c.errorFrame(req.stream, err)
+		out.Err = bindings.AsError(err)
+	} else {
+		frame = startFrame(getBuf(), c.version, resp.h.flags&^flagCompressed, req.stream, resp.h.op)
+		frame = append(frame, resp.body...)
+		out = summarize(resp, true)
+		if req.op == opPrepare {
+			if id := preparedID(resp); id != nil {
+				p.rl.prepared.Put(string(id), &relayPrepared{
+					query: req.query, keyspace: p.keyspace, group: p.group, creds: creds,
+				})
+			}
+		}
+		if ch := schemaChangeOf(resp, false); ch != nil && p.rl.cfg.OnSchemaChange != nil {
+			p.rl.cfg.OnSchemaChange(ch) // the catalog is fresh before the client goes on
+		}
+	}
+	c.observeRelayed(start, p, req, out)
+	return frame
+}
+
+// observeRelayed hands a relayed request to the Tap (PREPARE is not a
+// request the Tap records, as for local requests).
+func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out proxy.Relayed) {
+	switch req.op {
+	case opQuery:
+		r := bindingsRequest(req.query, &req.params)
+		r.Keyspace = p.keyspace
+		c.session.ObserveRelayed(start, r, false, out, 0, 0, 0)
+	case opExecute:
+		rp, ok := p.rl.prepared.Get(string(req.id))
+		if !ok {
+			return
+		}
+		r := bindingsRequest(rp.query, &req.params)
+		r.Keyspace = rp.keyspace
+		c.session.ObserveRelayed(start, r, true, out, 0, 0, 0)
+	case opBatch:
+		b := req.batch
+		for i, e := range b.Entries {
+			r := &bindings.Request{Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: p.keyspace,
+				Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
+				Timestamp: b.Timestamp, HasTimestamp: b.HasTimestamp}
+			if e.PreparedID != nil {
+				if rp, ok := p.rl.prepared.Get(string(e.PreparedID)); ok {
+					r.Query, r.Keyspace = rp.query, rp.keyspace
+				}
+			}
+			c.session.ObserveRelayed(start, r, e.PreparedID != nil, out, i, len(b.Entries), uint8(b.Type))
+		}
+	}
+}
+
+// do relays one request: to a connection of the next node that can be
+// reached, re-preparing transparently when the node answers UNPREPARED for
+// a statement the relay has seen prepared.
+func (rl *Relay) do(ctx context.Context, version byte, creds *credentials, group string, req *request) (relayResp, error) {
+	rl.requests.Add(1)
+	var lastErr error
+	for _, node := range rl.pickNodes() {
+		key := poolKey{node: node, version: version, keyspace: group, creds: creds.key()}
+		bc, err := rl.conn(ctx, key, creds)
+		if err != nil {
+			lastErr = err
+			if ctx.Err() != nil {
+				return relayResp{}, ctx.Err()
+			}
+			continue // nothing was sent: the next node may take it
+		}
+		return rl.send(ctx, bc, key, creds, req)
+	}
+	return relayResp{}, lastErr
+}
+
+// send runs the round trip on bc, re-preparing on UNPREPARED (a BATCH may
+// need several statements prepared again).
+func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *credentials, req *request) (relayResp, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := bc.roundTrip(ctx, req.flags, req.op, req.body)
+		if err != nil {
+			if ctx.Err() != nil {
+				return relayResp{}, ctx.Err()
+			}
+			rl.failures.Add(1)
+			return relayResp{}, bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
+		}
+		if resp.h.op != opError || (req.op != opExecute && req.op != opBatch) || attempt > 8 {
+			return resp, nil
+		}
+		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
+		if e.Code != bindings.CodeUnprepared {
+			return resp, nil
+		}
+		rp, ok := rl.prepared.Get(string(e.UnpreparedID))
+		if !ok {
+			return resp, nil // the driver prepares it again itself
+		}
+		if err := rl.reprepare(ctx, key, rp); err != nil {
+			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
+			return resp, nil
+		}
+	}
+}
+
+// reprepare sends a remembered PREPARE to key's node, on a connection of
+// the keyspace group it was prepared in.
+func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) error {
+	rl.reprepares.Add(1)
+	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: rp.creds.key()}
+	bc, err := rl.conn(ctx, pk, rp.creds)
+	if err != nil {
+		return err
+	}
+	body := append(appendInt(nil, int32(len(rp.query))), rp.query...)
+	if key.version >= 5 {
+		body = appendInt(body, 0) // no flags: the group's USE gives the keyspace
+	}
+	resp, err := bc.roundTrip(ctx, 0, opPrepare, body)
+	if err != nil {
+		return err
+	}
+	if resp.h.op == opError {
+		return decodeErrorBody(responseBody(resp.h, resp.body).b)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package proxy
+
+import (
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// Hooks for the CQL server's raw-frame relay (DESIGN D2): the relay sends
+// frames for Cassandra keyspaces to Cassandra without executing them, but
+// routes them with the coordinator's parser and routes, and reports them
+// to the Tap like every other request.
+
+// Parse returns the parsed statement for text from the coordinator's
+// bounded cache, or a SyntaxError.
+func (c *Coordinator) Parse(text string) (*cql.Parsed, error) { return c.parse(text) }
+
+// StatementBackend returns the name of the backend that serves stmt for a
+// session whose keyspace is sessionKS. A BATCH whose children route to
+// different backends is an Invalid error.
+func (c *Coordinator) StatementBackend(stmt cql.Statement, sessionKS string) (string, error) {
+	if b, ok := stmt.(*cql.Batch); ok {
+		kss, err := batchKeyspaces(b, sessionKS)
+		if err != nil {
+			return "", err
+		}
+		if len(kss) == 0 {
+			return c.def, nil
+		}
+		return c.routeAll(kss)
+	}
+	ks, err := statementKeyspace(stmt, sessionKS)
+	if err != nil {
+		return "", err
+	}
+	return c.Route(ks).Backend, nil
+}
+
+// RouteKeyspaces returns the one backend serving all keyspaces, or an
+// Invalid error naming two that are served by different backends.
+func (c *Coordinator) RouteKeyspaces(keyspaces []string) (string, error) {
+	if len(keyspaces) == 0 {
+		return c.def, nil
+	}
+	return c.routeAll(keyspaces)
+}
+
+// DefaultBackend is the name of the backend for unrouted keyspaces.
+func (c *Coordinator) DefaultBackend() string { return c.def }
+
+// NotifySchemaChange tells every subscriber (the CQL server's registered
+// connections) about a schema change made outside the coordinator, e.g.
+// on a relayed Cassandra cluster.
+func (c *Coordinator) NotifySchemaChange(ch *bindings.SchemaChange) { c.notify(ch) }
+
+// Relayed is the outcome of a relayed request as the relay decoded it.
+type Relayed struct {
+	Kind    bindings.ResultKind
+	Rows    int
+	Digest  uint64
+	HasMore bool
+	Err     *bindings.Error // nil on success
+}
+
+// ObserveRelayed reports a relayed request to the Tap. req carries what the
+// client sent (the prepared text for EXECUTE); batch children are reported
+// one by one with batchIndex and batchSize.
+func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepared bool, out Relayed, batchIndex, batchSize int, batchType uint8) {
+	o := &bindings.Observation{
+		Time:              start,
+		Session:           s.id,
+		Seq:               s.seq.Add(1),
+		Source:            s.source,
+		Keyspace:          req.Keyspace,
+		Query:             req.Query,
+		Prepared:          prepared,
+		Values:            req.Values,
+		Names:             req.Names,
+		Consistency:       req.Consistency,
+		SerialConsistency: req.SerialConsistency,
+		PageSize:          req.PageSize,
+		PagingState:       req.PagingState,
+		Timestamp:         req.Timestamp,
+		HasTimestamp:      req.HasTimestamp,
+		BatchIndex:        batchIndex,
+		BatchSize:         batchSize,
+		BatchType:         batchType,
+		Latency:           s.c.now().Sub(start),
+	}
+	if out.Err != nil {
+		o.Err = true
+		o.ErrCode = out.Err.Code
+	} else {
+		o.ResultKind, o.Rows, o.Digest, o.HasMore = out.Kind, out.Rows, out.Digest, out.HasMore
+	}
+	s.c.tap.Observe(o)
+}
+
+// Now is the coordinator's clock.
+func (c *Coordinator) Now() time.Time { return c.now() }
+
+// IsVirtual tells whether keyspace is served inside dohyo (system tables).
+func (c *Coordinator) IsVirtual(keyspace string) bool {
+	return c.routes[keyspace] == VirtualBackendName
+}
+
+// NeedsSessionKeyspace tells whether stmt (or a child of a BATCH) names a
+// table without a keyspace, so that it runs in the session's keyspace.
+func NeedsSessionKeyspace(stmt cql.Statement) bool {
+	if b, ok := stmt.(*cql.Batch); ok {
+		for _, st := range b.Statements {
+			if NeedsSessionKeyspace(st) {
+				return true
+			}
+		}
+		return false
+	}
+	_, err := statementKeyspace(stmt, "")
+	return err != nil
+}
