@@ -393,6 +393,12 @@ func encodeCall(t *Type, fn *FuncCall, recv string, r Resolver) ([]byte, error) 
 
 // ---- assignment tests ----
 
+// Assignable reports whether term may be a value of type t, as Cassandra's
+// testAssignment decides before a statement runs (function arguments,
+// receivers): literals are checked by kind, markers and function calls
+// always pass (their values are checked when bound or computed).
+func Assignable(t *Type, term Term) bool { return assignable(t, term) }
+
 // assignable is Cassandra's testAssignment: can term be a value of type t?
 // Markers and function calls are assumed assignable (their values are
 // checked when bound or computed).

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -239,20 +240,38 @@ func (g *Generator) readBeyond(t *table) Step {
 	var q string
 	filtering := false
 	switch r.IntN(4) {
-	case 0: // token range scan
+	case 0: // token range scan, or token filter of listed partitions
 		pks := names(t.pk)
+		bound := func(ops ...string) string {
+			op := ops[r.IntN(len(ops))]
+			switch r.IntN(5) {
+			case 0:
+				return fmt.Sprintf("token(%s) %s %d", pks, op, r.Int64()-r.Int64())
+			case 1: // the ring's start and end
+				return fmt.Sprintf("token(%s) %s %d", pks, op, int64(math.MinInt64))
+			}
+			return fmt.Sprintf("token(%s) %s token(%s)", pks, op, g.tupleVals(s, t.pk))
+		}
 		var conds []string
-		var lower string
+		switch r.IntN(6) {
+		case 0:
+			conds = append(conds, bound("="))
+		case 1:
+			conds = append(conds, bound("<", "<="))
+		default:
+			conds = append(conds, bound(">", ">="))
+			if r.IntN(2) == 0 {
+				conds = append(conds, bound("<", "<="))
+			}
+		}
+		if r.IntN(4) == 0 {
+			conds = append(conds, g.partitionIn(s, t)...)
+		}
+		sel := "*"
 		if r.IntN(3) == 0 {
-			lower = fmt.Sprintf("token(%s) > %d", pks, r.Int64()-r.Int64())
-		} else {
-			lower = fmt.Sprintf("token(%s) %s token(%s)", pks, []string{">", ">="}[r.IntN(2)], g.tupleVals(s, t.pk))
+			sel = "token(" + pks + "), " + pks
 		}
-		conds = append(conds, lower)
-		if r.IntN(2) == 0 {
-			conds = append(conds, fmt.Sprintf("token(%s) <= %d", pks, r.Int64()))
-		}
-		q = fmt.Sprintf("SELECT * FROM %s WHERE %s", t.name, strings.Join(conds, " AND "))
+		q = fmt.Sprintf("SELECT %s FROM %s WHERE %s", sel, t.name, strings.Join(conds, " AND "))
 	case 1: // filtering
 		var where []string
 		c := append(append([]*column{}, t.statics...), t.regulars...)[r.IntN(len(t.statics)+len(t.regulars))]

@@ -12,7 +12,8 @@
 //	plan.go       planner core, bind-marker specs, PREPARE, USING
 //	where.go      WHERE analysis; clustering.go key ranges; filter.go
 //	select.go     SELECT planning and execution; scan.go full-table
-//	              and token scans; selection.go result columns and
+//	              and token scans; token.go token() restrictions and the
+//	              token() selector; selection.go result columns and
 //	              aggregates; paging.go the paging state
 //	write.go      INSERT, UPDATE, DELETE; ops.go assignments, counters
 //	lwt.go        IF conditions and their results; batch.go BATCH

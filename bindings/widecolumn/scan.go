@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -115,32 +114,14 @@ func (m *mergedScan) close() {
 // starting at from (a position in merged order, salt byte ignored).
 func (x *execCtx) scanRanges(ti *tableInfo, p *selectPlan, from []byte) ([]KeyRange, error) {
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	for _, r := range p.w.token {
-		b, unset, err := x.tokenValue(ti, r.value)
+	if len(p.w.token) > 0 {
+		span, err := x.evalTokenSpan(ti, p.w.token)
 		if err != nil {
 			return nil, err
 		}
-		if unset || b == nil {
-			return nil, invalidf("Invalid null value for partition key token")
-		}
-		t := int64(be64u(b))
-		switch r.op {
-		case cql.OpEq:
-			lo, hi = max(lo, t), min(hi, t)
-		case cql.OpGt:
-			if t == math.MaxInt64 {
-				return nil, nil
-			}
-			lo = max(lo, t+1)
-		case cql.OpGte:
-			lo = max(lo, t)
-		case cql.OpLt:
-			if t == math.MinInt64 {
-				return nil, nil
-			}
-			hi = min(hi, t-1)
-		case cql.OpLte:
-			hi = min(hi, t)
+		var ok bool
+		if lo, hi, ok = span.ringRange(); !ok {
+			return nil, nil
 		}
 	}
 	buckets := max(ti.codec.Buckets(), 1)
@@ -356,29 +337,4 @@ func (s *selectRun) pkMatches(pk [][]byte, fs []*evFilter) bool {
 		}
 	}
 	return true
-}
-
-// tokenValue evaluates the bound of a token restriction: a bigint, or
-// token(...) of partition key values.
-func (x *execCtx) tokenValue(ti *tableInfo, term cql.Term) ([]byte, bool, error) {
-	fn, ok := term.(*cql.FuncCall)
-	if !ok || canonicalFunc(fn.Name) != "token" {
-		return x.eval(cql.Scalar(cql.KindBigint), term, "partition key token")
-	}
-	if len(fn.Args) != len(ti.pk) {
-		return nil, false, invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(ti.pk), len(fn.Args))
-	}
-	comps := make([][]byte, len(fn.Args))
-	for i, a := range fn.Args {
-		col := ti.cols[ti.pk[i]]
-		v, unset, err := x.eval(col.Type, a, col.Name)
-		if err != nil || unset {
-			return nil, unset, err
-		}
-		if v == nil {
-			return nil, false, invalidf("Invalid null value for partition key part %s", col.Name)
-		}
-		comps[i] = v
-	}
-	return be64(Token(SerializePartitionKey(comps))), false, nil
 }

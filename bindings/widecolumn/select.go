@@ -64,12 +64,9 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	b.walkTerm(s.Limit, cql.Scalar(cql.KindInt), "[limit]", ti)
 	b.walkTerm(s.PerPartitionLimit, cql.Scalar(cql.KindInt), "[per_partition_limit]", ti)
 
-	if len(w.token) > 0 {
-		if w.hasPK() {
-			return nil, invalidf("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", pkNames(ti))
-		}
-	}
-	p.pkList = w.pkExact() && len(w.token) == 0
+	// With the whole partition key restricted by = or IN, token
+	// restrictions filter the listed partitions (token.go).
+	p.pkList = w.pkExact()
 	if !p.pkList && w.hasPK() {
 		if !s.AllowFiltering {
 			return nil, errRequiresFiltering
@@ -148,7 +145,7 @@ func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error
 	seen := map[int]bool{}
 	for _, sc := range p.sel.sels {
 		if sc.kind != selColumn {
-			if sc.kind == selCountStar || sc.kind == selToken {
+			if sc.kind == selCountStar || (sc.kind == selToken && sc.args == nil) {
 				continue
 			}
 			return bindings.Unsupported("SELECT DISTINCT with functions is not supported by dohyo's wide-column engine")

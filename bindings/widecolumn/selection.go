@@ -33,6 +33,9 @@ type selector struct {
 	kind selKind
 	col  int // column index (not for COUNT(*) and token)
 	spec bindings.ColumnSpec
+	// args: token() of columns other than the partition key (nil: of
+	// the partition key).
+	args []int
 }
 
 // selection is a compiled SELECT clause.
@@ -129,24 +132,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 	}
 	switch name {
 	case "token":
-		if len(sl.Args) != len(ti.pk) {
-			return selector{}, invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(ti.pk), len(sl.Args))
-		}
-		names := make([]string, len(sl.Args))
-		for i, a := range sl.Args {
-			if a.Kind != cql.SelColumn {
-				return selector{}, bindings.Unsupported("token() of expressions is not supported")
-			}
-			c, err := ti.column(a.Column)
-			if err != nil {
-				return selector{}, err
-			}
-			if c != ti.pk[i] {
-				return selector{}, invalidf("Type error: token() arguments must be the partition key columns in order")
-			}
-			names[i] = a.Column
-		}
-		return selector{kind: selToken, spec: ti.specNamed("system.token("+strings.Join(names, ", ")+")", cql.Scalar(cql.KindBigint))}, nil
+		return compileTokenSelector(ti, sl)
 	case "count", "min", "max", "sum", "avg":
 		c, err := colArg()
 		if err != nil {
@@ -246,6 +232,9 @@ func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, now int64
 func (s *selection) value(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
 	switch sc.kind {
 	case selToken:
+		if sc.args != nil {
+			return tokenOfColumns(ti, sc.args, r, statics)
+		}
 		return be64(Token(SerializePartitionKey(r.pk)))
 	case selColumn, selWritetime, selTTL:
 	default:
@@ -434,8 +423,11 @@ func encodeNumber(k cql.Kind, i int64, f float64) []byte {
 func (s *selection) onlyStatic(ti *tableInfo) bool {
 	static := false
 	for _, sc := range s.sels {
-		if sc.kind == selCountStar || sc.kind == selToken {
+		if sc.kind == selCountStar || (sc.kind == selToken && sc.args == nil) {
 			continue
+		}
+		if sc.kind == selToken {
+			return false
 		}
 		switch ti.cols[sc.col].Kind {
 		case schema.Static:

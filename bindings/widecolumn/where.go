@@ -92,11 +92,9 @@ func (b *planner) analyzeWhere(ti *tableInfo, rels []cql.Relation) (*where, erro
 	for i := range rels {
 		rel := &rels[i]
 		if rel.Token {
-			r, err := b.tokenRestriction(ti, rel)
-			if err != nil {
+			if err := b.tokenRelation(ti, w, rel); err != nil {
 				return nil, err
 			}
-			w.token = append(w.token, r)
 			continue
 		}
 		r := &restriction{op: rel.Op, value: rel.Value, in: rel.In, key: rel.Key, multi: len(rel.Columns) > 1 || tupleNotation(rel)}
@@ -324,36 +322,6 @@ func (b *planner) multiRestriction(ti *tableInfo, w *where, r *restriction) erro
 	return nil
 }
 
-func (b *planner) tokenRestriction(ti *tableInfo, rel *cql.Relation) (*restriction, error) {
-	if len(rel.Columns) != len(ti.pk) {
-		return nil, invalidf("The token() function must be applied to all partition key components or none of them")
-	}
-	for i, name := range rel.Columns {
-		c, err := ti.column(name)
-		if err != nil {
-			return nil, err
-		}
-		if c != ti.pk[i] {
-			return nil, invalidf("The token function arguments must be in the partition key order: %s", pkNames(ti))
-		}
-	}
-	switch rel.Op {
-	case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
-	default:
-		return nil, invalidf("%s cannot be used with the token function", rel.Op)
-	}
-	if fn, ok := rel.Value.(*cql.FuncCall); ok && canonicalFunc(fn.Name) == "token" && len(fn.Args) == len(ti.pk) {
-		// token(?, ?): each marker takes its partition key column's type,
-		// named as Cassandra names function arguments.
-		for i, a := range fn.Args {
-			b.walkTerm(a, ti.cols[ti.pk[i]].Type, fmt.Sprintf("arg%d(system.token)", i), ti)
-		}
-	} else {
-		b.walkTerm(rel.Value, cql.Scalar(cql.KindBigint), "partition key token", ti)
-	}
-	return &restriction{op: rel.Op, value: rel.Value, token: true}, nil
-}
-
 func pkNames(ti *tableInfo) string {
 	names := make([]string, len(ti.pk))
 	for i, c := range ti.pk {
@@ -552,6 +520,9 @@ func (x *execCtx) partitionKeys(ti *tableInfo, w *where) ([][][]byte, error) {
 			types[i] = ti.cols[c].Type
 		}
 		keys = sortUniqueTuples(types, keys)
+	}
+	if len(w.token) > 0 {
+		return x.filterByToken(ti, w.token, keys)
 	}
 	return keys, nil
 }
