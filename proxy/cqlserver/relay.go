@@ -36,9 +36,12 @@ type RelayConfig struct {
 	// PreparedCacheSize bounds the remembered PREPARE requests used to
 	// re-prepare on UNPREPARED (default 10,000).
 	PreparedCacheSize int
-	// OnSchemaChange is called (before the client that made a change is
-	// answered, and on every SCHEMA_CHANGE event from the cluster) so the
-	// catalog can be refreshed.
+	// OnSchemaChange is called on every SCHEMA_CHANGE event from the
+	// cluster with the change (keyspaces, tables and types; nil for
+	// functions and aggregates, and after a reconnect, when changes may
+	// have been missed), and with nil before a client that changed the
+	// schema through the relay is answered: the catalog must be refreshed,
+	// and a change is worth an event to dohyo's clients.
 	OnSchemaChange func(*bindings.SchemaChange)
 	Logger         *slog.Logger
 }
@@ -270,8 +273,8 @@ func (rl *Relay) event(h header, body []byte) {
 	r := &rbuf{b: body}
 	switch r.string_() {
 	case "SCHEMA_CHANGE":
-		if ch := schemaChangeOf(relayResp{h: h, body: body}, true); ch != nil && rl.cfg.OnSchemaChange != nil {
-			rl.cfg.OnSchemaChange(ch)
+		if rl.cfg.OnSchemaChange != nil {
+			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(relayResp{h: h, body: body}, true)))
 		}
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
 		rl.log.Info("relay: Cassandra topology or status changed; rediscovering nodes")
@@ -506,4 +509,17 @@ func (rl *Relay) pickNodes() []string {
 		out = append(out, rl.nodes[(start+i)%n])
 	}
 	return out
+}
+
+// eventWorthy returns ch when dohyo's clients can be told about it
+// (dohyo's events carry keyspace, table and type changes), else nil.
+func eventWorthy(ch *bindings.SchemaChange) *bindings.SchemaChange {
+	if ch == nil {
+		return nil
+	}
+	switch ch.Target {
+	case bindings.TargetKeyspace, bindings.TargetTable, bindings.TargetType:
+		return ch
+	}
+	return nil
 }

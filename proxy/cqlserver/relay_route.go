@@ -192,7 +192,13 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 			}
 		}
 		if ch := schemaChangeOf(resp, false); ch != nil && p.rl.cfg.OnSchemaChange != nil {
-			p.rl.cfg.OnSchemaChange(ch) // the catalog is fresh before the client goes on
+			// The catalog is fresh before the client goes on. The event
+			// for other clients comes from the control connection; without
+			// one, this is the only news of the change.
+			if c := p.rl.control.Load(); c != nil && !c.isClosed() {
+				ch = nil
+			}
+			p.rl.cfg.OnSchemaChange(eventWorthy(ch))
 		}
 	}
 	c.observeRelayed(start, p, req, out)
