@@ -45,7 +45,7 @@ type rigOptions struct {
 	heartbeat    time.Duration
 }
 
-func newRelayRig(t *testing.T, o rigOptions) *relayRig {
+func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 	t.Helper()
 	ctx := context.Background()
 	r := &relayRig{changes: make(chan *bindings.SchemaChange, 64)}
@@ -100,7 +100,7 @@ func newRelayRig(t *testing.T, o rigOptions) *relayRig {
 }
 
 // startNode serves the node's store on addr (":0" for a fresh port).
-func (r *relayRig) startNode(t *testing.T, addr string, o rigOptions) {
+func (r *relayRig) startNode(t testing.TB, addr string, o rigOptions) {
 	t.Helper()
 	r.node = newTestServerWith(t, r.nodeEmb, nil, func(c *Config) {
 		c.ReleaseVersion = "5.0.0-node"
@@ -118,7 +118,7 @@ func (r *relayRig) startNode(t *testing.T, addr string, o rigOptions) {
 	go r.node.srv.Serve(context.Background(), ln)
 }
 
-func (r *relayRig) stopNode(t *testing.T) {
+func (r *relayRig) stopNode(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -127,22 +127,10 @@ func (r *relayRig) stopNode(t *testing.T) {
 
 func (r *relayRig) session(t *testing.T, keyspace string, auth gocql.Authenticator) *gocql.Session {
 	t.Helper()
-	host, portText, _ := net.SplitHostPort(r.addr)
-	port, _ := strconv.Atoi(portText)
-	cluster := gocql.NewCluster(host)
-	cluster.Port = port
-	cluster.Keyspace = keyspace
-	cluster.Timeout = 5 * time.Second
-	cluster.ConnectTimeout = 5 * time.Second
-	cluster.Consistency = gocql.One
-	cluster.Authenticator = auth
-	cluster.DisableInitialHostLookup = true
-	sess, err := cluster.CreateSession()
-	if err != nil {
-		t.Fatalf("session: %v", err)
-	}
-	t.Cleanup(sess.Close)
-	return sess
+	return r.sessionTB(t, r.addr, func(c *gocql.ClusterConfig) {
+		c.Keyspace = keyspace
+		c.Authenticator = auth
+	})
 }
 
 func exec(t *testing.T, s *gocql.Session, q string, args ...any) {
