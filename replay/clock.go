@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"context"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -35,6 +37,43 @@ func (RealClock) Now() time.Time { return time.Now() }
 
 // NewTimer wraps time.NewTimer.
 func (RealClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+
+// preciseClock is implemented by clocks that can wait for a deadline more
+// precisely than their timers fire.
+type preciseClock interface {
+	// WaitUntil returns when t has come (true) or ctx ended (false),
+	// busy-waiting (yielding) for the last spin.
+	WaitUntil(ctx context.Context, t time.Time, spin time.Duration) bool
+}
+
+// coarseSlack is how late a Go timer may fire: on Linux the runtime sleeps
+// in epoll_wait, whose timeout is in whole milliseconds.
+const coarseSlack = 2 * time.Millisecond
+
+// WaitUntil waits for t in three steps: a Go timer (cancellable) until
+// coarseSlack before t, then a thread sleep (precise to the kernel's timer
+// slack) until spin before t, then a yielding busy-wait.
+func (RealClock) WaitUntil(ctx context.Context, t time.Time, spin time.Duration) bool {
+	if d := time.Until(t) - coarseSlack - spin; d > 0 {
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return false
+		}
+	}
+	if d := time.Until(t) - spin; d > 0 {
+		sleepThread(d)
+	}
+	for i := 0; time.Now().Before(t); i++ {
+		if i%64 == 63 && ctx.Err() != nil {
+			return false
+		}
+		runtime.Gosched()
+	}
+	return ctx.Err() == nil
+}
 
 type realTimer struct{ t *time.Timer }
 

@@ -13,6 +13,7 @@ import (
 // says happened. Reads are compared at the end of the run, because a
 // captured multi-page read's later pages arrive after its first page.
 type readCheck struct {
+	Index       int64 // the op's position in the merged stream
 	Fingerprint string
 	Query       string
 	Values      []capture.Value
@@ -20,8 +21,9 @@ type readCheck struct {
 	// Captured outcome.
 	CapErr   bool
 	CapCode  bindings.ErrorCode
-	IsRead   bool     // captured a Rows result
-	ExpPages []uint64 // digest of each captured page (first page first)
+	IsRead   bool      // captured a Rows result
+	ExpPages []uint64  // digest of each captured page (first page first)
+	exp1     [1]uint64 // ExpPages' backing store for single-page reads
 	ExpRows  int
 	Noise    string // why the captured result is nondeterministic, "" if it is not
 
@@ -31,20 +33,23 @@ type readCheck struct {
 
 // compare checks every read against the capture (the digest over as many
 // target pages as the capture has pages) and against the first target.
-func compare(run *Run, checks []map[int64]*readCheck) {
-	idx := make([]int64, 0, len(checks[0]))
-	for k := range checks[0] {
-		idx = append(idx, k)
+// checks[t] holds target t's reads in any order.
+func compare(run *Run, checks [][]*readCheck) {
+	for _, cs := range checks {
+		sort.Slice(cs, func(a, b int) bool { return cs[a].Index < cs[b].Index })
 	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	for _, k := range idx {
-		ref := checks[0][k]
-		for t, m := range checks {
-			c := m[k]
-			if c == nil {
-				continue
+	refs := checks[0]
+	for t, cs := range checks {
+		st := run.Targets[t]
+		r := 0 // walks refs in step with cs: both are sorted by Index
+		for _, c := range cs {
+			var ref *readCheck
+			for r < len(refs) && refs[r].Index < c.Index {
+				r++
 			}
-			st := run.Targets[t]
+			if r < len(refs) && refs[r].Index == c.Index {
+				ref = refs[r]
+			}
 			cls := st.class(c.Fingerprint)
 			if c.Out.Err || c.CapErr {
 				continue
@@ -60,12 +65,13 @@ func compare(run *Run, checks []map[int64]*readCheck) {
 				cls.Noise++
 				continue
 			}
-			if got := c.Out.Digest(n); got != want {
+			got := c.Out.Digest(n)
+			if got != want {
 				st.Mismatches++
 				cls.Mismatches++
 				addExample(cls, c, c.ExpRows, c.Out.Rows(n), "capture")
 			}
-			if t > 0 && ref != nil && !ref.Out.Err && ref.Out.Digest(n) != c.Out.Digest(n) {
+			if t > 0 && ref != nil && !ref.Out.Err && ref.Out.Digest(n) != got {
 				st.CrossMismatches++
 				addExample(cls, c, ref.Out.Rows(n), c.Out.Rows(n), run.Targets[0].Name)
 			}

@@ -5,13 +5,19 @@
 // one bounded queue per captured (node, session), order kept within a
 // session, sessions independent. Due times are absolute — start +
 // (t − t0)/speed, or start + i/rate — computed per op in float64 nanoseconds
-// and rounded once, so fractional speeds never drift; a session's next op is
-// sent at max(due, previous completion). Latency is measured from the due
-// time (coordinated-omission corrected) and from the actual send; lag is
-// send − due. Schema changes are barriers: they run alone. FakeClock is
-// virtual time for tests.
+// and rounded once, so fractional speeds never drift. One dispatcher waits
+// for each op's due time (a single timer, then on the real clock a thread
+// sleep and a short yielding spin: Go's timers fire up to ~1 ms late) and
+// hands the op to its session, which sends it at max(due, previous
+// completion). Sessions take every queued op at once, and at --max the
+// dispatcher batches wake-ups, so goroutine hand-offs are shared by many
+// ops; observations are delivered per batch so stats locks are taken once
+// per batch. Latency is measured from the due time (coordinated-omission
+// corrected) and from the actual send; lag is send − due. Schema changes
+// are barriers: they run alone. FakeClock is virtual time for tests.
 //
-// opBuilder (source.go) turns the merged capture stream into ops: batch
+// opBuilder (source.go) turns the merged capture stream into ops (decoded
+// ahead on a goroutine of its own, readAhead): batch
 // children become one Batch; captured continuation pages are never
 // replayed — the first page is re-paged on the target with the captured
 // page size and the digests of the first k target pages (k = captured

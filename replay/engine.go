@@ -59,26 +59,30 @@ func Replay(ctx context.Context, opts Options, targets []NamedTarget) (*Run, err
 			if hs := m.Headers(); len(hs) > 0 {
 				ddl = hs[0].SchemaDDL
 			}
-			return m, ddl, m.Close, nil
+			ra := newReadAhead(m)
+			return ra, ddl, func() error { ra.Close(); return m.Close() }, nil
 		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
 	run := &Run{}
-	checks := make([]map[int64]*readCheck, len(targets))
+	checks := make([][]*readCheck, len(targets))
+	keyspaces := make([][]string, len(targets))
 	var wg sync.WaitGroup
 	errs := make([]error, len(targets))
 	for i, nt := range targets {
 		st := newTargetStats(nt.Name)
 		run.Targets = append(run.Targets, st)
-		checks[i] = map[int64]*readCheck{}
 		src, ddl, closeSrc, err := open(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("replay: open captures: %w", err)
 		}
 		if opts.CreateSchema && ddl != "" {
-			if err := nt.Target.ApplySchema(ctx, ddl); err != nil {
+			var se *SchemaError
+			if err := nt.Target.ApplySchema(ctx, ddl); errors.As(err, &se) {
+				st.SchemaErrors = se.Failed
+			} else if err != nil {
 				closeSrc()
 				return nil, fmt.Errorf("replay: target %s: %w", nt.Name, err)
 			}
@@ -87,35 +91,40 @@ func Replay(ctx context.Context, opts Options, targets []NamedTarget) (*Run, err
 		go func(i int, nt NamedTarget, src recordSource, closeSrc func() error) {
 			defer wg.Done()
 			defer closeSrc()
-			var mu sync.Mutex
+			var mu sync.Mutex // st and checks[i]; taken once per batch
 			var start time.Time
-			var first bool = true
+			first := true
 			exec := func(ctx context.Context, op *Op) {
-				op.Check.Out = nt.Target.Do(ctx, op)
+				op.out = nt.Target.Do(ctx, op)
 			}
-			observe := func(op *Op, tm Timing) {
+			observe := func(ops []*Op, tms []Timing) {
 				mu.Lock()
 				defer mu.Unlock()
 				if first {
-					start, first = tm.Due, false
+					start, first = tms[0].Due, false
 				}
-				c := op.Check
-				st.observe(start, c.Fingerprint, tm, &c.Out, c.CapErr, c.CapCode)
-				if c.IsRead {
-					checks[i][op.Index] = c
+				for j, op := range ops {
+					tm, r := tms[j], op.Recs[0]
+					st.observe(start, op.class, tm, &op.out, r.Err, r.ErrCode)
+					if c := op.Check; c != nil {
+						c.Index, c.Out = op.Index, op.out
+						checks[i] = append(checks[i], c)
+					}
+					if opts.AbortLag > 0 && tm.Lag() > opts.AbortLag {
+						msg := fmt.Sprintf("target %s lagged %v behind schedule (--abort-lag %v)", nt.Name, tm.Lag(), opts.AbortLag)
+						if !st.Late {
+							st.Late, st.LateReason = true, msg
+						}
+						cancel(errors.New(msg))
+					}
 				}
 				if opts.Progress != nil {
-					opts.Progress.Add(1)
-				}
-				if opts.AbortLag > 0 && tm.Lag() > opts.AbortLag {
-					msg := fmt.Sprintf("target %s lagged %v behind schedule (--abort-lag %v)", nt.Name, tm.Lag(), opts.AbortLag)
-					if !st.Late {
-						st.Late, st.LateReason = true, msg
-					}
-					cancel(errors.New(msg))
+					opts.Progress.Add(int64(len(ops)))
 				}
 			}
-			rs, err := sched.Run(ctx, newOpBuilder(src, opts.Shard), exec, observe)
+			ob := newOpBuilder(src, opts.Shard)
+			rs, err := sched.RunBatched(ctx, ob, exec, observe)
+			keyspaces[i] = ob.keyspaces()
 			mu.Lock()
 			st.Elapsed = rs.End.Sub(rs.Start)
 			st.ScheduleSpan = rs.LastDue.Sub(rs.Start)
@@ -124,6 +133,9 @@ func Replay(ctx context.Context, opts Options, targets []NamedTarget) (*Run, err
 		}(i, nt, src, closeSrc)
 	}
 	wg.Wait()
+	for _, ks := range keyspaces {
+		run.Keyspaces = mergeSorted(run.Keyspaces, ks)
+	}
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		run.Aborted = cause.Error()
 	} else if err := errors.Join(errs...); err != nil {

@@ -200,7 +200,7 @@ td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;text-align:right}td.l
 <tr><th class="l">shards</th><td class="l">{{range .C.Shards}}{{.}} {{end}}</td></tr>
 <tr><th class="l">dohyo version</th><td class="l">{{.C.DohyoVersion}} (capture written by {{range .C.CaptureDohyos}}{{.}} {{end}})</td></tr>
 <tr><th class="l">could-not-keep-up rule</th><td class="l">lag p99 &gt; {{.C.LagThreshold}} or finished &gt; {{.C.LateFraction}} late</td></tr>
-{{range .C.Targets}}<tr><th class="l">target {{.Name}}</th><td class="l">{{.URL}} {{range $k, $v := .Settings}}{{$k}}={{$v}} {{end}}</td></tr>
+{{range .C.Targets}}<tr><th class="l">target {{.Name}}</th><td class="l">{{.URL}}{{if .Server}}<br>server: <b>{{.Server}}</b>{{end}}{{range $k, $v := .Settings}}<br>{{$k}}: {{$v}}{{end}}</td></tr>
 {{end}}</table>
 <h2>Summary (latency in ms; actual unless noted)</h2>
 <table><tr><th class="l">run</th><th class="l">target</th><th>ops</th><th>ops/s</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>intended p99</th><th>lag p99</th><th class="l">errors</th><th>unexpected</th><th>mismatches</th><th>vs first target</th><th>noise</th><th class="l">could not keep up</th></tr>

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,9 +194,13 @@ func TestReplayNoiseClassification(t *testing.T) {
 	}
 	var got []string // noise is decided as later records arrive
 	for _, c := range checks {
+		if c == nil { // not a read
+			got = append(got, "-")
+			continue
+		}
 		got = append(got, c.Noise)
 	}
-	want := []string{"uses now()", "racing write from another session", "", ""}
+	want := []string{"uses now()", "racing write from another session", "-", ""}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("noise %q, want %q", got, want)
 	}
@@ -341,6 +346,22 @@ func TestReplayApplySchemaIsIdempotent(t *testing.T) {
 	}
 	if err := tg.ApplySchema(context.Background(), "CREATE TABLE ks.bad (k int"); err == nil {
 		t.Fatal("a broken script applied without error")
+	}
+}
+
+// A statement the target refuses (here: a table of a keyspace that does
+// not exist) is reported, and the statements after it are still applied.
+func TestReplayApplySchemaSkipsWhatTheTargetRefuses(t *testing.T) {
+	mem := openMem(t)
+	tg := NewBackendTarget(nopClose{mem})
+	ddl := "CREATE TABLE nosuch.t (k int PRIMARY KEY);\n" + testDDL
+	err := tg.ApplySchema(context.Background(), ddl)
+	var se *SchemaError
+	if !errors.As(err, &se) || len(se.Failed) != 1 || !strings.Contains(se.Failed[0], "nosuch") {
+		t.Fatalf("ApplySchema = %v, want a SchemaError naming the one refused statement", err)
+	}
+	if cat, err := mem.Catalog(context.Background()); err != nil || cat.Keyspace("ks") == nil || cat.Keyspace("ks").Tables["t"] == nil {
+		t.Fatalf("the statements after the refused one were not applied (%v)", err)
 	}
 }
 

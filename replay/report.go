@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -48,10 +51,14 @@ type Conditions struct {
 	LateFraction  float64       `json:"late_fraction"`
 }
 
-// TargetInfo describes a target: its URL without secrets and settings.
+// TargetInfo describes a target: its URL without secrets, the server
+// behind it (product and version, as the server itself reported it) and
+// its effective settings (consistency, replication, compression, regions,
+// salt... whatever applies to that kind of target).
 type TargetInfo struct {
 	Name     string            `json:"name"`
 	URL      string            `json:"url"`
+	Server   string            `json:"server,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
@@ -62,6 +69,8 @@ type Run struct {
 	Rate    float64        `json:"rate,omitempty"`
 	Aborted string         `json:"aborted,omitempty"`
 	Targets []*TargetStats `json:"targets"`
+	// Keyspaces the replayed statements used, sorted.
+	Keyspaces []string `json:"keyspaces,omitempty"`
 }
 
 // TargetStats are one target's numbers in one run.
@@ -83,6 +92,8 @@ type TargetStats struct {
 	Timeline        []Bucket               `json:"timeline"`
 	Late            bool                   `json:"could_not_keep_up"`
 	LateReason      string                 `json:"late_reason,omitempty"`
+	// SchemaErrors are --create-schema statements the target refused.
+	SchemaErrors []string `json:"schema_errors,omitempty"`
 }
 
 // ClassStats are the numbers of one statement class (fingerprint).
@@ -248,6 +259,7 @@ func MergeReports(rs ...*Report) (*Report, error) {
 				runs[run.Label] = m
 				out.Runs = append(out.Runs, m)
 			}
+			m.Keyspaces = mergeSorted(m.Keyspaces, run.Keyspaces)
 			for _, t := range run.Targets {
 				var dst *TargetStats
 				for _, x := range m.Targets {
@@ -264,6 +276,13 @@ func MergeReports(rs ...*Report) (*Report, error) {
 		}
 	}
 	return out, nil
+}
+
+// mergeSorted is the sorted union of a and b.
+func mergeSorted(a, b []string) []string {
+	out := append(append([]string(nil), a...), b...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 func (s *TargetStats) add(o *TargetStats) {
@@ -327,11 +346,15 @@ func mergeH(dst, src *hdr.Histogram) {
 // latencies.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
+	r.Conditions.writeText(ew)
 	for _, run := range r.Runs {
 		for _, t := range run.Targets {
 			ew.printf("# run %s, target %s\n", run.Label, t.Name)
 			if run.Aborted != "" {
 				ew.printf("# aborted: %s\n", run.Aborted)
+			}
+			for _, e := range t.SchemaErrors {
+				ew.printf("# schema statement not applied: %s\n", e)
 			}
 			ew.printf("[OVERALL], RunTime(ms), %d\n", t.Elapsed.Milliseconds())
 			ew.printf("[OVERALL], Throughput(ops/sec), %.2f\n", t.Throughput())
@@ -366,6 +389,46 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// writeText writes the conditions as `#` comment lines, which YCSB-style
+// parsers skip.
+func (c *Conditions) writeText(ew *errWriter) {
+	ew.printf("# dohyo replay, dohyo %s\n", c.DohyoVersion)
+	ew.printf("# captures: %s (written by dohyo %s)\n", strings.Join(c.Captures, " "), strings.Join(c.CaptureDohyos, ", "))
+	ew.printf("# capture: %d records, %d bytes, %d sessions, %s .. %s (%v)\n", c.Records, c.CaptureBytes, c.Sessions,
+		c.CaptureStart.UTC().Format(time.RFC3339Nano), c.CaptureEnd.UTC().Format(time.RFC3339Nano), c.CaptureEnd.Sub(c.CaptureStart).Round(time.Millisecond))
+	ew.printf("# mode: %s%s\n", c.Mode, c.pace())
+	if len(c.Shards) > 0 {
+		ew.printf("# shards: %s\n", strings.Join(c.Shards, " "))
+	}
+	for _, t := range c.Targets {
+		ew.printf("# target %s: %s\n", t.Name, t.URL)
+		if t.Server != "" {
+			ew.printf("#   server: %s\n", t.Server)
+		}
+		for _, k := range slices.Sorted(maps.Keys(t.Settings)) {
+			ew.printf("#   %s: %s\n", k, t.Settings[k])
+		}
+	}
+}
+
+// pace describes the pacing options after the mode.
+func (c *Conditions) pace() string {
+	var b strings.Builder
+	if len(c.Speeds) > 0 {
+		fmt.Fprintf(&b, ", speed %v", c.Speeds)
+	}
+	if c.Rate > 0 {
+		fmt.Fprintf(&b, ", rate %g ops/s", c.Rate)
+	}
+	if c.Concurrency > 0 {
+		fmt.Fprintf(&b, ", concurrency %d", c.Concurrency)
+	}
+	if c.Duration > 0 {
+		fmt.Fprintf(&b, ", duration %v", c.Duration)
+	}
+	return b.String()
 }
 
 func writeOp(ew *errWriter, name string, ops int64, act, in *hdr.Histogram, errs map[string]int64, mism int64) {

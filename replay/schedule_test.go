@@ -296,3 +296,99 @@ func TestReplayBarrierRunsAlone(t *testing.T) {
 		t.Fatalf("sent at %v, want %v", sent, want)
 	}
 }
+
+func TestReplaySmallQueueSlowSession(t *testing.T) {
+	// One session, ops due every 1ms, each taking 5ms, a queue of 2: the
+	// dispatcher waits for room (not on time) and every op still runs,
+	// in order, sent when the previous one completes.
+	const n = 40
+	offs := make([]int64, n)
+	for i := range offs {
+		offs[i] = int64(i) * 1_000_000
+	}
+	var clk *FakeClock
+	clk = NewFakeClock(epoch)
+	exec := func(ctx context.Context, op *Op) { <-clk.NewTimer(5 * time.Millisecond).C() }
+	for _, mode := range []ScheduleOptions{{Mode: ModeSpeed, Speed: 1, QueueLen: 2, Clock: clk}, {Mode: ModeMax, QueueLen: 2, Clock: clk}} {
+		s, err := NewScheduler(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []observed
+		start := clk.Now()
+		if _, err := s.Run(context.Background(), &sliceSource{ops: mkOps(offs, 1)}, exec, func(op *Op, tm Timing) {
+			got = append(got, observed{op, tm}) // one session: no concurrent calls
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Fatalf("%v: %d ops observed, want %d", mode.Mode, len(got), n)
+		}
+		for i, o := range got {
+			if o.op.Index != int64(i) {
+				t.Fatalf("%v: op %d observed at position %d", mode.Mode, o.op.Index, i)
+			}
+			if want := start.Add(time.Duration(i) * 5 * time.Millisecond); !o.tm.Sent.Equal(want) {
+				t.Errorf("%v: op %d sent at %v, want %v", mode.Mode, i, o.tm.Sent.Sub(start), want.Sub(start))
+			}
+		}
+	}
+}
+
+func TestReplayManySessionsMaxBatches(t *testing.T) {
+	// More ops than one hand-off batch per session, at --max on the real
+	// clock: every op runs exactly once and in order within its session.
+	const sessions, n = 7, 5000
+	ops := make([]*Op, n)
+	for i := range ops {
+		ops[i] = &Op{Index: int64(i), Key: SessionKey{Session: uint64(i % sessions)}, Recs: []*capture.Record{{Seq: uint64(i / sessions)}}}
+	}
+	s, err := NewScheduler(ScheduleOptions{Mode: ModeMax, Concurrency: 3, QueueLen: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	next := map[uint64]uint64{}
+	count := 0
+	st, err := s.RunBatched(context.Background(), &sliceSource{ops: ops}, func(context.Context, *Op) {}, func(ops []*Op, tms []Timing) {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, op := range ops {
+			k := op.Key.Session
+			if op.Recs[0].Seq != next[k] {
+				t.Errorf("session %d: seq %d, want %d", k, op.Recs[0].Seq, next[k])
+			}
+			next[k] = op.Recs[0].Seq + 1
+			if tms[i].Done.Before(tms[i].Sent) || tms[i].Lag() != 0 {
+				t.Errorf("op %d: timing %+v", op.Index, tms[i])
+			}
+			count++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != n || st.Ops != n {
+		t.Fatalf("observed %d, dispatched %d; want %d", count, st.Ops, n)
+	}
+}
+
+func TestReplayRealClockWaitUntil(t *testing.T) {
+	// Never early, whatever the spin; false once ctx has ended.
+	for _, spin := range []time.Duration{0, 50 * time.Microsecond, 3 * time.Millisecond} {
+		for _, d := range []time.Duration{-time.Millisecond, 0, 200 * time.Microsecond, 2500 * time.Microsecond} {
+			due := time.Now().Add(d)
+			if !(RealClock{}).WaitUntil(context.Background(), due, spin) {
+				t.Fatalf("spin %v d %v: false without cancellation", spin, d)
+			}
+			if now := time.Now(); now.Before(due) {
+				t.Fatalf("spin %v d %v: returned %v early", spin, d, due.Sub(now))
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if (RealClock{}).WaitUntil(ctx, time.Now().Add(time.Hour), DefaultSpin) {
+		t.Fatal("true after cancellation")
+	}
+}

@@ -1,8 +1,11 @@
 package replay
 
 import (
+	"cmp"
 	"hash/fnv"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -47,7 +50,58 @@ type opBuilder struct {
 	batches map[SessionKey]*Op
 	chains  map[chainKey]*readCheck // open multi-page reads
 	race    raceTracker
-	pending []*Op // completed ops not yet returned
+	fps     map[string]*fpInfo // classification per fingerprint
+	ks      map[string]bool    // keyspaces used
+	lastKS  string             // the last keyspace added to ks
+	pending []*Op              // completed ops not yet returned
+	head    int                // pending[head:] are not returned yet
+}
+
+// fpInfo is what the builder needs to know about a statement class; it is
+// computed once per fingerprint (string scans are most of the per-record
+// cost otherwise).
+type fpInfo struct {
+	table     string // lower-cased, "" if none
+	tableKS   string // the table's keyspace qualifier, "" if unqualified
+	write     bool
+	schema    bool
+	noise     string     // nondeterministic(fp)
+	race      *tableRace // the race tracker's entry for table
+	systemAny bool       // qualified by a system keyspace
+}
+
+func (b *opBuilder) info(fp string) *fpInfo {
+	if in := b.fps[fp]; in != nil {
+		return in
+	}
+	in := &fpInfo{table: tableOf(fp), write: isWrite(fp), schema: isSchemaChange(fp), noise: nondeterministic(fp)}
+	if i := strings.IndexByte(in.table, '.'); i >= 0 {
+		in.tableKS = in.table[:i]
+		in.systemAny = isSystemKeyspace(in.tableKS)
+	}
+	if in.table != "" {
+		in.race = b.race.table(in.table)
+	}
+	b.fps[fp] = in
+	return in
+}
+
+// system reports a statement on the proxy's own virtual tables (driver
+// metadata queries): they are answered by dohyo, not by a backend, and are
+// not replayed.
+func (in *fpInfo) system(r *capture.Record) bool {
+	switch {
+	case in.table == "":
+		return false
+	case in.tableKS != "":
+		return in.systemAny
+	}
+	return isSystemKeyspace(r.Keyspace)
+}
+
+func isSystemKeyspace(ks string) bool {
+	ks = strings.ToLower(ks)
+	return ks == "system" || strings.HasPrefix(ks, "system_")
 }
 
 // chainKey links a captured continuation page to its first page. Drivers
@@ -67,28 +121,16 @@ func valuesKey(vs []capture.Value) string {
 	return b.String()
 }
 
-// isSystem reports statements on the proxy's own virtual tables (driver
-// metadata queries): they are answered by dohyo, not by a backend, and are
-// not replayed.
-func isSystem(r *capture.Record, table string) bool {
-	ks := r.Keyspace
-	if i := strings.IndexByte(table, '.'); i >= 0 {
-		ks = table[:i]
-	} else if table == "" {
-		return false
-	}
-	ks = strings.ToLower(ks)
-	return ks == "system" || strings.HasPrefix(ks, "system_")
-}
-
 func newOpBuilder(src recordSource, shard Shard) *opBuilder {
 	return &opBuilder{src: src, shard: shard, batches: map[SessionKey]*Op{}, chains: map[chainKey]*readCheck{},
-		race: raceTracker{writes: map[string][]interval{}, reads: map[string][]readInterval{}}}
+		race: raceTracker{tables: map[string]*tableRace{}}, fps: map[string]*fpInfo{}, ks: map[string]bool{}}
 }
 
 // Next returns the next op, io.EOF at the end.
 func (b *opBuilder) Next() (*Op, error) {
-	for len(b.pending) == 0 {
+	for b.head == len(b.pending) {
+		clear(b.pending)
+		b.pending, b.head = b.pending[:0], 0
 		r, err := b.src.Next()
 		if err != nil {
 			return nil, err
@@ -98,9 +140,14 @@ func (b *opBuilder) Next() (*Op, error) {
 		}
 		b.add(r)
 	}
-	op := b.pending[0]
-	b.pending = b.pending[1:]
+	op := b.pending[b.head]
+	b.head++
 	return op, nil
+}
+
+// keyspaces lists the keyspaces of the ops built so far, sorted.
+func (b *opBuilder) keyspaces() []string {
+	return slices.Sorted(maps.Keys(b.ks))
 }
 
 func (b *opBuilder) emit(op *Op) {
@@ -114,9 +161,13 @@ func (b *opBuilder) add(r *capture.Record) {
 	if !b.shard.keep(k) {
 		return
 	}
-	table := tableOf(r.Fingerprint)
-	if isSystem(r, table) {
+	in := b.info(r.Fingerprint)
+	if in.system(r) {
 		return
+	}
+	if ks := cmp.Or(in.tableKS, r.Keyspace); ks != b.lastKS && ks != "" {
+		b.lastKS = ks
+		b.ks[strings.ToLower(strings.Trim(ks, `"`))] = true
 	}
 	if r.BatchSize > 0 {
 		op := b.batches[k]
@@ -124,18 +175,23 @@ func (b *opBuilder) add(r *capture.Record) {
 			if op != nil { // an incomplete batch: send what was captured
 				b.emit(op)
 			}
-			op = &Op{Key: k, Time: r.Time, Check: &readCheck{Fingerprint: "BATCH", Query: r.Query, CapErr: r.Err, CapCode: r.ErrCode}}
+			op = &Op{Key: k, Time: r.Time, class: "BATCH"}
 			b.batches[k] = op
 		}
 		op.Recs = append(op.Recs, r)
-		b.race.write(table, k, r)
+		b.race.write(in.race, k, r)
 		if len(op.Recs) >= r.BatchSize {
 			delete(b.batches, k)
 			b.emit(op)
 		}
 		return
 	}
-	ck := chainKey{r.Node, r.Query, valuesKey(r.Values)}
+	// Chains link pages; the key (a copy of the values) is built only
+	// when a page or an open chain can be involved.
+	var ck chainKey
+	if r.Paging || r.HasMore || len(b.chains) > 0 {
+		ck = chainKey{r.Node, r.Query, valuesKey(r.Values)}
+	}
 	if r.Paging {
 		if c := b.chains[ck]; c != nil {
 			c.ExpPages = append(c.ExpPages, r.Digest)
@@ -149,21 +205,29 @@ func (b *opBuilder) add(r *capture.Record) {
 		}
 		return // never replayed: the first page is re-paged on the target
 	}
-	delete(b.chains, ck)
-	c := &readCheck{Fingerprint: r.Fingerprint, Query: r.Query, Values: r.Values, CapErr: r.Err, CapCode: r.ErrCode}
+	if len(b.chains) > 0 {
+		delete(b.chains, ck)
+	}
+	op := &Op{Key: k, Time: r.Time, Barrier: in.schema, class: r.Fingerprint}
+	op.one[0] = r
+	op.Recs = op.one[:]
 	if r.ResultKind == bindings.ResultRows && !r.Err {
+		// Kept until the end of the run, apart from the op.
+		c := &readCheck{Fingerprint: r.Fingerprint, Query: r.Query, Values: r.Values, CapErr: r.Err, CapCode: r.ErrCode}
+		op.Check = c
 		c.IsRead = true
-		c.ExpPages = []uint64{r.Digest}
+		c.exp1[0] = r.Digest
+		c.ExpPages = c.exp1[:1]
 		c.ExpRows = r.Rows
 		if r.HasMore {
 			b.chains[ck] = c
 		}
-		c.Noise = nondeterministic(r.Fingerprint)
-		b.race.read(table, k, r, c)
-	} else if isWrite(r.Fingerprint) {
-		b.race.write(table, k, r)
+		c.Noise = in.noise
+		b.race.read(in.race, k, r, c)
+	} else if in.write {
+		b.race.write(in.race, k, r)
 	}
-	b.emit(&Op{Key: k, Time: r.Time, Recs: []*capture.Record{r}, Check: c, Barrier: isSchemaChange(r.Fingerprint)})
+	b.emit(op)
 }
 
 func isSchemaChange(fp string) bool {
@@ -216,8 +280,22 @@ func tableOf(fp string) string {
 // noise, never the reverse). Records arrive in time order, so entries that
 // ended before the current record are dropped.
 type raceTracker struct {
-	writes map[string][]interval
-	reads  map[string][]readInterval
+	tables map[string]*tableRace
+}
+
+// tableRace holds one table's recent reads and writes.
+type tableRace struct {
+	writes []interval
+	reads  []readInterval
+}
+
+func (t *raceTracker) table(name string) *tableRace {
+	tr := t.tables[name]
+	if tr == nil {
+		tr = &tableRace{}
+		t.tables[name] = tr
+	}
+	return tr
 }
 
 type interval struct {
@@ -234,36 +312,34 @@ func span(r *capture.Record) interval {
 	return interval{from: r.Time, to: r.Time + int64(r.Latency)}
 }
 
-func (t *raceTracker) write(table string, k SessionKey, r *capture.Record) {
-	if table == "" {
+func (t *raceTracker) write(tr *tableRace, k SessionKey, r *capture.Record) {
+	if tr == nil {
 		return
 	}
 	w := span(r)
 	w.who = k
-	rs := prune(t.reads[table], r.Time)
-	for _, ri := range rs {
+	tr.reads = prune(tr.reads, r.Time)
+	for _, ri := range tr.reads {
 		if ri.who != k && ri.to >= w.from && ri.c.Noise == "" {
 			ri.c.Noise = "racing write from another session"
 		}
 	}
-	t.reads[table] = rs
-	t.writes[table] = append(pruneW(t.writes[table], r.Time), w)
+	tr.writes = append(pruneW(tr.writes, r.Time), w)
 }
 
-func (t *raceTracker) read(table string, k SessionKey, r *capture.Record, c *readCheck) {
-	if table == "" {
+func (t *raceTracker) read(tr *tableRace, k SessionKey, r *capture.Record, c *readCheck) {
+	if tr == nil {
 		return
 	}
 	ri := readInterval{interval: span(r), c: c}
 	ri.who = k
-	ws := pruneW(t.writes[table], r.Time)
-	for _, w := range ws {
+	tr.writes = pruneW(tr.writes, r.Time)
+	for _, w := range tr.writes {
 		if w.who != k && w.to >= ri.from && c.Noise == "" {
 			c.Noise = "racing write from another session"
 		}
 	}
-	t.writes[table] = ws
-	t.reads[table] = append(prune(t.reads[table], r.Time), ri)
+	tr.reads = append(prune(tr.reads, r.Time), ri)
 }
 
 func prune(rs []readInterval, now int64) []readInterval {
@@ -286,4 +362,83 @@ func pruneW(ws []interval, now int64) []interval {
 		}
 	}
 	return ws[:n]
+}
+
+// readAhead decodes records on its own goroutine, in chunks, so decoding
+// overlaps with building and dispatching ops (the dispatcher is the one
+// serial path of a replay).
+type readAhead struct {
+	c     chan readChunk
+	stop  chan struct{}
+	done  chan struct{}
+	cur   []*capture.Record
+	err   error
+	ended bool
+}
+
+type readChunk struct {
+	recs []*capture.Record
+	err  error // set on the last chunk
+}
+
+const readAheadChunk = 256
+
+func newReadAhead(src recordSource) *readAhead {
+	ra := &readAhead{c: make(chan readChunk, 4), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(ra.done)
+		defer close(ra.c)
+		for {
+			recs := make([]*capture.Record, 0, readAheadChunk)
+			var err error
+			for len(recs) < readAheadChunk {
+				var r *capture.Record
+				if r, err = src.Next(); err != nil || r == nil {
+					if err == nil {
+						err = io.EOF
+					}
+					break
+				}
+				recs = append(recs, r)
+			}
+			select {
+			case ra.c <- readChunk{recs, err}:
+			case <-ra.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ra
+}
+
+// Next returns the next record; io.EOF at the end.
+func (ra *readAhead) Next() (*capture.Record, error) {
+	for len(ra.cur) == 0 {
+		if ra.ended {
+			return nil, ra.err
+		}
+		ch, ok := <-ra.c
+		if !ok {
+			ra.ended, ra.err = true, io.EOF
+			continue
+		}
+		ra.cur = ch.recs
+		if ch.err != nil {
+			ra.ended, ra.err = true, ch.err
+		}
+	}
+	r := ra.cur[0]
+	ra.cur[0] = nil
+	ra.cur = ra.cur[1:]
+	return r, nil
+}
+
+// Close stops the reading goroutine and waits for it, so the source can
+// be closed.
+func (ra *readAhead) Close() {
+	close(ra.stop)
+	<-ra.done
 }

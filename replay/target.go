@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -70,34 +69,79 @@ const maxPages = 100000
 type BackendTarget struct {
 	b bindings.Backend
 
-	mu       sync.Mutex
-	prepared map[string]error // keyspace + "\x00" + query → Prepare's error
+	prepared sync.Map // prepKey → error (nil value: prepared)
 }
+
+type prepKey struct{ keyspace, query string }
 
 // NewBackendTarget wraps b; Close closes b.
 func NewBackendTarget(b bindings.Backend) *BackendTarget {
-	return &BackendTarget{b: b, prepared: map[string]error{}}
+	return &BackendTarget{b: b}
 }
 
-var _ Target = (*BackendTarget)(nil)
+var (
+	_ Target    = (*BackendTarget)(nil)
+	_ Versioner = (*BackendTarget)(nil)
+)
 
 // Close closes the backend.
 func (t *BackendTarget) Close() error { return t.b.Close() }
 
+// Backend returns the wrapped backend (to describe it in reports).
+func (t *BackendTarget) Backend() bindings.Backend { return t.b }
+
+// serverVersioner is implemented by backends that can ask their server for
+// its version (cassandra, hbase).
+type serverVersioner interface {
+	ServerVersion(ctx context.Context) (string, error)
+}
+
+// Version asks the backend's server for its version; ErrNoVersion when
+// the backend cannot tell (embedded: it is dohyo itself).
+func (t *BackendTarget) Version(ctx context.Context) (string, error) {
+	if v, ok := t.b.(serverVersioner); ok {
+		return v.ServerVersion(ctx)
+	}
+	return "", ErrNoVersion
+}
+
+// ErrNoVersion is returned by Versioner.Version when the target cannot
+// name a server version.
+var ErrNoVersion = errors.New("replay: target has no server version")
+
 // ApplySchema executes each statement of ddl; AlreadyExists is ignored so
-// it behaves as IF NOT EXISTS.
+// it behaves as IF NOT EXISTS. A capture's schema describes every keyspace
+// of the captured cluster, including ones the target cannot hold (a table
+// with a user-defined type, on a store without them) and that the replayed
+// traffic may never touch: a statement that fails does not stop the
+// others, and the failures come back as a *SchemaError (statements the
+// traffic does use then fail visibly in the report).
 func (t *BackendTarget) ApplySchema(ctx context.Context, ddl string) error {
 	stmts, err := cql.ParseScript(ddl)
 	if err != nil {
 		return fmt.Errorf("replay: schema: %w", err)
 	}
+	var se SchemaError
 	for _, p := range stmts {
 		_, err := t.b.Execute(ctx, &bindings.Request{Query: p.Text, Parsed: p, Consistency: bindings.One})
 		if err != nil && !isAlreadyExists(err) {
-			return fmt.Errorf("replay: schema %q: %w", short(p.Text), err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			se.Failed = append(se.Failed, fmt.Sprintf("%s: %v", short(p.Text), err))
 		}
 	}
+	if len(se.Failed) > 0 {
+		return &se
+	}
 	return nil
+}
+
+// SchemaError lists the schema statements a target could not apply.
+type SchemaError struct{ Failed []string }
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("%d schema statements could not be applied (first: %s)", len(e.Failed), e.Failed[0])
 }
 
 func isAlreadyExists(err error) bool {
@@ -112,17 +156,13 @@ func (t *BackendTarget) prepare(ctx context.Context, ks, q string) error {
 	if !ok {
 		return nil
 	}
-	key := ks + "\x00" + q
-	t.mu.Lock()
-	err, done := t.prepared[key]
-	t.mu.Unlock()
-	if done {
+	key := prepKey{ks, q}
+	if v, done := t.prepared.Load(key); done {
+		err, _ := v.(error)
 		return err
 	}
-	_, err = p.Prepare(ctx, ks, q)
-	t.mu.Lock()
-	t.prepared[key] = err
-	t.mu.Unlock()
+	_, err := p.Prepare(ctx, ks, q)
+	t.prepared.Store(key, err)
 	return err
 }
 
@@ -229,8 +269,7 @@ func RedactURL(raw string) string {
 	q := u.Query()
 	changed := false
 	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "pass") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || strings.Contains(lk, "key") {
+		if SecretParam(k) {
 			q.Set(k, "REDACTED")
 			changed = true
 		}

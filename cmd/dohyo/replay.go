@@ -34,6 +34,7 @@ type replayFlags struct {
 	abortLag     time.Duration
 	lagThreshold time.Duration
 	lateFraction float64
+	spin         time.Duration
 	quiet        bool
 }
 
@@ -72,6 +73,7 @@ not keep up.`,
 	fl.DurationVar(&f.abortLag, "abort-lag", 0, "stop when an op is sent later than D behind schedule")
 	fl.DurationVar(&f.lagThreshold, "lag-threshold", 100*time.Millisecond, "lag p99 above which a target could not keep up")
 	fl.Float64Var(&f.lateFraction, "late-fraction", 0.1, "a target could not keep up when it finishes this fraction later than the schedule")
+	fl.DurationVar(&f.spin, "spin", replay.DefaultSpin, "busy-wait this long before each due time for precise pacing (0: timers only, ~1 ms precision, no CPU spent waiting)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	return cmd
 }
@@ -107,10 +109,7 @@ func openTarget(ctx context.Context, raw string) (replay.Target, map[string]stri
 	if err != nil {
 		return nil, nil, fmt.Errorf("target %q: %w", raw, err)
 	}
-	settings := map[string]string{"scheme": u.Scheme}
-	for k, v := range u.Query() {
-		settings[k] = strings.Join(v, ",")
-	}
+	settings := urlSettings(raw)
 	switch u.Scheme {
 	case "cassandra":
 		b, err := cassandra.OpenURL(ctx, raw)
@@ -144,7 +143,10 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 	if err != nil {
 		return err
 	}
-	base := replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration}
+	base := replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration, Spin: f.spin}
+	if f.spin <= 0 {
+		base.Spin = -1 // never
+	}
 	switch {
 	case f.max && f.rate > 0:
 		return errors.New("replay: --max and --rate are exclusive")
@@ -183,11 +185,6 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
-		if v, ok := t.(replay.Versioner); ok {
-			if ver, err := v.Version(ctx); err == nil {
-				settings["server_version"] = ver
-			}
-		}
 		name := fmt.Sprintf("t%d:%s", i+1, strings.SplitN(raw, ":", 2)[0])
 		targets = append(targets, replay.NamedTarget{Name: name, Target: t})
 		rep.Conditions.Targets = append(rep.Conditions.Targets, replay.TargetInfo{Name: name, URL: replay.RedactURL(raw), Settings: settings})
@@ -218,6 +215,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 			break
 		}
 	}
+	describeTargets(ctx, rep, f.targets, targets)
 	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -177,9 +178,7 @@ func TestReplayEndToEnd(t *testing.T) {
 			if st.Mismatches != 0 || st.Unexpected != 0 || st.Compared < 21 {
 				t.Errorf("mismatches %d errors %d compared %d; want 0, 0, >= 21", st.Mismatches, st.Unexpected, st.Compared)
 			}
-			if name == "cql" && rep.Conditions.Targets[0].Settings["server_version"] == "" {
-				t.Errorf("cql target settings %v lack server_version", rep.Conditions.Targets[0].Settings)
-			}
+			checkConditions(t, name, target, out, rep, 0)
 			if html, err := os.ReadFile(htmlOut); err != nil || !strings.Contains(string(html), "<svg") || strings.Contains(string(html), "<script") {
 				t.Errorf("HTML report missing, without charts or with scripts (err %v)", err)
 			}
@@ -198,6 +197,86 @@ func TestReplayEndToEnd(t *testing.T) {
 				t.Errorf("replayed table differs:\ngot  %q\nwant %q", got, want)
 			}
 		})
+	}
+}
+
+// checkConditions checks that the report states the target's server and
+// settings, in the JSON and in the text output.
+func checkConditions(t *testing.T, kind, target, text string, rep *replay.Report, i int) {
+	t.Helper()
+	ti := rep.Conditions.Targets[i]
+	want := map[string]struct {
+		server   string // regexp
+		settings map[string]string
+	}{
+		"embedded":  {`^dohyo \S+ embedded store \(pebble v2\.`, map[string]string{"storage": strings.TrimPrefix(target, "embedded://"), "salt": "0"}},
+		"hbase":     {`^Apache HBase \d+\.\d+\.\d+`, map[string]string{"salt": "4", "regions": "4 per table (one per salt bucket)", "compression": "NONE", "encoding": "FAST_DIFF"}},
+		"cql":       {`^CQL endpoint, release_version \d+\.\d+`, map[string]string{"consistency": "as captured"}},
+		"cassandra": {`^Apache Cassandra \d+\.\d+`, map[string]string{"consistency": "ONE", "protocol": "v4"}},
+	}[kind]
+	if !regexp.MustCompile(want.server).MatchString(ti.Server) {
+		t.Errorf("server %q, want it to match %s", ti.Server, want.server)
+	}
+	for k, v := range want.settings {
+		if ti.Settings[k] != v {
+			t.Errorf("setting %q = %q, want %q (all: %v)", k, ti.Settings[k], v, ti.Settings)
+		}
+	}
+	if kind == "cql" || kind == "cassandra" {
+		ks := rep.Runs[0].Keyspaces
+		if len(ks) != 1 || !strings.HasPrefix(ti.Settings["replication "+ks[0]], "SimpleStrategy replication_factor=1") {
+			t.Errorf("keyspaces %v, settings %v: want the replication of the one keyspace", ks, ti.Settings)
+		}
+	}
+	if !strings.Contains(text, "#   server: "+ti.Server+"\n") {
+		t.Errorf("text report does not state the server %q\n%s", ti.Server, text)
+	}
+}
+
+// TestReplayConditionsCassandra replays a small capture into the real
+// Cassandra through both of its target kinds and checks that the report
+// names the server version (asked through the target connection) and the
+// replication of the replayed keyspace.
+func TestReplayConditionsCassandra(t *testing.T) {
+	addr := os.Getenv("DOHYO_TEST_CASSANDRA")
+	if addr == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DOHYO_TEST_CASSANDRA is not set")
+		}
+		t.Skip("DOHYO_TEST_CASSANDRA not set")
+	}
+	ks := fmt.Sprintf("rc%d", time.Now().UnixNano())
+	capDir := filepath.Join(t.TempDir(), "cap")
+	p := startServe(t, "--backend", "embedded://memory", "--capture-dir", capDir, "--node-id", "n1")
+	s := gocqlSession(t, p.CQLAddr, 4, nil)
+	mustExec(t, s, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE "+ks+".t (k int PRIMARY KEY, v text)")
+	for i := 0; i < 10; i++ {
+		mustExec(t, s, "INSERT INTO "+ks+".t (k, v) VALUES (?, ?)", i, "x")
+	}
+	s.Close()
+	p.stop(t)
+	t.Cleanup(func() {
+		c := gocqlSession(t, addr, 4, nil)
+		_ = c.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
+	})
+
+	jsonOut := filepath.Join(t.TempDir(), "r.json")
+	cass, cqlT := "cassandra://"+addr+"?consistency=ONE", "cql://"+addr
+	out, code := runReplayCLI(t, capDir, "--target", cass, "--target", cqlT, "--create-schema", "--max", "--json", jsonOut)
+	// The second target finds the keyspace the first created: its
+	// AlreadyExists answers are expected, nothing else is.
+	if code&^replay.ExitErrors != 0 {
+		t.Fatalf("replay exit %d\n%s", code, out)
+	}
+	rep, err := replay.ReadReportFile(jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConditions(t, "cassandra", cass, out, rep, 0)
+	checkConditions(t, "cql", cqlT, out, rep, 1)
+	if got := rep.Conditions.Targets[0].Settings["compression "+ks+".t"]; !strings.HasPrefix(got, "LZ4Compressor") {
+		t.Errorf("compression of %s.t: %q, want Cassandra's default LZ4Compressor", ks, got)
 	}
 }
 

@@ -26,6 +26,10 @@ import (
 // per-query keyspace, so unqualified statements need a session bound to it).
 type Target struct {
 	cluster func(keyspace string) *gocql.ClusterConfig
+	// consistency and serial replace the captured levels when set (the
+	// URL's consistency= and serial_consistency=).
+	consistency *gocql.Consistency
+	serial      *gocql.SerialConsistency
 
 	mu       sync.Mutex
 	sessions map[string]*gocql.Session
@@ -49,8 +53,10 @@ func (t *Target) Version(ctx context.Context) (string, error) {
 	return v, nil
 }
 
-// Open parses cql://host1,host2:port?consistency=ONE&proto=4&timeout=10s
-// (username/password in the URL's user info) and connects lazily.
+// Open parses cql://host1,host2:port?consistency=QUORUM&serial_consistency=SERIAL&proto=4&timeout=10s
+// (username/password in the URL's user info) and connects. consistency and
+// serial_consistency replace the captured levels; without them each
+// statement runs at its captured level.
 func Open(ctx context.Context, raw string) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "cql" || u.Host == "" {
@@ -70,6 +76,20 @@ func Open(ctx context.Context, raw string) (*Target, error) {
 	}
 	hosts := strings.Split(u.Host, ",")
 	t := &Target{sessions: map[string]*gocql.Session{}}
+	if v := q.Get("consistency"); v != "" {
+		c, err := gocql.ParseConsistencyWrapper(strings.ToUpper(v))
+		if err != nil {
+			return nil, fmt.Errorf("cqltarget: consistency %q: %w", v, err)
+		}
+		t.consistency = &c
+	}
+	if v := q.Get("serial_consistency"); v != "" {
+		var sc gocql.SerialConsistency
+		if err := sc.UnmarshalText([]byte(strings.ToUpper(v))); err != nil {
+			return nil, fmt.Errorf("cqltarget: serial_consistency %q: %w", v, err)
+		}
+		t.serial = &sc
+	}
 	t.cluster = func(ks string) *gocql.ClusterConfig {
 		c := gocql.NewCluster(hosts...)
 		c.ProtoVersion = proto
@@ -171,10 +191,11 @@ func (t *Target) Do(ctx context.Context, op *replay.Op) replay.Outcome {
 		return fail(err)
 	}
 	if r.BatchSize > 0 {
+		cl, serial := t.levels(r)
 		b := s.NewBatch(gocql.BatchType(r.BatchType)).WithContext(ctx)
-		b.Cons = gocql.Consistency(r.Consistency)
-		if r.SerialConsistency != 0 {
-			b.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
+		b.Cons = cl
+		if serial != 0 {
+			b.SerialConsistency(serial)
 		}
 		if r.HasTimestamp {
 			b.WithTimestamp(r.Timestamp)
@@ -189,11 +210,12 @@ func (t *Target) Do(ctx context.Context, op *replay.Op) replay.Outcome {
 	}
 	var out replay.Outcome
 	var state []byte
+	cl, serial := t.levels(r)
 	for page := 0; page < 100000; page++ {
 		q := s.Query(r.Query, args(r.Values, r.Names)...).WithContext(ctx).
-			Consistency(gocql.Consistency(r.Consistency)).PageSize(int(r.PageSize)).PageState(state)
-		if r.SerialConsistency != 0 {
-			q.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
+			Consistency(cl).PageSize(int(r.PageSize)).PageState(state)
+		if serial != 0 {
+			q.SerialConsistency(serial)
 		}
 		if r.HasTimestamp {
 			q.WithTimestamp(r.Timestamp)
@@ -235,6 +257,57 @@ func (t *Target) Do(ctx context.Context, op *replay.Op) replay.Outcome {
 		state = next
 	}
 	return out
+}
+
+// levels returns the consistency levels to run r at: the URL's, else the
+// captured ones.
+func (t *Target) levels(r *capture.Record) (gocql.Consistency, gocql.SerialConsistency) {
+	cl, serial := gocql.Consistency(r.Consistency), gocql.SerialConsistency(r.SerialConsistency)
+	if t.consistency != nil {
+		cl = *t.consistency
+	}
+	if t.serial != nil {
+		serial = *t.serial
+	}
+	return cl, serial
+}
+
+// Describe returns the settings a report states for this target: the
+// consistency levels, and for each of keyspaces found in system_schema its
+// replication ("replication <ks>") and each table's compression
+// ("compression <ks>.<table>").
+func (t *Target) Describe(ctx context.Context, keyspaces []string) (map[string]string, error) {
+	out := map[string]string{"consistency": "as captured", "serial_consistency": "as captured"}
+	if t.consistency != nil {
+		out["consistency"] = t.consistency.String()
+	}
+	if t.serial != nil {
+		out["serial_consistency"] = t.serial.String()
+	}
+	s, err := t.session("")
+	if err != nil {
+		return out, err
+	}
+	for _, ks := range keyspaces {
+		var repl map[string]string
+		if err := s.Query("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?", ks).WithContext(ctx).Scan(&repl); err != nil {
+			if errors.Is(err, gocql.ErrNotFound) {
+				continue
+			}
+			return out, fmt.Errorf("cqltarget: describe %s: %w", ks, err)
+		}
+		out["replication "+ks] = replay.FormatReplication(repl)
+		it := s.Query("SELECT table_name, compression FROM system_schema.tables WHERE keyspace_name = ?", ks).WithContext(ctx).Iter()
+		var name string
+		var comp map[string]string
+		for it.Scan(&name, &comp) {
+			out["compression "+ks+"."+name] = replay.FormatCompression(comp)
+		}
+		if err := it.Close(); err != nil {
+			return out, fmt.Errorf("cqltarget: describe %s tables: %w", ks, err)
+		}
+	}
+	return out, nil
 }
 
 func code(err error) bindings.ErrorCode {

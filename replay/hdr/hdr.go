@@ -61,7 +61,9 @@ func (h *Histogram) RecordN(v int64, n uint64) {
 	}
 	i := index(v)
 	if i >= len(h.counts) {
-		grown := make([]uint64, i+1+i/8)
+		// Geometric growth: a latency histogram reaches its final size in
+		// a few steps instead of one copy per new maximum.
+		grown := make([]uint64, max(i+1+i/8, 2*len(h.counts)))
 		copy(grown, h.counts)
 		h.counts = grown
 	}
