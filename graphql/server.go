@@ -25,6 +25,7 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/schema"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // Config configures a Server.
@@ -47,6 +48,17 @@ type Config struct {
 	// AsyncTimeout bounds @async mutations, which outlive their request;
 	// 0 means 30s.
 	AsyncTimeout time.Duration
+	// Tracer traces requests, reading trace context from the traceparent
+	// and tracestate headers; nil: no tracing.
+	Tracer *telemetry.Tracer
+	// Budgets bound each statement of a /graphql/{keyspace} request by
+	// its keyspace's budget, counted from the request's arrival; clients
+	// may tighten it with the X-Dohyo-Budget-Ms header. An exhausted
+	// budget is a ReadTimeout/WriteTimeout error of the field.
+	Budgets proxy.Budgets
+	// OnBudgetExceeded, when set, is called with the keyspace of each
+	// statement that ran out of budget (metrics).
+	OnBudgetExceeded func(keyspace string)
 }
 
 // Defaults for Config.
@@ -158,6 +170,11 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Invalid keyspace name")
 		return
 	}
+	r, rt, ok := s.begin(w, r, "/graphql/{keyspace}", ks)
+	if !ok {
+		return
+	}
+	defer rt.End()
 	req, status, msg := parseRequest(r)
 	if msg != "" {
 		writeError(w, status, msg)
@@ -180,6 +197,8 @@ func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
+	r, rt, _ := s.begin(w, r, "/graphql-schema", "")
+	defer rt.End()
 	req, status, msg := parseRequest(r)
 	if msg != "" {
 		writeError(w, status, msg)
@@ -392,6 +411,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 	})
 	for _, e := range res.Errors {
 		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)
+	}
+	if len(res.Errors) > 0 {
+		telemetry.FromContext(ctx).Fail("graphql", res.Errors[0].Message)
 	}
 	writeResult(w, res)
 }

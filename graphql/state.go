@@ -185,7 +185,7 @@ func (s *Server) runBatchAsync(ctx context.Context, rs *requestState, b *atomicB
 	s.async.Add(1)
 	go func() {
 		defer s.async.Done()
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.AsyncTimeout)
+		actx, cancel := context.WithTimeout(proxy.WithoutBudget(context.WithoutCancel(ctx)), s.cfg.AsyncTimeout)
 		defer cancel()
 		if _, err := s.runBatch(actx, rs, b); err != nil {
 			s.log.Warn("graphql: @async @atomic batch failed", "err", err)
@@ -198,7 +198,7 @@ func (s *Server) executeAsync(ctx context.Context, d *dmlSchema, rs *requestStat
 	s.async.Add(1)
 	go func() {
 		defer s.async.Done()
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.AsyncTimeout)
+		actx, cancel := context.WithTimeout(proxy.WithoutBudget(context.WithoutCancel(ctx)), s.cfg.AsyncTimeout)
 		defer cancel()
 		if _, err := s.execute(actx, d, rs, st, req); err != nil {
 			s.log.Warn("graphql: @async mutation failed", "query", st.query, "err", err)

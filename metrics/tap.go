@@ -105,11 +105,15 @@ func (t *RequestTap) record(o *bindings.Observation) {
 	t.m.ObserveRequest(o.Source.String(), t.keyspaceLabel(ks), op, backend, status, o.Latency)
 }
 
-func (t *RequestTap) keyspaceLabel(ks string) string {
+func (t *RequestTap) keyspaceLabel(ks string) string { return keyspaceLabel(t.cfg.Keyspaces, ks) }
+
+// keyspaceLabel is the keyspace label value: the name for system and
+// known keyspaces, else other (or none).
+func keyspaceLabel(known *KeyspaceSet, ks string) string {
 	switch {
 	case ks == "":
 		return KeyspaceNone
-	case systemKeyspaces[ks] || t.cfg.Keyspaces.Has(ks):
+	case systemKeyspaces[ks] || known.Has(ks):
 		return ks
 	}
 	return KeyspaceOther

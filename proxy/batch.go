@@ -2,10 +2,13 @@ package proxy
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // BatchEntry is one child of a BATCH message: a query text or the id of a
@@ -41,19 +44,22 @@ func (s *Session) Batch(ctx context.Context, req *BatchRequest) (*bindings.Resul
 		HasTimestamp:      req.HasTimestamp,
 		Entries:           make([]bindings.BatchEntry, len(req.Entries)),
 	}
-	res, err := s.batch(ctx, req, br)
+	st := stmtTrace{on: telemetry.FromContext(ctx) != nil}
+	res, err := s.batch(ctx, &st, req, br)
+	sp := s.tapSpan(ctx, &st)
+	defer sp.End()
 	for i, e := range br.Entries {
 		o := &bindings.Request{
 			Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: ks,
 			Consistency: req.Consistency, SerialConsistency: req.SerialConsistency,
 			Timestamp: req.Timestamp, HasTimestamp: req.HasTimestamp,
 		}
-		s.observe(start, o, req.Entries[i].PreparedID != nil, res, err, i, len(br.Entries), uint8(req.Type))
+		s.record(start, o, req.Entries[i].PreparedID != nil, res, err, i, len(br.Entries), uint8(req.Type))
 	}
 	return res, err
 }
 
-func (s *Session) batch(ctx context.Context, req *BatchRequest, br *bindings.BatchRequest) (*bindings.Result, error) {
+func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, br *bindings.BatchRequest) (*bindings.Result, error) {
 	kss := make([]string, 0, len(req.Entries))
 	for i, e := range req.Entries {
 		entry := bindings.BatchEntry{Query: e.Query, Values: e.Values, Names: e.Names}
@@ -66,7 +72,11 @@ func (s *Session) batch(ctx context.Context, req *BatchRequest, br *bindings.Bat
 			entry.Query, entry.Parsed = ps.Query, ps.Parsed
 			sessionKS = ps.Keyspace
 		} else {
-			p, err := s.c.parse(e.Query)
+			cst := *st
+			if st.on {
+				cst.fp = cql.Fingerprint(e.Query)
+			}
+			p, err := s.parse(ctx, &cst, e.Query)
 			if err != nil {
 				return nil, err
 			}
@@ -88,15 +98,81 @@ func (s *Session) batch(ctx context.Context, req *BatchRequest, br *bindings.Bat
 	if len(kss) == 0 {
 		return &bindings.Result{Kind: bindings.ResultVoid}, nil
 	}
-	backend, err := s.c.routeAll(kss)
+	backend, err := s.routeBatch(ctx, st, kss)
 	if err != nil {
 		return nil, err
 	}
-	return s.c.backends[backend].Batch(ctx, br)
+	bctx, cancel, d := budget(ctx, nil, kss[0])
+	if cancel != nil {
+		defer cancel()
+	}
+	var sp telemetry.Span
+	if st.on {
+		info := telemetry.Statement{Namespace: kss[0], Operation: "BATCH"}
+		if len(br.Entries) > 0 {
+			info.Fingerprint = batchFingerprint(br)
+		}
+		bctx, sp = s.backendSpan(bctx, backend, info, true)
+	}
+	res, err := s.c.backends[backend].Batch(bctx, br)
+	if cancel != nil && overBudget(ctx, bctx, err, kss[0]) {
+		res, err = nil, &BudgetError{Keyspace: kss[0], Budget: d, Cause: err,
+			Timeout: BatchTimeoutError(req.Type, req.Consistency, TimeoutMessage(d))}
+	}
+	endBackendSpan(sp, res, err)
+	return res, err
 }
 
-// observe hands one request and its outcome to the tap.
-func (s *Session) observe(start time.Time, req *bindings.Request, prepared bool,
+// routeBatch routes a batch's keyspaces to their one backend, in a
+// "route" span.
+func (s *Session) routeBatch(ctx context.Context, st *stmtTrace, kss []string) (string, error) {
+	if !st.on {
+		return s.c.routeAll(kss)
+	}
+	_, sp := telemetry.Start(ctx, "route")
+	defer sp.End()
+	backend, err := s.c.routeAll(kss)
+	if err != nil {
+		sp.Fail(bindings.AsError(err).Code.String(), err)
+		return "", err
+	}
+	label := telemetry.SafeBackend(backend)
+	if sp.Exporting() {
+		sp.SetStatement(telemetry.Statement{Namespace: kss[0]}, telemetry.AttrBackend.String(label))
+	}
+	if sp.Tracing() {
+		sp.Event("Routing batch of " + strconv.Itoa(len(kss)) + " statements to " + label)
+	}
+	return backend, nil
+}
+
+// batchFingerprint is "BEGIN BATCH <child fingerprints> APPLY BATCH".
+func batchFingerprint(br *bindings.BatchRequest) string {
+	var b strings.Builder
+	b.WriteString("BEGIN BATCH ")
+	for _, e := range br.Entries {
+		text := e.Query
+		if e.Parsed != nil && e.Parsed.Text != "" {
+			text = e.Parsed.Text
+		}
+		b.WriteString(cql.Fingerprint(text))
+		b.WriteString("; ")
+	}
+	b.WriteString("APPLY BATCH")
+	return b.String()
+}
+
+// observe hands one request and its outcome to the tap, in a "capture"
+// span.
+func (s *Session) observe(ctx context.Context, st *stmtTrace, start time.Time, req *bindings.Request, prepared bool,
+	res *bindings.Result, err error, batchIndex, batchSize int, batchType uint8) {
+	sp := s.tapSpan(ctx, st)
+	s.record(start, req, prepared, res, err, batchIndex, batchSize, batchType)
+	sp.End()
+}
+
+// record builds the observation of one request and hands it to the tap.
+func (s *Session) record(start time.Time, req *bindings.Request, prepared bool,
 	res *bindings.Result, err error, batchIndex, batchSize int, batchType uint8) {
 	o := &bindings.Observation{
 		Time:              start,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // Session is one client connection's state: its current keyspace and its
@@ -58,6 +59,9 @@ type PreparedStatement struct {
 	Meta     *bindings.Prepared
 	// ResultMetadataID identifies Meta.Result (protocol v5).
 	ResultMetadataID []byte
+	// fingerprint is cql.Fingerprint(Query), for spans of traced EXECUTEs
+	// (computed once here rather than per traced request).
+	fingerprint string
 }
 
 // Query executes one statement text.
@@ -65,16 +69,17 @@ func (s *Session) Query(ctx context.Context, req *bindings.Request) (*bindings.R
 	start := s.c.now()
 	r := *req
 	r.Keyspace = s.Keyspace()
-	res, err := s.query(ctx, &r)
-	s.observe(start, &r, false, res, err, 0, 0, 0)
+	st := newStmtTrace(ctx, req.Query)
+	res, err := s.query(ctx, &st, &r)
+	s.observe(ctx, &st, start, &r, false, res, err, 0, 0, 0)
 	return res, err
 }
 
 // query runs r (a private copy carrying the session keyspace).
-func (s *Session) query(ctx context.Context, r *bindings.Request) (*bindings.Result, error) {
+func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request) (*bindings.Result, error) {
 	parsed := r.Parsed
 	if parsed == nil {
-		p, err := s.c.parse(r.Query)
+		p, err := s.parse(ctx, st, r.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -84,14 +89,35 @@ func (s *Session) query(ctx context.Context, r *bindings.Request) (*bindings.Res
 	if use, ok := parsed.Stmt.(*cql.Use); ok {
 		return s.use(ctx, use.Keyspace)
 	}
-	backend, err := s.backendFor(parsed.Stmt, r.Keyspace)
+	backend, err := s.route(ctx, st, parsed.Stmt, r.Keyspace)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.c.backends[backend].Execute(ctx, r)
+	res, err := s.execute(ctx, st, backend, parsed, r)
 	if err == nil && res != nil && res.Change != nil {
 		s.c.notify(res.Change)
 	}
+	return res, err
+}
+
+// execute runs a statement on its backend, bounded by the request's
+// budget for its keyspace.
+func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, parsed *cql.Parsed, r *bindings.Request) (*bindings.Result, error) {
+	ks, _ := statementKeyspace(parsed.Stmt, r.Keyspace)
+	bctx, cancel, d := budget(ctx, parsed.Stmt, ks)
+	if cancel != nil {
+		defer cancel()
+	}
+	var sp telemetry.Span
+	if st.on {
+		bctx, sp = s.backendSpan(bctx, backend, describe(parsed.Stmt, r.Keyspace, st.fp), true)
+	}
+	res, err := s.c.backends[backend].Execute(bctx, r)
+	if cancel != nil && overBudget(ctx, bctx, err, ks) {
+		res, err = nil, &BudgetError{Keyspace: ks, Budget: d, Cause: err,
+			Timeout: TimeoutError(parsed.Stmt, r.Consistency, r.SerialConsistency, TimeoutMessage(d))}
+	}
+	endBackendSpan(sp, res, err)
 	return res, err
 }
 
@@ -137,12 +163,13 @@ func isSystemKeyspace(ks string) bool {
 
 // Prepare prepares query on the backend that serves it and registers it.
 func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement, error) {
-	parsed, err := s.c.parse(query)
+	st := newStmtTrace(ctx, query)
+	parsed, err := s.parse(ctx, &st, query)
 	if err != nil {
 		return nil, err
 	}
 	ks := s.Keyspace()
-	backend, err := s.backendFor(parsed.Stmt, ks)
+	backend, err := s.route(ctx, &st, parsed.Stmt, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +177,15 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 	if !ok {
 		return nil, bindings.Unsupported("backend %s cannot prepare statements", backend)
 	}
-	meta, err := p.Prepare(ctx, ks, query)
+	pctx := ctx
+	var sp telemetry.Span
+	if st.on {
+		info := describe(parsed.Stmt, ks, st.fp)
+		info.Operation = "PREPARE " + info.Operation
+		pctx, sp = s.backendSpan(ctx, backend, info, false)
+	}
+	meta, err := p.Prepare(pctx, ks, query)
+	endBackendSpan(sp, nil, err)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +196,10 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 		Parsed:           parsed,
 		Meta:             meta,
 		ResultMetadataID: resultMetadataID(meta),
+		fingerprint:      st.fp,
+	}
+	if ps.fingerprint == "" {
+		ps.fingerprint = cql.Fingerprint(query)
 	}
 	s.c.prepared.Put(string(ps.ID), ps)
 	return ps, nil
@@ -198,20 +237,28 @@ func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request)
 	start := s.c.now()
 	ps, err := s.c.Lookup(id)
 	if err != nil {
-		s.observe(start, req, true, nil, err, 0, 0, 0)
+		st := stmtTrace{}
+		s.observe(ctx, &st, start, req, true, nil, err, 0, 0, 0)
 		return nil, err
 	}
 	r := *req
 	r.Query, r.Parsed, r.Keyspace = ps.Query, ps.Parsed, ps.Keyspace
-	res, err := s.execPrepared(ctx, ps, &r)
-	s.observe(start, &r, true, res, err, 0, 0, 0)
+	st := stmtTrace{on: telemetry.FromContext(ctx) != nil}
+	if st.on {
+		st.fp = ps.fingerprint
+		if st.fp == "" {
+			st.fp = cql.Fingerprint(ps.Query)
+		}
+	}
+	res, err := s.execPrepared(ctx, &st, ps, &r)
+	s.observe(ctx, &st, start, &r, true, res, err, 0, 0, 0)
 	return res, err
 }
 
-func (s *Session) execPrepared(ctx context.Context, ps *PreparedStatement, r *bindings.Request) (*bindings.Result, error) {
-	backend, err := s.backendFor(ps.Parsed.Stmt, ps.Keyspace)
+func (s *Session) execPrepared(ctx context.Context, st *stmtTrace, ps *PreparedStatement, r *bindings.Request) (*bindings.Result, error) {
+	backend, err := s.route(ctx, st, ps.Parsed.Stmt, ps.Keyspace)
 	if err != nil {
 		return nil, err
 	}
-	return s.c.backends[backend].Execute(ctx, r)
+	return s.execute(ctx, st, backend, ps.Parsed, r)
 }

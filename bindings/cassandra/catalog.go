@@ -29,8 +29,13 @@ type catalogCache struct {
 	b        *Backend
 	interval time.Duration
 
-	cur   atomic.Pointer[schema.Catalog]
-	stale atomic.Bool
+	// cur is the last snapshot with the invalidation count (gen) at the
+	// start of its load. It is fresh while no invalidation followed: a
+	// snapshot loaded while a DDL was being applied is never mistaken for
+	// fresh, and readers never see the old snapshot as fresh during a
+	// reload.
+	cur atomic.Pointer[catalogSnap]
+	gen atomic.Uint64
 
 	loadMu sync.Mutex // one load at a time
 
@@ -44,28 +49,46 @@ func newCatalogCache(b *Backend, interval time.Duration) *catalogCache {
 	return &catalogCache{b: b, interval: interval, stopCh: make(chan struct{}), done: make(chan struct{})}
 }
 
-func (c *catalogCache) invalidate() { c.stale.Store(true) }
+func (c *catalogCache) invalidate() { c.gen.Add(1) }
+
+type catalogSnap struct {
+	cat *schema.Catalog
+	gen uint64
+}
+
+// fresh returns cur when no invalidation happened since its load started.
+func (c *catalogCache) fresh() *schema.Catalog {
+	snap := c.cur.Load()
+	if snap == nil || snap.gen != c.gen.Load() {
+		return nil
+	}
+	return snap.cat
+}
 
 func (c *catalogCache) get(ctx context.Context) (*schema.Catalog, error) {
-	if cat := c.cur.Load(); cat != nil && !c.stale.Load() {
+	if cat := c.fresh(); cat != nil {
 		return cat, nil
 	}
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
-	if cat := c.cur.Load(); cat != nil && !c.stale.Load() {
+	if cat := c.fresh(); cat != nil {
 		return cat, nil
 	}
-	c.stale.Store(false) // a DDL during the load marks it stale again
+	g := c.gen.Load()
 	cat, err := c.b.loadCatalog(ctx, nil)
 	if err != nil {
-		c.stale.Store(true)
 		return nil, err
 	}
-	c.cur.Store(cat)
+	c.store(cat, g)
 	if c.interval > 0 {
 		c.startOnce.Do(func() { go c.refresher() })
 	}
 	return cat, nil
+}
+
+// store publishes cat, whose load started at generation g.
+func (c *catalogCache) store(cat *schema.Catalog, g uint64) {
+	c.cur.Store(&catalogSnap{cat: cat, gen: g})
 }
 
 // refresher reloads the catalog periodically, so that schema changes made
@@ -82,9 +105,14 @@ func (c *catalogCache) refresher() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), c.b.cfg.Timeout*3)
 		c.loadMu.Lock()
-		cat, err := c.b.loadCatalog(ctx, c.cur.Load())
+		g := c.gen.Load()
+		var prev *schema.Catalog
+		if snap := c.cur.Load(); snap != nil {
+			prev = snap.cat
+		}
+		cat, err := c.b.loadCatalog(ctx, prev)
 		if err == nil {
-			c.cur.Store(cat)
+			c.store(cat, g)
 		} else {
 			c.b.log.Warn("cassandra: schema refresh failed", "err", err)
 		}

@@ -31,6 +31,10 @@ type Fault struct {
 	// Hit, if set, is called when a matching statement arrives, before the
 	// delay: tests use it to know a call is really being held.
 	Hit func()
+	// Done, if set, is called when the delay of a matching statement
+	// ends: with ctx's error when ctx ended it (the caller's deadline or
+	// cancellation reached the backend), nil when it ran its course.
+	Done func(err error)
 }
 
 // faultRef is an installed fault; its pointer identifies it for removal.
@@ -120,7 +124,13 @@ func applyFaults(ctx context.Context, fs []*faultRef, timeout func() *bindings.E
 		}
 	}
 	if delay > 0 {
-		if err := wait(ctx, delay); err != nil {
+		err := wait(ctx, delay)
+		for _, ref := range fs {
+			if ref.f.Done != nil {
+				ref.f.Done(err)
+			}
+		}
+		if err != nil {
 			return nil, fmt.Errorf("embedded: injected delay: %w (%w)", timeout(), err)
 		}
 	}

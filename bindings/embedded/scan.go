@@ -9,13 +9,14 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
-// Scan returns an iterator over rows in [r.Start, r.Stop). It reads one
+// scan returns an iterator over rows in [r.Start, r.Stop). It reads one
 // consistent view of the table (a Pebble iterator is point-in-time) and
 // holds Pebble resources until Close. r.Limit is only a hint and never
 // truncates the scan.
-func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (*rowIter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -48,6 +49,8 @@ type rowIter struct {
 	reverse     bool
 
 	mu     sync.Mutex // Next and Close may race with Store.Close
+	span   telemetry.Span
+	rows   int // rows returned, counted for span
 	it     *pebble.Iterator
 	valid  bool // it is positioned on an unread key
 	done   bool
@@ -120,6 +123,7 @@ func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		if before || after {
 			continue // the row straddling the other bound
 		}
+		r.rows++
 		return out, true
 	}
 	r.done = true
@@ -184,5 +188,6 @@ func (r *rowIter) shut(reason error) error {
 	if reason != nil && r.err == nil && !r.done {
 		r.err = reason
 	}
+	endKVSpan(r.span, r.rows, r.err)
 	return wrapErr("scan close", r.it.Close())
 }

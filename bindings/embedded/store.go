@@ -312,9 +312,9 @@ func (s *Store) clear(ctx context.Context, t *widecolumn.TableSpec, drop bool) e
 	return nil
 }
 
-// Apply writes all mutations in one atomic Pebble batch. Each cell is a
+// apply writes all mutations in one atomic Pebble batch. Each cell is a
 // blind Merge; the merge operator keeps the winning version.
-func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -358,8 +358,8 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	return wrapErr("apply", b.Commit(s.wopts))
 }
 
-// Get reads whole rows from one consistent view of the table.
-func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+// get reads whole rows from one consistent view of the table.
+func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

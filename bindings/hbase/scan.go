@@ -12,6 +12,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // maxScanCaching bounds the rows fetched per scan RPC when the caller gave
@@ -29,14 +30,14 @@ var errFetchTimeout = errors.New("hbase: scan fetch timed out")
 // hbase:meta behind the table name, and HBase bounds scan rows to 32 KiB.)
 var lastRow = bytes.Repeat([]byte{0xff}, 16<<10)
 
-// Scan iterates rows of [r.Start, r.Stop) with a gohbase scanner. The
+// scan iterates rows of [r.Start, r.Stop) with a gohbase scanner. The
 // scanner fetches batches lazily and is not a snapshot across batches.
 //
 // HBase reversed scans start at an inclusive upper row and stop before an
 // exclusive lower row, the reverse of ScanRange: the iterator starts at
 // r.Stop (skipping that row), asks HBase to stop just below r.Start, and
 // ends itself at the first row below r.Start.
-func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (*rowIter, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
@@ -99,6 +100,8 @@ type rowIter struct {
 	reverse     bool
 
 	mu      sync.Mutex
+	span    telemetry.Span
+	rows    int // rows returned, counted for span
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	scanner hrpc.Scanner
@@ -159,6 +162,7 @@ func (it *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 				return widecolumn.Row{}, false
 			}
 		}
+		it.rows++
 		return widecolumn.Row{Key: key, Cells: toCells(res.Cells)}, true
 	}
 }
@@ -196,6 +200,7 @@ func (it *rowIter) Close() error {
 		return nil
 	}
 	it.closed = true
+	endSpan(it.span, it.rows, it.err)
 	if it.scanner != nil {
 		_ = it.scanner.Close()
 	}

@@ -424,9 +424,9 @@ type rowGroup struct {
 	cells []widecolumn.Cell
 }
 
-// Apply writes each row's cells with one Put (atomic per row in HBase);
+// apply writes each row's cells with one Put (atomic per row in HBase);
 // rows are sent concurrently and gohbase batches them per region server.
-func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -552,9 +552,9 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 	return out
 }
 
-// Get reads whole rows with one HBase Get each, sent concurrently (gohbase
+// get reads whole rows with one HBase Get each, sent concurrently (gohbase
 // batches them per region server). Rows are not read from one snapshot.
-func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}

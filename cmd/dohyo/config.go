@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
+
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // Config is dohyo serve's configuration. Every field has one key used
@@ -50,6 +52,12 @@ type Config struct {
 	MaxInFlight          int           `yaml:"max-inflight" help:"requests executing at once on the whole CQL server; more are answered Overloaded (0: no limit)"`
 	InFlightWait         time.Duration `yaml:"inflight-wait" help:"how long a request may wait for a free in-flight slot before it is answered Overloaded (0: answer at once)"`
 	RequestTimeout       time.Duration `yaml:"request-timeout" help:"answer a read with ReadTimeout and a write with WriteTimeout when it takes longer (0: no limit; schema changes are not limited)"`
+	KeyspaceTimeouts     []string      `yaml:"request-timeout-keyspace" help:"request-timeout of one keyspace, KEYSPACE=DURATION (repeatable; 0: no limit); clients may tighten a request's budget with the custom payload entry dohyo-budget-ms or the GraphQL header X-Dohyo-Budget-Ms"`
+
+	TracingEndpoint    string  `yaml:"tracing-endpoint" help:"OpenTelemetry: export request spans to this OTLP collector URL, e.g. http://127.0.0.1:4317 (empty: off)"`
+	TracingProtocol    string  `yaml:"tracing-protocol" help:"OTLP protocol of tracing-endpoint: grpc or http/protobuf"`
+	TracingSampleRatio float64 `yaml:"tracing-sample-ratio" help:"fraction of requests traced (a client's sampled traceparent is always followed)"`
+	TraceSessions      int     `yaml:"trace-sessions" help:"CQL TRACING sessions kept in memory for system_traces (oldest dropped first)"`
 
 	CaptureDir        string        `yaml:"capture-dir" help:"capture every request into segment files in this directory (empty: off; start/stop at runtime via POST /admin/capture/{start,stop})"`
 	CaptureFlush      time.Duration `yaml:"capture-flush" help:"capture flush interval: a crash loses at most this much"`
@@ -88,6 +96,10 @@ func DefaultConfig() Config {
 		MaxInFlightPerConn:   1024,
 		MaxInFlight:          8192,
 		RequestTimeout:       5 * time.Second,
+
+		TracingProtocol:    telemetry.ProtocolGRPC,
+		TracingSampleRatio: 0.1,
+		TraceSessions:      telemetry.DefaultSessions,
 
 		CaptureFlush:      200 * time.Millisecond,
 		CaptureSegment:    256 << 20,
@@ -181,6 +193,25 @@ func (c *Config) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		bad("request-timeout", "must not be negative")
+	}
+	if _, err := keyspaceTimeouts(c.KeyspaceTimeouts); err != nil {
+		bad("request-timeout-keyspace", "%v", err)
+	}
+	if c.TracingEndpoint != "" {
+		if err := c.tracingConfig().Validate(); err != nil {
+			bad("tracing-endpoint", "%v", err)
+		}
+	}
+	switch c.TracingProtocol {
+	case telemetry.ProtocolGRPC, telemetry.ProtocolHTTP:
+	default:
+		bad("tracing-protocol", "%q is not %s or %s", c.TracingProtocol, telemetry.ProtocolGRPC, telemetry.ProtocolHTTP)
+	}
+	if c.TracingSampleRatio < 0 || c.TracingSampleRatio > 1 {
+		bad("tracing-sample-ratio", "%v is outside 0..1", c.TracingSampleRatio)
+	}
+	if c.TraceSessions < 1 {
+		bad("trace-sessions", "must be at least 1")
 	}
 	if c.CaptureFlush <= 0 {
 		bad("capture-flush", "must be positive")

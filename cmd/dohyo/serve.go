@@ -21,6 +21,7 @@ import (
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 func newServeCmd() *cobra.Command {
@@ -77,6 +78,10 @@ type server struct {
 	cql    *cqlserver.Server
 	gql    *graphql.Server
 	health *health
+	relays map[string]*cqlserver.Relay
+	// tracer traces requests; stopTracer flushes its exporter.
+	tracer     *telemetry.Tracer
+	stopTracer func(context.Context) error
 
 	cqlLn, httpLn, metricsLn net.Listener
 	httpSrv, metricsSrv      *http.Server
@@ -144,6 +149,31 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
 	s.refreshKeyspaces(ctx)
 
+	if s.relays, err = openRelays(ctx, s.set, func() *proxy.Coordinator { return s.coord }, log); err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() error { return closeRelays(s.relays) })
+	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
+		return nil, err
+	}
+	if auth == nil {
+		auth = relayAuthenticator(s.relays)
+	}
+
+	s.tracer, s.stopTracer, err = newTracer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() error { return s.stopTracer(context.Background()) })
+	budgetExceeded, err := m.BudgetExceeded(s.known)
+	if err != nil {
+		return nil, err
+	}
+	ksTimeouts, err := keyspaceTimeouts(cfg.KeyspaceTimeouts)
+	if err != nil {
+		return nil, err
+	}
+
 	s.cql, err = cqlserver.New(cqlserver.Config{
 		Coordinator:        s.coord,
 		Logger:             log,
@@ -159,6 +189,10 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		RequestTimeout:     cfg.RequestTimeout,
 		Authenticator:      auth,
 		TLS:                cqlTLSConfig,
+		Relays:             s.relays,
+		Tracer:             s.tracer,
+		KeyspaceTimeouts:   ksTimeouts,
+		OnBudgetExceeded:   func(ks string) { budgetExceeded("cql", ks) },
 	})
 	if err != nil {
 		return nil, err
@@ -166,7 +200,11 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err := s.watch(m); err != nil {
 		return nil, err
 	}
-	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log})
+	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
+		Tracer:           s.tracer,
+		Budgets:          proxy.Budgets{Default: cfg.RequestTimeout, Keyspaces: ksTimeouts},
+		OnBudgetExceeded: func(ks string) { budgetExceeded("graphql", ks) },
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -374,9 +412,17 @@ func (s *server) shutdown() {
 		}
 		capCancel()
 	}
+	if err := closeRelays(s.relays); err != nil {
+		log.Error("closing relays", "err", err)
+	}
 	if err := s.coord.Close(); err != nil {
 		log.Error("closing backends", "err", err)
 	}
+	traceCtx, traceCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := s.stopTracer(traceCtx); err != nil {
+		log.Warn("flushing traces", "err", err)
+	}
+	traceCancel()
 	log.Info("stopped")
 }
 

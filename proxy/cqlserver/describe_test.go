@@ -31,7 +31,7 @@ func TestDescribe(t *testing.T) {
 		return out
 	}
 	r := c.rows("DESCRIBE KEYSPACES", nil)
-	if got := strings.Join(col(r, "name"), ","); got != "ks,system,system_schema" || len(r.Metadata.Columns) != 3 {
+	if got := strings.Join(col(r, "name"), ","); got != "ks,system,system_schema,system_traces" || len(r.Metadata.Columns) != 3 {
 		t.Errorf("keyspaces: %s (%d columns)", got, len(r.Metadata.Columns))
 	}
 	r = c.rows("DESC TABLES;", nil)

@@ -9,14 +9,21 @@ import (
 )
 
 // request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
-// runs it on its own goroutine.
-func (c *conn) request(h header, r *rbuf) error {
+// runs it on its own goroutine. body is the whole (decompressed) body,
+// payload the custom payload read from its start (nil without one).
+func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf) error {
 	req, err := decodeRequest(h, r, c.version)
 	if err != nil {
 		return err
 	}
-	// Tracing (flag 0x02) is answered normally, without a tracing id: the
-	// response simply does not carry the flag.
+	req.flags, req.body, req.payload = h.flags, body, payload
+	if p, err := c.planRelay(req); err != nil {
+		c.send(c.errorFrame(req.stream, err))
+		return nil
+	} else if p != nil {
+		c.relay(p, req)
+		return nil
+	}
 	c.dispatch(h.stream, c.srv.timeoutFor(req),
 		func(ctx context.Context) []byte { return c.execute(ctx, req) },
 		func() error { return c.timeoutError(req) })
@@ -39,7 +46,17 @@ func localAddr(ctx context.Context) net.Addr {
 	return nil
 }
 
+// execute runs a request. Without a custom payload, the TRACING flag,
+// OpenTelemetry or per-keyspace budgets it takes the plain path, which
+// allocates nothing for tracing or budgets (traces.go has the other).
 func (c *conn) execute(ctx context.Context, req *request) []byte {
+	if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow {
+		return c.run(ctx, req)
+	}
+	return c.traced(ctx, req, c.run)
+}
+
+func (c *conn) run(ctx context.Context, req *request) []byte {
 	switch req.op {
 	case opQuery:
 		return c.execQuery(ctx, req)
@@ -85,13 +102,13 @@ func (c *conn) execQuery(ctx context.Context, req *request) []byte {
 		}
 		res, err := c.srv.vt.describe(ctx, req.query, ks, bindingsRequest(req.query, &req.params))
 		if err != nil {
-			return c.errorFrame(req.stream, err)
+			return c.failFrame(ctx, req, err)
 		}
 		return c.resultFrame(req.stream, res, resultOpts{})
 	}
 	res, err := c.sessionFor(req.params.keyspace).Query(ctx, bindingsRequest(req.query, &req.params))
 	if err != nil {
-		return c.errorFrame(req.stream, err)
+		return c.failFrame(ctx, req, err)
 	}
 	return c.resultFrame(req.stream, res, resultOpts{})
 }
@@ -99,7 +116,7 @@ func (c *conn) execQuery(ctx context.Context, req *request) []byte {
 func (c *conn) execPrepare(ctx context.Context, req *request) []byte {
 	ps, err := c.sessionFor(req.keyspace).Prepare(ctx, req.query)
 	if err != nil {
-		return c.errorFrame(req.stream, err)
+		return c.failFrame(ctx, req, err)
 	}
 	return c.preparedFrame(req.stream, ps)
 }
@@ -109,7 +126,7 @@ func (c *conn) execExecute(ctx context.Context, req *request) []byte {
 	breq.SkipMetadata = req.params.skipMetadata
 	res, err := c.session.Execute(ctx, req.id, breq)
 	if err != nil {
-		return c.errorFrame(req.stream, err)
+		return c.failFrame(ctx, req, err)
 	}
 	o := resultOpts{skipMetadata: req.params.skipMetadata, execute: true, clientMetaID: req.resultMetaID}
 	if res != nil && res.Kind == bindings.ResultRows {
@@ -125,7 +142,7 @@ func (c *conn) execExecute(ctx context.Context, req *request) []byte {
 func (c *conn) execBatch(ctx context.Context, req *request) []byte {
 	res, err := c.sessionFor(req.keyspace).Batch(ctx, req.batch)
 	if err != nil {
-		return c.errorFrame(req.stream, err)
+		return c.failFrame(ctx, req, err)
 	}
 	return c.resultFrame(req.stream, res, resultOpts{})
 }

@@ -32,6 +32,7 @@ var errBackendClosed = errors.New("connection to Cassandra closed")
 type relayResp struct {
 	h    header
 	body []byte
+	node string // the node that answered
 }
 
 type backendConn struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // Client side of the relay: which requests go to Cassandra as raw frames,
@@ -160,11 +161,17 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 	return plan(relayed, needsKS), nil
 }
 
-// relay runs a relayed request with the connection's in-flight limit and
-// request timeout, like a local one.
+// relay runs a relayed request with the connection's in-flight limit,
+// request timeout, budgets and tracing, like a local one.
 func (c *conn) relay(p *relayPlan, req *request) {
+	run := func(ctx context.Context, req *request) []byte { return c.relayRun(ctx, p, req) }
 	c.dispatch(req.stream, c.srv.timeoutFor(req),
-		func(ctx context.Context) []byte { return c.relayRun(ctx, p, req) },
+		func(ctx context.Context) []byte {
+			if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow {
+				return run(ctx, req)
+			}
+			return c.traced(ctx, req, run)
+		},
 		func() error { return c.timeoutError(req) })
 }
 
@@ -174,13 +181,38 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	if !p.rl.RequiresAuth() {
 		creds = nil // one pool for every client
 	}
-	resp, err := p.rl.do(ctx, c.version, creds, p.group, req)
+	ks := p.keyspace
+	if req.op == opExecute {
+		if rp, ok := p.rl.prepared.Get(string(req.id)); ok {
+			ks = rp.keyspace
+		}
+	}
+	bctx, cancel, exceeded := ctx, func() {}, func(error) bool { return false }
+	if req.op != opPrepare && !(req.op == opQuery && isSchemaStatement(req.query)) {
+		bctx, cancel, exceeded = proxy.Bound(ctx, ks)
+	}
+	defer cancel()
+	sctx, sp := telemetry.StartClient(bctx, "relay round trip")
+	if sp.Exporting() {
+		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: opName(req.op)})
+	}
+	resp, err := p.rl.do(sctx, c.version, creds, p.group, req)
 	var frame []byte
 	var out proxy.Relayed
+	if err != nil && exceeded(err) {
+		err = c.timeoutError(req)
+	}
 	if err != nil {
-		frame = c.errorFrame(req.stream, err)
+		sp.Fail(bindings.AsError(err).Code.String(), err)
+		sp.End()
+		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {
+		sp.Event("Relayed to Cassandra node " + resp.node)
+		if resp.h.flags&flagTracing != 0 && len(resp.body) >= 16 {
+			c.srv.relayTraces.link(ctx, p.rl, resp.body[:16])
+		}
+		sp.End()
 		frame = startFrame(getBuf(), c.version, resp.h.flags&^flagCompressed, req.stream, resp.h.op)
 		frame = append(frame, resp.body...)
 		out = summarize(resp, true)
@@ -253,7 +285,9 @@ func (rl *Relay) do(ctx context.Context, version byte, creds *credentials, group
 			}
 			continue // nothing was sent: the next node may take it
 		}
-		return rl.send(ctx, bc, key, creds, req)
+		resp, err := rl.send(ctx, bc, key, creds, req)
+		resp.node = node
+		return resp, err
 	}
 	return relayResp{}, lastErr
 }

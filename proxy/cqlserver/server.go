@@ -13,6 +13,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // Defaults for Config fields left zero.
@@ -78,6 +79,21 @@ type Config struct {
 	Authenticator Authenticator
 	// Clock is the time source (tests); nil means time.Now.
 	Clock func() time.Time
+	// Relays maps backend names to Cassandra relays: requests routed to
+	// such a backend travel as raw frames (DESIGN D2) instead of being
+	// executed through the backend's bindings.Backend.
+	Relays map[string]*Relay
+	// KeyspaceTimeouts overrides RequestTimeout for some keyspaces (0: no
+	// limit there). Clients may tighten a request's budget with the
+	// custom payload entry dohyo-budget-ms (traces.go, budget.go).
+	KeyspaceTimeouts map[string]time.Duration
+	// OnBudgetExceeded, when set, is called with the keyspace of each
+	// request answered with a timeout (metrics).
+	OnBudgetExceeded func(keyspace string)
+	// Tracer traces requests (OpenTelemetry spans, trace context from the
+	// custom payload); nil: no OpenTelemetry. The TRACING flag works
+	// either way (system_traces).
+	Tracer *telemetry.Tracer
 }
 
 // Server is the CQL native-protocol server.
@@ -88,6 +104,11 @@ type Server struct {
 	now   func() time.Time
 	start time.Time
 	vt    *virtualBackend
+	// relays: backend name -> relay (read-only after New).
+	relays      map[string]*Relay
+	relayTraces *relayTraces
+	// tel: tracing and request budgets (budget.go).
+	tel *serverTelemetry
 
 	// hard is canceled when Shutdown's grace period ends: in-flight
 	// requests are abandoned and connections closed.
@@ -153,14 +174,17 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		cfg:       cfg,
-		coord:     cfg.Coordinator,
-		log:       cfg.Logger,
-		now:       cfg.Clock,
-		listeners: map[net.Listener]struct{}{},
-		conns:     map[*conn]struct{}{},
-		evConns:   map[*conn]struct{}{},
-		slots:     newLimiter(cfg.MaxInFlight),
+		cfg:    cfg,
+		relays: cfg.Relays,
+
+		relayTraces: newRelayTraces(),
+		coord:       cfg.Coordinator,
+		log:         cfg.Logger,
+		now:         cfg.Clock,
+		listeners:   map[net.Listener]struct{}{},
+		conns:       map[*conn]struct{}{},
+		evConns:     map[*conn]struct{}{},
+		slots:       newLimiter(cfg.MaxInFlight),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -171,6 +195,7 @@ func New(cfg Config) (*Server, error) {
 	s.start = s.now()
 	s.hard, s.hardCancel = context.WithCancel(context.Background())
 	s.vt = newVirtualBackend(s)
+	s.initTelemetry()
 	for _, ks := range virtualKeyspaces {
 		s.coord.AddVirtual(ks, s.vt)
 	}

@@ -1,32 +1,52 @@
 package cqlserver
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/proxy"
 )
 
-// Request timeouts (Config.RequestTimeout). A request that runs out of time
-// is answered the way a Cassandra coordinator answers one: ReadTimeout for
-// reads, WriteTimeout for writes (with the write type drivers' retry
-// policies look at), so that drivers apply their usual retry decisions
-// instead of waiting for their own client-side timeout.
+// Request budgets (Config.RequestTimeout, Config.KeyspaceTimeouts, the
+// client's dohyo-budget-ms custom payload entry). A request that runs out
+// of time is answered the way a Cassandra coordinator answers one:
+// ReadTimeout for reads, WriteTimeout for writes (with the write type
+// drivers' retry policies look at), so that drivers apply their usual
+// retry decisions instead of waiting for their own client-side timeout.
+//
+// The connection's dispatch enforces the outer bound computed here (it
+// answers even if the backend ignores its ctx). With per-keyspace budgets
+// the keyspace is only known once the statement is parsed and routed: the
+// outer bound is then the longest budget, and the session bounds each
+// statement by its keyspace's own budget through the ctx (budget.go).
 
 // timeoutFor returns the deadline of a request: schema changes and PREPARE
 // have none (a half-applied DDL is worse than a slow one).
 func (s *Server) timeoutFor(req *request) time.Duration {
+	if !budgeted(req) {
+		return 0
+	}
+	b := &s.tel.budgets
+	d := b.Default
+	if b.PerKeyspace() {
+		d = b.Max()
+	}
+	if client, err := clientBudget(req); err == nil {
+		d = proxy.Tighten(d, client)
+	}
+	return d
+}
+
+// budgeted reports whether a request has a budget at all.
+func budgeted(req *request) bool {
 	switch req.op {
 	case opPrepare:
-		return 0
+		return false
 	case opQuery:
-		if isSchemaStatement(req.query) {
-			return 0
-		}
+		return !isSchemaStatement(req.query)
 	}
-	return s.cfg.RequestTimeout
+	return true
 }
 
 // isSchemaStatement tells DDL from other statements by its first keyword.
@@ -68,101 +88,54 @@ func firstKeyword(q string) string {
 	return ""
 }
 
-// timeoutError builds the error for a request that exceeded RequestTimeout.
+// timeoutError builds the error for a request whose budget passed (the
+// dispatch timer's answer) and counts it.
 func (c *conn) timeoutError(req *request) error {
-	consistency := req.params.consistency
+	msg := proxy.TimeoutMessage(c.srv.timeoutFor(req))
+	c.srv.budgetExceeded(c.requestKeyspace(req))
 	var stmt cql.Statement
 	switch req.op {
 	case opBatch:
-		consistency = req.batch.Consistency
-		wt := "BATCH"
-		switch req.batch.Type {
-		case cql.BatchUnlogged:
-			wt = "UNLOGGED_BATCH"
-		case cql.BatchCounter:
-			wt = "COUNTER"
-		}
-		return c.writeTimeout(consistency, wt)
+		return proxy.BatchTimeoutError(req.batch.Type, req.batch.Consistency, msg)
 	case opExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			stmt = ps.Parsed.Stmt
 		}
 	case opQuery:
-		// Parsing again costs nothing that matters on this rare path.
-		if p, err := cql.Parse(req.query); err == nil {
+		if p, err := c.srv.coord.Parse(req.query); err == nil {
 			stmt = p.Stmt
 		}
 	}
-	switch s := stmt.(type) {
-	case *cql.Insert:
-		if s.IfNotExists {
-			return c.writeTimeout(serialOr(req.params.serial), "CAS")
-		}
-		return c.writeTimeout(consistency, "SIMPLE")
-	case *cql.Update:
-		if s.IfExists || len(s.If) > 0 {
-			return c.writeTimeout(serialOr(req.params.serial), "CAS")
-		}
-		return c.writeTimeout(consistency, "SIMPLE")
-	case *cql.Delete:
-		if s.IfExists || len(s.If) > 0 {
-			return c.writeTimeout(serialOr(req.params.serial), "CAS")
-		}
-		return c.writeTimeout(consistency, "SIMPLE")
-	case *cql.Batch:
-		wt := "BATCH"
-		if s.Type == cql.BatchUnlogged {
-			wt = "UNLOGGED_BATCH"
-		} else if s.Type == cql.BatchCounter {
-			wt = "COUNTER"
-		}
-		return c.writeTimeout(consistency, wt)
-	case *cql.Select, nil:
-		// Unknown statements (evicted prepared id, unparsable text) are
-		// most likely reads; a read timeout is the safe answer for retries.
-	default:
-		return c.writeTimeout(consistency, "SIMPLE")
-	}
-	return &bindings.Error{
-		Code:        bindings.CodeReadTimeout,
-		Message:     c.timeoutMessage(),
-		Consistency: consistency,
-		Received:    0,
-		BlockFor:    blockFor(consistency),
-	}
+	return proxy.TimeoutError(stmt, req.params.consistency, req.params.serial, msg)
 }
 
-func (c *conn) writeTimeout(cl bindings.Consistency, writeType string) *bindings.Error {
-	return &bindings.Error{
-		Code:        bindings.CodeWriteTimeout,
-		Message:     c.timeoutMessage(),
-		Consistency: cl,
-		Received:    0,
-		BlockFor:    blockFor(cl),
-		WriteType:   writeType,
+// requestKeyspace is the keyspace a request addresses, for metrics labels
+// on the (rare) timeout path.
+func (c *conn) requestKeyspace(req *request) string {
+	switch req.op {
+	case opQuery:
+		if ks, ok := c.srv.coord.StatementKeyspace(req.query); ok {
+			return ks
+		}
+		if req.params.keyspace != "" {
+			return req.params.keyspace
+		}
+	case opExecute:
+		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
+			if ks, ok := c.srv.coord.StatementKeyspace(ps.Query); ok {
+				return ks
+			}
+			return ps.Keyspace
+		}
+	case opBatch:
+		if req.keyspace != "" {
+			return req.keyspace
+		}
+		if len(req.batch.Entries) > 0 && req.batch.Entries[0].PreparedID == nil {
+			if ks, ok := c.srv.coord.StatementKeyspace(req.batch.Entries[0].Query); ok {
+				return ks
+			}
+		}
 	}
-}
-
-func (c *conn) timeoutMessage() string {
-	return fmt.Sprintf("Operation timed out - received only 0 responses (dohyo request timeout %v)", c.srv.cfg.RequestTimeout)
-}
-
-func serialOr(cl bindings.Consistency) bindings.Consistency {
-	if cl == bindings.LocalSerial {
-		return cl
-	}
-	return bindings.Serial
-}
-
-// blockFor is the number of replica answers a level waits for. dohyo
-// stands for one replica per backend, so every level but TWO and THREE
-// waits for one.
-func blockFor(cl bindings.Consistency) int32 {
-	switch cl {
-	case bindings.Two:
-		return 2
-	case bindings.Three:
-		return 3
-	}
-	return 1
+	return c.session.Keyspace()
 }

@@ -174,7 +174,7 @@ func TestSystemSchema(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(names, ","); got != "ks,system,system_schema" {
+	if got := strings.Join(names, ","); got != "ks,system,system_schema,system_traces" {
 		t.Errorf("keyspaces %s", got)
 	}
 
@@ -300,11 +300,11 @@ func TestVirtualQueryShapes(t *testing.T) {
 		t.Errorf("paged rows %d", got)
 	}
 	r := c.rows("SELECT keyspace_name AS ks FROM system_schema.keyspaces WHERE keyspace_name > 'l' ORDER BY keyspace_name DESC LIMIT 1", nil)
-	if len(r.Data) != 1 || str(r.Data[0][0]) != "system_schema" || r.Metadata.Columns[0].Name != "ks" {
+	if len(r.Data) != 1 || str(r.Data[0][0]) != "system_traces" || r.Metadata.Columns[0].Name != "ks" {
 		t.Errorf("order/limit/alias: %v %v", r.Metadata.Columns, r.Data)
 	}
 	r = c.rows("SELECT DISTINCT keyspace_name FROM system_schema.columns", nil)
-	if len(r.Data) != 3 {
+	if len(r.Data) != 4 {
 		t.Errorf("distinct: %v", r.Data)
 	}
 	if m := c.query("USE system", nil); m.(message.Result).GetResultType() != primitive.ResultTypeSetKeyspace {

@@ -1,0 +1,100 @@
+package embedded
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// Spans of the store's operations (children of the coordinator's backend
+// span). Untraced requests pay one ctx lookup per operation.
+
+// DBSystem is db.system of the embedded backend's spans.
+const DBSystem = "pebble"
+
+// DBSystem names the store for span attributes.
+func (b *Backend) DBSystem() string { return DBSystem }
+
+func kvSpan(ctx context.Context, op string, t *widecolumn.TableSpec) telemetry.Span {
+	_, sp := telemetry.Start(ctx, "pebble "+op)
+	if sp.Exporting() {
+		st := telemetry.Statement{System: DBSystem, Operation: op}
+		if t != nil {
+			st.Namespace, st.Collection = t.Keyspace, t.Name
+		}
+		sp.SetStatement(st)
+	}
+	return sp
+}
+
+// endKVSpan records rows read (or mutations written) and ends sp.
+func endKVSpan(sp telemetry.Span, rows int, err error) {
+	if !sp.Recording() {
+		return
+	}
+	if err != nil {
+		sp.Fail("", err)
+	}
+	sp.SetAttributes(telemetry.AttrReturnedRows.Int(rows))
+	if sp.Tracing() {
+		sp.Event("Read " + strconv.Itoa(rows) + " rows from Pebble")
+	}
+	sp.End()
+}
+
+// Get reads whole rows from one consistent view of the table.
+func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+	sp := kvSpan(ctx, "get", t)
+	if !sp.Recording() {
+		return s.get(ctx, t, keys)
+	}
+	rows, err := s.get(ctx, t, keys)
+	found := 0
+	for _, r := range rows {
+		if len(r.Cells) > 0 {
+			found++
+		}
+	}
+	endKVSpan(sp, found, err)
+	return rows, err
+}
+
+// Apply writes all mutations in one atomic Pebble batch. Each cell is a
+// blind Merge; the merge operator keeps the winning version.
+func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+	var t *widecolumn.TableSpec
+	if len(muts) > 0 {
+		t = muts[0].Table
+	}
+	sp := kvSpan(ctx, "apply", t)
+	if !sp.Recording() {
+		return s.apply(ctx, muts)
+	}
+	err := s.apply(ctx, muts)
+	if err != nil {
+		sp.Fail("", err)
+	}
+	sp.SetAttributes(telemetry.AttrMutations.Int(len(muts)))
+	if sp.Tracing() {
+		sp.Event("Applied " + strconv.Itoa(len(muts)) + " row mutations in one Pebble batch")
+	}
+	sp.End()
+	return err
+}
+
+// Scan returns an iterator over rows in [r.Start, r.Stop). It reads one
+// consistent view of the table (a Pebble iterator is point-in-time) and
+// holds Pebble resources until Close. r.Limit is only a hint and never
+// truncates the scan. Its span lasts until Close.
+func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+	sp := kvSpan(ctx, "scan", t)
+	it, err := s.scan(ctx, t, r)
+	if err != nil {
+		endKVSpan(sp, 0, err)
+		return nil, err
+	}
+	it.span = sp
+	return it, nil
+}

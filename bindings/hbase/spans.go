@@ -1,0 +1,107 @@
+package hbase
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// Spans of the HBase calls (client spans, children of the coordinator's
+// backend span): one per Get (one RPC per key, sent concurrently), Put
+// batch and scanner. Untraced requests pay one ctx lookup per call.
+
+// DBSystem is db.system of the HBase backend's spans.
+const DBSystem = "hbase"
+
+// DBSystem names the store for span attributes.
+func (b *Backend) DBSystem() string { return DBSystem }
+
+// rpcSpan starts the span of an HBase call on table t (nil: several).
+// Following the conventions for HBase, db.namespace and db.collection.name
+// are the HBase namespace and table.
+func rpcSpan(ctx context.Context, op string, t *widecolumn.TableSpec, rpcs int) telemetry.Span {
+	_, sp := telemetry.StartClient(ctx, "hbase "+op)
+	if sp.Exporting() {
+		st := telemetry.Statement{System: DBSystem, Operation: op}
+		if t != nil && t.ID != "" {
+			ns, _ := splitTableName(tableName(t))
+			st.Namespace, st.Collection = ns, tableName(t)
+		}
+		sp.SetStatement(st, telemetry.AttrRPCs.Int(rpcs))
+	}
+	if sp.Tracing() && rpcs > 0 {
+		sp.Event("Sending " + strconv.Itoa(rpcs) + " HBase " + op + " RPCs")
+	}
+	return sp
+}
+
+// endSpan records the rows read and ends sp.
+func endSpan(sp telemetry.Span, rows int, err error) {
+	if !sp.Recording() {
+		return
+	}
+	if err != nil {
+		sp.Fail("", err)
+	}
+	sp.SetAttributes(telemetry.AttrReturnedRows.Int(rows))
+	if sp.Tracing() {
+		sp.Event("Read " + strconv.Itoa(rows) + " rows from HBase")
+	}
+	sp.End()
+}
+
+// Get reads whole rows with one HBase Get each, sent concurrently (gohbase
+// batches them per region server). Rows are not read from one snapshot.
+func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+	sp := rpcSpan(ctx, "Get", t, len(keys))
+	if !sp.Recording() {
+		return s.get(ctx, t, keys)
+	}
+	rows, err := s.get(ctx, t, keys)
+	found := 0
+	for _, r := range rows {
+		if len(r.Cells) > 0 {
+			found++
+		}
+	}
+	endSpan(sp, found, err)
+	return rows, err
+}
+
+// Apply writes each row's cells with one Put (atomic per row in HBase);
+// rows are sent concurrently and gohbase batches them per region server.
+func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
+	var t *widecolumn.TableSpec
+	if len(muts) > 0 {
+		t = muts[0].Table
+	}
+	sp := rpcSpan(ctx, "Put", t, len(muts))
+	if !sp.Recording() {
+		return s.apply(ctx, muts)
+	}
+	err := s.apply(ctx, muts)
+	if err != nil {
+		sp.Fail("", err)
+	}
+	sp.SetAttributes(telemetry.AttrMutations.Int(len(muts)))
+	if sp.Tracing() {
+		sp.Event("Wrote " + strconv.Itoa(len(muts)) + " row mutations to HBase")
+	}
+	sp.End()
+	return err
+}
+
+// Scan iterates rows of [r.Start, r.Stop) with a gohbase scanner (see
+// scan); its span lasts until Close.
+func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+	sp := rpcSpan(ctx, "Scan", t, 0)
+	it, err := s.scan(ctx, t, r)
+	if err != nil {
+		endSpan(sp, 0, err)
+		return nil, err
+	}
+	it.span = sp
+	return it, nil
+}

@@ -1,0 +1,178 @@
+package graphql
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// postWith sends a GraphQL request with extra headers.
+func (e *testEnv) postWith(path, query string, header map[string]string) *gqlResponse {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest(http.MethodPost, e.http.URL+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return e.send(req)
+}
+
+func spanAttrs(s sdktrace.ReadOnlySpan) map[string]string {
+	out := map[string]string{}
+	for _, kv := range s.Attributes() {
+		out[string(kv.Key)] = kv.Value.Emit()
+	}
+	return out
+}
+
+// TestMutationSpans: a GraphQL mutation carrying a client's traceparent is
+// traced under the client's trace: the HTTP request span, then the
+// coordinator's parse, route, backend and capture spans.
+func TestMutationSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	// Only requests whose client sampled them are traced.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample())))
+	e := newEnv(t, testBackend{name: "embedded://memory", open: openEmbedded}, func(c *Config) {
+		c.Tracer = telemetry.New(telemetry.Options{Provider: tp})
+	})
+	e.cql("CREATE TABLE books (title text PRIMARY KEY, author text, pages int)")
+	const traceID, parentID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	r := e.postWith("/graphql/"+e.ks, `mutation { insertbooks(value: {title: "Secret title", author: "Anon", pages: 7}) { applied } }`,
+		map[string]string{"traceparent": "00-" + traceID + "-" + parentID + "-01"})
+	if len(r.Errors) > 0 {
+		t.Fatalf("mutation: %s", r.errorText())
+	}
+	spans := rec.Ended()
+	var root sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Name() == "POST /graphql/{keyspace}" {
+			root = s
+		}
+	}
+	if root == nil {
+		t.Fatalf("no request span among %d spans", len(spans))
+	}
+	if got := root.SpanContext().TraceID().String(); got != traceID {
+		t.Errorf("trace id %s, want the client's %s", got, traceID)
+	}
+	if got := root.Parent().SpanID().String(); got != parentID {
+		t.Errorf("parent %s, want the client's %s", got, parentID)
+	}
+	children := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range spans {
+		if s.Parent().SpanID() == root.SpanContext().SpanID() {
+			children[s.Name()] = s
+		}
+		for _, kv := range s.Attributes() {
+			if strings.Contains(kv.Value.Emit(), "Secret title") {
+				t.Errorf("span %s attribute %s carries a bound value: %s", s.Name(), kv.Key, kv.Value.Emit())
+			}
+		}
+	}
+	for _, name := range []string{"parse", "route", "PREPARE INSERT " + e.ks + ".books", "INSERT " + e.ks + ".books", "capture"} {
+		if children[name] == nil {
+			t.Errorf("no child span %q; children: %v", name, keys(children))
+		}
+	}
+	if ins := children["INSERT "+e.ks+".books"]; ins != nil {
+		got := spanAttrs(ins)
+		want := map[string]string{
+			"db.system": "pebble", "db.namespace": e.ks, "db.operation.name": "INSERT", "db.collection.name": "books",
+			"dohyo.backend": "embedded://memory",
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("backend span %s = %q, want %q", k, got[k], v)
+			}
+		}
+		if q := got["db.query.text"]; !strings.HasPrefix(q, "INSERT INTO") || !strings.Contains(q, "?") {
+			t.Errorf("db.query.text %q: want the statement's fingerprint", q)
+		}
+	}
+	if got := spanAttrs(root); got["db.namespace"] != e.ks || got["db.operation.name"] != "INSERT" {
+		t.Errorf("root attributes %v", got)
+	}
+	// Without a sampled parent nothing is traced.
+	rec.Reset()
+	e.dml(`mutation { insertbooks(value: {title: "B", author: "x"}) { applied } }`, nil)
+	if n := len(rec.Ended()); n != 0 {
+		t.Errorf("%d spans for an unsampled request", n)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestBudgetHeader: X-Dohyo-Budget-Ms tightens the budget; a statement
+// held by the backend past it fails with a timeout error, its backend
+// call is cancelled through ctx, and the budget is counted.
+func TestBudgetHeader(t *testing.T) {
+	var be *embedded.Backend
+	var mu sync.Mutex
+	var exceeded []string
+	e := newEnv(t, testBackend{name: "embedded", open: func(t testing.TB) bindings.Backend {
+		b := openEmbedded(t)
+		be = b.(*embedded.Backend)
+		return b
+	}}, func(c *Config) {
+		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
+		c.OnBudgetExceeded = func(ks string) {
+			mu.Lock()
+			exceeded = append(exceeded, ks)
+			mu.Unlock()
+		}
+	})
+	e.cql("CREATE TABLE books (title text PRIMARY KEY, author text, pages int)")
+	done := make(chan error, 1)
+	remove := be.InjectFault(embedded.Fault{Match: "SELECT", Delay: time.Minute, Done: func(err error) { done <- err }})
+	defer remove()
+
+	start := time.Now()
+	r := e.postWith("/graphql/"+e.ks, `{ books(value: {title: "A"}) { values { title } } }`,
+		map[string]string{proxy.BudgetHeader: "200"})
+	elapsed := time.Since(start)
+	if len(r.Errors) == 0 || r.Errors[0].Extensions["code"] != "ReadTimeout" {
+		t.Fatalf("want a ReadTimeout error, got %s", r.Raw)
+	}
+	if elapsed > 200*time.Millisecond+2*time.Second {
+		t.Errorf("answered after %v, budget 200ms", elapsed)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("backend delay ended with %v, want the budget's deadline", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the backend call was not cancelled")
+	}
+	mu.Lock()
+	if len(exceeded) != 1 || exceeded[0] != e.ks {
+		t.Errorf("budgets exceeded %v, want [%s]", exceeded, e.ks)
+	}
+	mu.Unlock()
+
+	if r := e.postWith("/graphql/"+e.ks, `{ books { values { title } } }`, map[string]string{proxy.BudgetHeader: "soon"}); r.Status != http.StatusBadRequest {
+		t.Errorf("malformed budget: status %d, want 400", r.Status)
+	}
+}

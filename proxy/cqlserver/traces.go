@@ -1,0 +1,203 @@
+package cqlserver
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/schema"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// Request tracing on the CQL port: an OpenTelemetry span per request (its
+// trace context read from the custom payload's traceparent/tracestate),
+// and Cassandra's request tracing. A request with the TRACING flag is
+// answered with flag 0x02 and its session id first in the body (protocol
+// spec §2.2); the session and its events, built from dohyo's spans, are
+// then served from system_traces.sessions and system_traces.events, with
+// Cassandra 5.0's schemas, so cqlsh's TRACING ON prints them.
+
+// traceRequests are the request kinds of system_traces.sessions, in
+// Cassandra's words.
+var traceRequests = map[byte]string{
+	opQuery:   "Execute CQL3 query",
+	opExecute: "Execute CQL3 prepared query",
+	opBatch:   "Execute batch of CQL3 queries",
+	opPrepare: "Preparing CQL3 query",
+}
+
+// traced runs a request with what the plain path leaves out: a malformed
+// client budget is refused, per-keyspace budgets go into ctx, and the
+// request is traced when OpenTelemetry samples it or the client set the
+// TRACING flag. The Cassandra relay can wrap its run function with it too.
+func (c *conn) traced(ctx context.Context, req *request, run func(context.Context, *request) []byte) []byte {
+	start := time.Now() // deadlines are real time, whatever Config.Clock says
+	client, err := clientBudget(req)
+	if err != nil {
+		return c.errorFrame(req.stream, bindings.Errorf(bindings.CodeInvalid, "custom payload %s: %v", "dohyo-budget-ms", err))
+	}
+	ctx = c.withBudget(ctx, req, client, start)
+	tracing := req.flags&flagTracing != 0
+	if !tracing && !c.srv.tel.tracer.Exporting() {
+		return run(ctx, req)
+	}
+	ctx, rt := c.startTrace(ctx, req, tracing)
+	frame := run(ctx, req)
+	rt.End() // completes the trace session before the client can read it
+	if id, ok := rt.SessionID(); ok {
+		frame = withTracingID(frame, id)
+	}
+	return frame
+}
+
+// startTrace starts the request's root span and, with TRACING, its trace
+// session.
+func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (context.Context, *telemetry.Request) {
+	tr := c.srv.tel.tracer
+	rs := telemetry.RequestStart{Name: "cql " + opName(req.op)}
+	if req.payload != nil {
+		rs.Carrier = telemetry.PayloadCarrier(req.payload)
+	}
+	peer, _ := c.nc.RemoteAddr().(*net.TCPAddr)
+	if tracing {
+		ts := &telemetry.TraceStart{Request: traceRequests[req.op], CoordinatorPort: storagePort, Parameters: c.traceParameters(req)}
+		if peer != nil {
+			ts.Client = peer.IP
+		}
+		if local, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
+			ts.Coordinator = local.IP
+		}
+		rs.Trace = ts
+	}
+	ctx, rt := tr.StartRequest(ctx, rs)
+	if rt.Exporting() { // sampled: worth describing
+		rt.SetAttributes(telemetry.SystemAttributes("cassandra")...)
+		rt.SetAttributes(attribute.String("cassandra.consistency.level", strings.ToLower(req.consistency().String())))
+		if peer != nil {
+			rt.SetAttributes(attribute.String("network.peer.address", peer.IP.String()), attribute.Int("network.peer.port", peer.Port))
+		}
+	}
+	return ctx, rt
+}
+
+// consistency is the request's consistency level.
+func (req *request) consistency() bindings.Consistency {
+	if req.op == opBatch && req.batch != nil {
+		return req.batch.Consistency
+	}
+	return req.params.consistency
+}
+
+// traceParameters are system_traces.sessions.parameters, as Cassandra
+// fills them (bound values are left out).
+func (c *conn) traceParameters(req *request) map[string]string {
+	p := map[string]string{"consistency_level": req.consistency().String()}
+	switch req.op {
+	case opQuery, opPrepare:
+		p["query"] = req.query
+	case opExecute:
+		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
+			p["query"] = ps.Query
+		}
+	}
+	if req.op == opQuery || req.op == opExecute {
+		if req.params.pageSize > 0 {
+			p["page_size"] = strconv.Itoa(int(req.params.pageSize))
+		}
+		if req.params.serial != 0 {
+			p["serial_consistency_level"] = req.params.serial.String()
+		}
+	}
+	if req.op == opBatch && req.batch != nil {
+		p["batch_type"] = [...]string{"LOGGED", "UNLOGGED", "COUNTER"}[min(int(req.batch.Type), 2)]
+		if req.batch.SerialConsistency != 0 {
+			p["serial_consistency_level"] = req.batch.SerialConsistency.String()
+		}
+	}
+	return p
+}
+
+// withTracingID sets the tracing flag on an encoded response and puts the
+// session id first in its body (before warnings and custom payload). A
+// response that carries a tracing id already (one relayed from Cassandra
+// with the flag left on) gets dohyo's instead, whose session it can read.
+func withTracingID(frame []byte, id [16]byte) []byte {
+	if len(frame) < headerLen {
+		return frame
+	}
+	if frame[1]&flagTracing != 0 {
+		if len(frame) >= headerLen+16 {
+			copy(frame[headerLen:], id[:])
+		}
+		return frame
+	}
+	out := append(getBuf(), frame[:headerLen]...)
+	out[1] |= flagTracing
+	out = append(out, id[:]...)
+	out = append(out, frame[headerLen:]...)
+	putBuf(frame)
+	return out
+}
+
+// ---- system_traces ----
+
+func traceParams(p *schema.TableParams) {
+	p.GCGraceSeconds = 0
+	p.DefaultTimeToLive = 0
+}
+
+// addTraceTables defines system_traces.sessions and .events over ss.
+func (v *virtualBackend) addTraceTables(ss *telemetry.Sessions, rt *relayTraces) {
+	v.define("system_traces", "tracing sessions", `CREATE TABLE sessions (
+		session_id uuid PRIMARY KEY, client inet, command text, coordinator inet,
+		coordinator_port int, duration int, parameters map<text, text>, request text,
+		started_at timestamp)`, traceParams, func(context.Context, *schema.Catalog) ([][][]byte, error) {
+		return v.sessionRows(ss)
+	}, false)
+	v.define("system_traces", "tracing events", `CREATE TABLE events (
+		session_id uuid, event_id timeuuid, activity text, source inet, source_elapsed int,
+		source_port int, thread text, PRIMARY KEY ((session_id), event_id))`, traceParams,
+		func(ctx context.Context, _ *schema.Catalog) ([][][]byte, error) { return v.eventRows(ctx, ss, rt) }, false)
+	// Cassandra replicates its traces (SimpleStrategy, RF 2).
+	v.system["system_traces"].Replication = map[string]string{
+		"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "2"}
+}
+
+func (v *virtualBackend) sessionRows(ss *telemetry.Sessions) ([][][]byte, error) {
+	b := &rowBuilder{t: v.tables["system_traces"]["sessions"].meta}
+	for _, s := range ss.List() {
+		row := map[string]any{
+			"session_id": s.ID, "client": s.Client, "command": s.Command, "coordinator": s.Coordinator,
+			"coordinator_port": s.CoordinatorPort, "parameters": s.Parameters, "request": s.Request,
+			"started_at": s.StartedAt,
+		}
+		if s.Done {
+			row["duration"] = micros(s.Duration)
+		}
+		b.add(row)
+	}
+	return b.sorted()
+}
+
+// eventRows lists dohyo's events, then Cassandra's own for relayed
+// requests (relay_trace.go).
+func (v *virtualBackend) eventRows(ctx context.Context, ss *telemetry.Sessions, rt *relayTraces) ([][][]byte, error) {
+	b := &rowBuilder{t: v.tables["system_traces"]["events"].meta}
+	for _, e := range append(ss.Events(), rt.events(ctx)...) {
+		b.add(map[string]any{
+			"session_id": e.Session, "event_id": e.ID, "activity": e.Activity, "source": e.Source,
+			"source_elapsed": micros(e.Elapsed), "source_port": e.SourcePort, "thread": e.Thread,
+		})
+	}
+	return b.sorted()
+}
+
+// micros is a duration in whole microseconds, as system_traces keeps them.
+func micros(d time.Duration) int32 {
+	return int32(min(d.Microseconds(), 1<<31-1))
+}

@@ -1,0 +1,169 @@
+package proxy
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// Spans of the coordinator: parse, route, the backend call and the capture
+// hand-off, children of the front end's request span. Every helper first
+// checks whether the request is traced; untraced requests pay one ctx
+// lookup per helper and allocate nothing.
+
+// stmtTrace carries what a traced statement's spans share.
+type stmtTrace struct {
+	on bool
+	fp string // fingerprint, computed once
+}
+
+func newStmtTrace(ctx context.Context, text string) stmtTrace {
+	if telemetry.FromContext(ctx) == nil {
+		return stmtTrace{}
+	}
+	return stmtTrace{on: true, fp: cql.Fingerprint(text)}
+}
+
+// parse parses text through the cache, in a "parse" span.
+func (s *Session) parse(ctx context.Context, st *stmtTrace, text string) (*cql.Parsed, error) {
+	if !st.on {
+		return s.c.parse(text)
+	}
+	_, sp := telemetry.Start(ctx, "parse")
+	defer sp.End()
+	if sp.Tracing() {
+		sp.Event("Parsing " + st.fp)
+	}
+	p, err := s.c.parse(text)
+	if err != nil {
+		sp.Fail(bindings.AsError(err).Code.String(), err)
+	}
+	return p, err
+}
+
+// route picks the backend of a statement, in a "route" span.
+func (s *Session) route(ctx context.Context, st *stmtTrace, stmt cql.Statement, sessionKS string) (string, error) {
+	if !st.on {
+		return s.backendFor(stmt, sessionKS)
+	}
+	_, sp := telemetry.Start(ctx, "route")
+	defer sp.End()
+	backend, err := s.backendFor(stmt, sessionKS)
+	if err != nil {
+		sp.Fail(bindings.AsError(err).Code.String(), err)
+		return "", err
+	}
+	ks, _ := statementKeyspace(stmt, sessionKS)
+	label := telemetry.SafeBackend(backend)
+	if sp.Exporting() {
+		sp.SetStatement(telemetry.Statement{Namespace: ks}, telemetry.AttrBackend.String(label))
+	}
+	if sp.Tracing() {
+		sp.Event("Routing keyspace " + ks + " to " + label)
+	}
+	return backend, nil
+}
+
+// describe renders a statement for span attributes.
+func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
+	ks, _ := statementKeyspace(stmt, sessionKS)
+	st := telemetry.Statement{Namespace: ks, Fingerprint: fp}
+	switch s := stmt.(type) {
+	case *cql.Select:
+		st.Operation, st.Collection = "SELECT", s.Table
+	case *cql.Insert:
+		st.Operation, st.Collection = "INSERT", s.Table
+	case *cql.Update:
+		st.Operation, st.Collection = "UPDATE", s.Table
+	case *cql.Delete:
+		st.Operation, st.Collection = "DELETE", s.Table
+	case *cql.Batch:
+		st.Operation = "BATCH"
+	case *cql.Use:
+		st.Operation = "USE"
+	case *cql.CreateKeyspace:
+		st.Operation = "CREATE KEYSPACE"
+	case *cql.AlterKeyspace:
+		st.Operation = "ALTER KEYSPACE"
+	case *cql.DropKeyspace:
+		st.Operation = "DROP KEYSPACE"
+	case *cql.CreateTable:
+		st.Operation, st.Collection = "CREATE TABLE", s.Name
+	case *cql.AlterTable:
+		st.Operation, st.Collection = "ALTER TABLE", s.Name
+	case *cql.DropTable:
+		st.Operation, st.Collection = "DROP TABLE", s.Name
+	case *cql.Truncate:
+		st.Operation, st.Collection = "TRUNCATE", s.Name
+	}
+	return st
+}
+
+// systemOf is db.system of a backend: its own answer when it has one
+// (embedded, hbase), else a guess from its URL.
+func (c *Coordinator) systemOf(backend string) string {
+	if backend == VirtualBackendName {
+		return "dohyo"
+	}
+	if s, ok := c.backends[backend].(interface{ DBSystem() string }); ok {
+		return s.DBSystem()
+	}
+	return telemetry.SystemOf(backend)
+}
+
+// backendSpan starts the span of a backend call (named by db.query.summary,
+// as the database semantic conventions name client spans); with annotate,
+// the request's root span describes the statement too (the first one).
+func (s *Session) backendSpan(ctx context.Context, backend string, info telemetry.Statement, annotate bool) (context.Context, telemetry.Span) {
+	info.System = s.c.systemOf(backend)
+	ctx, sp := telemetry.StartClient(ctx, info.Summary())
+	if sp.Exporting() {
+		sp.SetStatement(info, telemetry.AttrBackend.String(telemetry.SafeBackend(backend)))
+		if annotate {
+			telemetry.FromContext(ctx).AnnotateOnce(info)
+		}
+	}
+	if sp.Tracing() {
+		sp.Event("Executing " + info.Summary() + " on " + telemetry.SafeBackend(backend))
+	}
+	return ctx, sp
+}
+
+// endBackendSpan records the call's outcome and ends its span.
+func endBackendSpan(sp telemetry.Span, res *bindings.Result, err error) {
+	if !sp.Recording() {
+		return
+	}
+	defer sp.End()
+	if err != nil {
+		e := bindings.AsError(err)
+		sp.SetAttributes(telemetry.StatusCode("0x" + strconv.FormatUint(uint64(e.Code), 16)))
+		sp.Fail(e.Code.String(), err)
+		return
+	}
+	if res == nil { // PREPARE, or a backend answering nothing
+		if sp.Tracing() {
+			sp.Event("Backend done")
+		}
+		return
+	}
+	sp.SetAttributes(telemetry.AttrReturnedRows.Int(len(res.Rows)))
+	if sp.Tracing() {
+		sp.Event("Backend returned " + strconv.Itoa(len(res.Rows)) + " rows")
+	}
+}
+
+// tap hands observations to the tap, in a "capture" span.
+func (s *Session) tapSpan(ctx context.Context, st *stmtTrace) telemetry.Span {
+	if !st.on {
+		return telemetry.Span{}
+	}
+	_, sp := telemetry.Start(ctx, "capture")
+	if sp.Tracing() {
+		sp.Event("Handing the request to capture")
+	}
+	return sp
+}
