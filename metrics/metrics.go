@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/dohyo/dohyo/telemetry"
 )
 
 // DurationBuckets are the request latency histogram's upper bounds in
@@ -105,20 +107,4 @@ func (m *Metrics) TrackHTTP(h http.Handler, prefixes ...string) http.Handler {
 // BackendLabel turns a backend URL into a label value without credentials
 // or query parameters (hbase://zk1:2181?salt=16 -> hbase://zk1:2181). It
 // does not rely on net/url, which rejects host lists such as h1,h2:9042.
-func BackendLabel(backend string) string {
-	if i := strings.IndexAny(backend, "?#"); i >= 0 {
-		backend = backend[:i]
-	}
-	scheme, rest, ok := strings.Cut(backend, "://")
-	if !ok {
-		return backend
-	}
-	authority := rest
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		authority = rest[:i]
-	}
-	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-		rest = rest[at+1:]
-	}
-	return scheme + "://" + rest
-}
+func BackendLabel(backend string) string { return telemetry.SafeBackend(backend) }

@@ -174,7 +174,23 @@ func (s *Session) observe(ctx context.Context, st *stmtTrace, start time.Time, r
 // record builds the observation of one request and hands it to the tap.
 func (s *Session) record(start time.Time, req *bindings.Request, prepared bool,
 	res *bindings.Result, err error, batchIndex, batchSize int, batchType uint8) {
-	o := &bindings.Observation{
+	o := s.observation(start, req, prepared, batchIndex, batchSize, batchType)
+	if err != nil {
+		o.Err = true
+		o.ErrCode = bindings.AsError(err).Code
+	} else if res != nil {
+		o.ResultKind = res.Kind
+		o.Rows = len(res.Rows)
+		o.Digest = bindings.RowsDigest(res.Rows)
+		o.HasMore = res.PagingState != nil
+	}
+	s.c.tap.Observe(o)
+}
+
+// observation is the request part of an observation (outcome unset).
+func (s *Session) observation(start time.Time, req *bindings.Request, prepared bool,
+	batchIndex, batchSize int, batchType uint8) *bindings.Observation {
+	return &bindings.Observation{
 		Time:              start,
 		Session:           s.id,
 		Seq:               s.seq.Add(1),
@@ -195,14 +211,4 @@ func (s *Session) record(start time.Time, req *bindings.Request, prepared bool,
 		BatchType:         batchType,
 		Latency:           s.c.now().Sub(start),
 	}
-	if err != nil {
-		o.Err = true
-		o.ErrCode = bindings.AsError(err).Code
-	} else if res != nil {
-		o.ResultKind = res.Kind
-		o.Rows = len(res.Rows)
-		o.Digest = bindings.RowsDigest(res.Rows)
-		o.HasMore = res.PagingState != nil
-	}
-	s.c.tap.Observe(o)
 }

@@ -67,27 +67,7 @@ type Relayed struct {
 // client sent (the prepared text for EXECUTE); batch children are reported
 // one by one with batchIndex and batchSize.
 func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepared bool, out Relayed, batchIndex, batchSize int, batchType uint8) {
-	o := &bindings.Observation{
-		Time:              start,
-		Session:           s.id,
-		Seq:               s.seq.Add(1),
-		Source:            s.source,
-		Keyspace:          req.Keyspace,
-		Query:             req.Query,
-		Prepared:          prepared,
-		Values:            req.Values,
-		Names:             req.Names,
-		Consistency:       req.Consistency,
-		SerialConsistency: req.SerialConsistency,
-		PageSize:          req.PageSize,
-		PagingState:       req.PagingState,
-		Timestamp:         req.Timestamp,
-		HasTimestamp:      req.HasTimestamp,
-		BatchIndex:        batchIndex,
-		BatchSize:         batchSize,
-		BatchType:         batchType,
-		Latency:           s.c.now().Sub(start),
-	}
+	o := s.observation(start, req, prepared, batchIndex, batchSize, batchType)
 	if out.Err != nil {
 		o.Err = true
 		o.ErrCode = out.Err.Code

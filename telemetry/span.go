@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -101,6 +102,23 @@ func errorType(err error) string {
 		return "canceled"
 	}
 	return "_OTHER"
+}
+
+// EndRows ends the span of a store call: it records err and the rows
+// read (db.response.returned_rows, and a trace event "Read N rows from
+// STORE").
+func (s Span) EndRows(store string, rows int, err error) {
+	if s.req == nil {
+		return
+	}
+	if err != nil {
+		s.Fail("", err)
+	}
+	s.SetAttributes(AttrReturnedRows.Int(rows))
+	if s.Tracing() {
+		s.Event("Read " + strconv.Itoa(rows) + " rows from " + store)
+	}
+	s.End()
 }
 
 // End ends the span.

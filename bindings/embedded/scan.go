@@ -188,6 +188,6 @@ func (r *rowIter) shut(reason error) error {
 	if reason != nil && r.err == nil && !r.done {
 		r.err = reason
 	}
-	endKVSpan(r.span, r.rows, r.err)
+	r.span.EndRows("Pebble", r.rows, r.err)
 	return wrapErr("scan close", r.it.Close())
 }

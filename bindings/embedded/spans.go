@@ -29,21 +29,6 @@ func kvSpan(ctx context.Context, op string, t *widecolumn.TableSpec) telemetry.S
 	return sp
 }
 
-// endKVSpan records rows read (or mutations written) and ends sp.
-func endKVSpan(sp telemetry.Span, rows int, err error) {
-	if !sp.Recording() {
-		return
-	}
-	if err != nil {
-		sp.Fail("", err)
-	}
-	sp.SetAttributes(telemetry.AttrReturnedRows.Int(rows))
-	if sp.Tracing() {
-		sp.Event("Read " + strconv.Itoa(rows) + " rows from Pebble")
-	}
-	sp.End()
-}
-
 // Get reads whole rows from one consistent view of the table.
 func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	sp := kvSpan(ctx, "get", t)
@@ -57,7 +42,7 @@ func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 			found++
 		}
 	}
-	endKVSpan(sp, found, err)
+	sp.EndRows("Pebble", found, err)
 	return rows, err
 }
 
@@ -92,7 +77,7 @@ func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	sp := kvSpan(ctx, "scan", t)
 	it, err := s.scan(ctx, t, r)
 	if err != nil {
-		endKVSpan(sp, 0, err)
+		sp.EndRows("Pebble", 0, err)
 		return nil, err
 	}
 	it.span = sp

@@ -200,7 +200,7 @@ func (it *rowIter) Close() error {
 		return nil
 	}
 	it.closed = true
-	endSpan(it.span, it.rows, it.err)
+	it.span.EndRows("HBase", it.rows, it.err)
 	if it.scanner != nil {
 		_ = it.scanner.Close()
 	}

@@ -37,21 +37,6 @@ func rpcSpan(ctx context.Context, op string, t *widecolumn.TableSpec, rpcs int) 
 	return sp
 }
 
-// endSpan records the rows read and ends sp.
-func endSpan(sp telemetry.Span, rows int, err error) {
-	if !sp.Recording() {
-		return
-	}
-	if err != nil {
-		sp.Fail("", err)
-	}
-	sp.SetAttributes(telemetry.AttrReturnedRows.Int(rows))
-	if sp.Tracing() {
-		sp.Event("Read " + strconv.Itoa(rows) + " rows from HBase")
-	}
-	sp.End()
-}
-
 // Get reads whole rows with one HBase Get each, sent concurrently (gohbase
 // batches them per region server). Rows are not read from one snapshot.
 func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
@@ -66,7 +51,7 @@ func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 			found++
 		}
 	}
-	endSpan(sp, found, err)
+	sp.EndRows("HBase", found, err)
 	return rows, err
 }
 
@@ -99,7 +84,7 @@ func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	sp := rpcSpan(ctx, "Scan", t, 0)
 	it, err := s.scan(ctx, t, r)
 	if err != nil {
-		endSpan(sp, 0, err)
+		sp.EndRows("HBase", 0, err)
 		return nil, err
 	}
 	it.span = sp
