@@ -392,7 +392,6 @@ func (rl *Relay) Close() error {
 type subPool struct {
 	mu        sync.Mutex
 	conns     []*backendConn
-	next      uint64
 	dialing   bool
 	lastErr   error
 	downUntil time.Time
@@ -429,42 +428,11 @@ func (p *subPool) prune() {
 // dial is retried only after a backoff, and requests fail at once with the
 // last dial error instead of waiting.
 func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*backendConn, error) {
-	rl.poolsMu.Lock()
-	p := rl.pools[key]
-	if p == nil {
-		p = &subPool{}
-		rl.pools[key] = p
+	p := rl.pool(key)
+	if bc := rl.pick(p, key, creds); bc != nil {
+		return bc, nil
 	}
-	rl.poolsMu.Unlock()
-
 	p.mu.Lock()
-	var pick *backendConn
-	live := 0
-	for i := range p.conns {
-		c := p.conns[(int(p.next)+i)%len(p.conns)]
-		if c.isClosed() {
-			continue
-		}
-		live++
-		if pick == nil || c.inflight.Load() < pick.inflight.Load() {
-			pick = c
-		}
-	}
-	p.next++
-	short := live < rl.cfg.ConnsPerNode && !p.dialing
-	wait := pick == nil
-	if short && !wait {
-		p.dialing = true
-		go func() { // grow in the background; this request has a connection
-			dctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
-			defer cancel()
-			rl.dial(dctx, p, key, creds)
-		}()
-	}
-	if !wait {
-		p.mu.Unlock()
-		return pick, nil
-	}
 	if time.Now().Before(p.downUntil) {
 		err := p.lastErr
 		p.mu.Unlock()
@@ -473,6 +441,56 @@ func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*ba
 	p.dialing = true
 	p.mu.Unlock()
 	return rl.dial(ctx, p, key, creds)
+}
+
+// liveConn returns a live connection of the next node's pool for a
+// version, credentials and keyspace group, or nil (without dialing) when
+// that pool has none.
+func (rl *Relay) liveConn(version byte, creds *credentials, group string) (poolKey, *backendConn) {
+	rl.nodesMu.RLock()
+	node := rl.nodes[int(rl.next.Add(1)%uint64(len(rl.nodes)))]
+	rl.nodesMu.RUnlock()
+	key := poolKey{node: node, version: version, keyspace: group, creds: creds.key()}
+	return key, rl.pick(rl.pool(key), key, creds)
+}
+
+func (rl *Relay) pool(key poolKey) *subPool {
+	rl.poolsMu.Lock()
+	defer rl.poolsMu.Unlock()
+	p := rl.pools[key]
+	if p == nil {
+		p = &subPool{}
+		rl.pools[key] = p
+	}
+	return p
+}
+
+// pick returns the live connection of p with the fewest requests in
+// flight (nil if none), and starts growing p in the background when it has
+// fewer than ConnsPerNode.
+func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var best *backendConn
+	live := 0
+	for _, c := range p.conns {
+		if c.isClosed() {
+			continue
+		}
+		live++
+		if best == nil || c.inflight.Load() < best.inflight.Load() {
+			best = c
+		}
+	}
+	if best != nil && live < rl.cfg.ConnsPerNode && !p.dialing && time.Now().After(p.downUntil) {
+		p.dialing = true
+		go func() { // this request has a connection already
+			dctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
+			defer cancel()
+			rl.dial(dctx, p, key, creds)
+		}()
+	}
+	return best
 }
 
 func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *credentials) (*backendConn, error) {

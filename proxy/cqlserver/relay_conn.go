@@ -46,8 +46,8 @@ type backendConn struct {
 	streams chan int16
 
 	mu      sync.Mutex
-	waiting [relayStreams]chan relayResp // nil: free or orphaned
-	orphan  [relayStreams]bool           // abandoned by its request
+	waiting [relayStreams]*waiter // nil: free or orphaned
+	orphan  [relayStreams]bool    // abandoned by its request
 
 	closed   chan struct{}
 	closeErr error
@@ -247,6 +247,61 @@ func quoteIdent(s string) string {
 	return string(append(out, '"'))
 }
 
+// waiter is called once with a request's response, or with the error that
+// ended the connection, on the connection's reader goroutine (or on the
+// goroutine that closes it).
+type waiter struct {
+	fn func(relayResp, error)
+}
+
+// submit sends one request without waiting for its answer, which goes to
+// w. It returns the stream id used, or ok=false, having sent nothing, when
+// no stream id is free; an error when the connection is closed.
+func (bc *backendConn) submit(flags, op byte, body []byte, w *waiter) (id int16, ok bool, err error) {
+	select {
+	case id = <-bc.streams:
+	default:
+		return 0, false, nil
+	}
+	return id, true, bc.send(id, flags, op, body, w)
+}
+
+// send registers w for stream id and queues the frame.
+func (bc *backendConn) send(id int16, flags, op byte, body []byte, w *waiter) error {
+	bc.mu.Lock()
+	if bc.isClosed() { // close's sweep of waiting may have run already
+		bc.mu.Unlock()
+		return bc.err()
+	}
+	bc.waiting[id] = w
+	bc.mu.Unlock()
+	bc.inflight.Add(1)
+	f := getBuf()
+	f = append(f, bc.version, flags&^flagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
+	f = append(f, body...)
+	finishFrame(f)
+	select {
+	case bc.out <- f:
+	case <-bc.closed: // the sweep answers w
+		putBuf(f)
+	}
+	return nil
+}
+
+// abandon gives up on stream id's answer (its request timed out): the id
+// stays reserved until the late answer arrives. It reports false when the
+// answer is already being delivered to w.
+func (bc *backendConn) abandon(id int16, w *waiter) bool {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	if bc.waiting[id] != w {
+		return false
+	}
+	bc.waiting[id], bc.orphan[id] = nil, true
+	bc.inflight.Add(-1)
+	return true
+}
+
 // roundTrip sends one request (op, flags, body) and returns the node's
 // response. When ctx ends first the stream id stays reserved until the
 // late response arrives, so it is never reused too early.
@@ -259,39 +314,22 @@ func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byt
 	case <-ctx.Done():
 		return relayResp{}, ctx.Err()
 	}
-	ch := make(chan relayResp, 1)
-	bc.mu.Lock()
-	bc.waiting[id] = ch
-	bc.mu.Unlock()
-	bc.inflight.Add(1)
-	defer bc.inflight.Add(-1)
-
-	f := getBuf()
-	f = append(f, bc.version, flags&^flagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
-	f = append(f, body...)
-	finishFrame(f)
-	select {
-	case bc.out <- f:
-	case <-bc.closed:
-		putBuf(f)
-		return relayResp{}, bc.err()
+	type result struct {
+		r   relayResp
+		err error
+	}
+	ch := make(chan result, 1)
+	w := &waiter{fn: func(r relayResp, err error) { ch <- result{r, err} }}
+	if err := bc.send(id, flags, op, body, w); err != nil {
+		return relayResp{}, err
 	}
 	select {
 	case r := <-ch:
-		return r, nil
-	case <-bc.closed:
-		return relayResp{}, bc.err()
+		return r.r, r.err
 	case <-ctx.Done():
-		bc.mu.Lock()
-		if bc.waiting[id] == ch {
-			bc.waiting[id] = nil
-			bc.orphan[id] = true
-		}
-		bc.mu.Unlock()
-		select { // the response may have raced in
-		case r := <-ch:
-			return r, nil
-		default:
+		if !bc.abandon(id, w) {
+			r := <-ch // delivered meanwhile
+			return r.r, r.err
 		}
 		return relayResp{}, ctx.Err()
 	}
@@ -315,17 +353,18 @@ func (bc *backendConn) readLoop(next frameReader) {
 			continue
 		}
 		bc.mu.Lock()
-		ch, orphan := bc.waiting[h.stream], bc.orphan[h.stream]
+		w, orphan := bc.waiting[h.stream], bc.orphan[h.stream]
 		bc.waiting[h.stream], bc.orphan[h.stream] = nil, false
 		bc.mu.Unlock()
-		if ch == nil && !orphan {
+		if w == nil && !orphan {
 			bc.log.Debug("relay: response on an unused stream", "node", bc.addr, "stream", h.stream)
 			continue
 		}
-		if ch != nil {
-			ch <- relayResp{h: h, body: body}
+		bc.streams <- h.stream // free before w runs: w may send again
+		if w != nil {
+			bc.inflight.Add(-1)
+			w.fn(relayResp{h: h, body: body}, nil)
 		}
-		bc.streams <- h.stream
 	}
 }
 
@@ -370,11 +409,25 @@ func (bc *backendConn) writeLoop(bw *bufio.Writer) {
 	}
 }
 
+// close ends the connection and answers every waiting request with err.
 func (bc *backendConn) close(err error) {
 	bc.once.Do(func() {
 		bc.closeErr = err
 		close(bc.closed)
 		bc.nc.Close()
+		bc.mu.Lock()
+		var ws []*waiter
+		for i, w := range bc.waiting {
+			if w != nil {
+				ws = append(ws, w)
+				bc.waiting[i] = nil
+			}
+		}
+		bc.mu.Unlock()
+		for _, w := range ws {
+			bc.inflight.Add(-1)
+			w.fn(relayResp{}, err)
+		}
 	})
 }
 

@@ -212,3 +212,6 @@ func asCQLError(err error) *bindings.Error {
 func isAuthFailure(code bindings.ErrorCode) bool {
 	return code == bindings.CodeAuthError || code == bindings.CodeUnauthorized
 }
+
+// relayedError is the Tap's outcome of a relayed request that failed.
+func relayedError(err error) proxy.Relayed { return proxy.Relayed{Err: bindings.AsError(err)} }

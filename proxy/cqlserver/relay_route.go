@@ -164,6 +164,9 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 // relay runs a relayed request with the connection's in-flight limit,
 // request timeout, budgets and tracing, like a local one.
 func (c *conn) relay(p *relayPlan, req *request) {
+	if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow && c.relayAsync(p, req) {
+		return
+	}
 	run := func(ctx context.Context, req *request) []byte { return c.relayRun(ctx, p, req) }
 	c.dispatch(req.stream, c.srv.timeoutFor(req),
 		func(ctx context.Context) []byte {
@@ -177,10 +180,7 @@ func (c *conn) relay(p *relayPlan, req *request) {
 
 func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte {
 	start := c.srv.coord.Now()
-	creds := c.creds
-	if !p.rl.RequiresAuth() {
-		creds = nil // one pool for every client
-	}
+	creds := c.relayCreds(p.rl)
 	ks := p.keyspace
 	if req.op == opExecute {
 		if rp, ok := p.rl.prepared.Get(string(req.id)); ok {
@@ -197,22 +197,31 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: opName(req.op)})
 	}
 	resp, err := p.rl.do(sctx, c.version, creds, p.group, req)
-	var frame []byte
-	var out proxy.Relayed
 	if err != nil && exceeded(err) {
 		err = c.timeoutError(req)
 	}
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
-		sp.End()
-		frame = c.failFrame(ctx, req, err)
-		out.Err = bindings.AsError(err)
 	} else {
 		sp.Event("Relayed to Cassandra node " + resp.node)
 		if resp.h.flags&flagTracing != 0 && len(resp.body) >= 16 {
 			c.srv.relayTraces.link(ctx, p.rl, resp.body[:16])
 		}
-		sp.End()
+	}
+	sp.End()
+	return c.relayAnswer(ctx, start, p, creds, req, resp, err)
+}
+
+// relayAnswer turns Cassandra's response (or the error that stands for
+// it) into the client's frame, with what dohyo keeps from it: prepared
+// statements, schema changes, and the Tap's observation.
+func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, creds *credentials, req *request, resp relayResp, err error) []byte {
+	var frame []byte
+	var out proxy.Relayed
+	if err != nil {
+		frame = c.failFrame(ctx, req, err)
+		out.Err = bindings.AsError(err)
+	} else {
 		frame = startFrame(getBuf(), c.version, resp.h.flags&^flagCompressed, req.stream, resp.h.op)
 		frame = append(frame, resp.body...)
 		out = summarize(resp, true)
@@ -235,6 +244,16 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	}
 	c.observeRelayed(start, p, req, out)
 	return frame
+}
+
+// relayCreds are the credentials relayed requests of this client use: its
+// own when Cassandra requires authentication, none otherwise (one pool for
+// every client).
+func (c *conn) relayCreds(rl *Relay) *credentials {
+	if !rl.RequiresAuth() {
+		return nil
+	}
+	return c.creds
 }
 
 // observeRelayed hands a relayed request to the Tap (PREPARE is not a

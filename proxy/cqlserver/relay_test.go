@@ -85,6 +85,12 @@ func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.relay.Close() })
+	if o.frontTimeout == 0 {
+		o.frontTimeout = 10 * time.Second // the relay's fast path needs a timeout
+	}
+	if o.frontTimeout < 0 { // no timeout: every request takes the general path
+		o.frontTimeout = 0
+	}
 	cfg := Config{Coordinator: coord, ClusterName: "front", NumTokens: 4, ReleaseVersion: "5.0.0-front",
 		Relays: map[string]*Relay{"cass": r.relay}, RequestTimeout: o.frontTimeout}
 	if o.nodeAuth != nil {
@@ -143,7 +149,13 @@ func exec(t *testing.T, s *gocql.Session, q string, args ...any) {
 const rf1 = " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
 
 func TestRelayRoutesAndRemapsStreams(t *testing.T) {
-	r := newRelayRig(t, rigOptions{})
+	for name, timeout := range map[string]time.Duration{"fast": 0, "general": -1} {
+		t.Run(name, func(t *testing.T) { testRelayRoutes(t, timeout) })
+	}
+}
+
+func testRelayRoutes(t *testing.T, timeout time.Duration) {
+	r := newRelayRig(t, rigOptions{frontTimeout: timeout})
 	s := r.session(t, "", nil)
 	exec(t, s, "CREATE KEYSPACE rk"+rf1)
 	exec(t, s, "CREATE TABLE rk.t (k int PRIMARY KEY, v text)")
@@ -247,7 +259,13 @@ func TestRelayKeepsEachClientsKeyspace(t *testing.T) {
 }
 
 func TestRelayReprepares(t *testing.T) {
-	r := newRelayRig(t, rigOptions{nodePrepared: 1})
+	for name, timeout := range map[string]time.Duration{"fast": 0, "general": -1} {
+		t.Run(name, func(t *testing.T) { testRelayReprepares(t, timeout) })
+	}
+}
+
+func testRelayReprepares(t *testing.T, timeout time.Duration) {
+	r := newRelayRig(t, rigOptions{nodePrepared: 1, frontTimeout: timeout})
 	s := r.session(t, "", nil)
 	exec(t, s, "CREATE KEYSPACE rk"+rf1)
 	exec(t, s, "CREATE TABLE rk.t (k int PRIMARY KEY, v int)")
@@ -360,5 +378,39 @@ func TestRelayForwardsSchemaEvents(t *testing.T) {
 	ev, ok := f.Body.Message.(*message.SchemaChangeEvent)
 	if !ok || ev.Keyspace != "evk" || ev.ChangeType != primitive.SchemaChangeTypeCreated {
 		t.Fatalf("event %v", f.Body.Message)
+	}
+}
+
+// A node slower than the request timeout: the client is answered with a
+// timeout at the deadline (fast path), the late answer is dropped, and
+// the connection keeps serving.
+func TestRelayTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	r := newRelayRig(t, rigOptions{frontTimeout: timeout})
+	s := r.session(t, "", nil)
+	exec(t, s, "CREATE KEYSPACE rk"+rf1)
+	exec(t, s, "CREATE TABLE rk.t (k int PRIMARY KEY, v int)")
+	exec(t, s, "INSERT INTO rk.t (k, v) VALUES (1, 1)")
+	held := make(chan struct{}, 1)
+	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: 1500 * time.Millisecond,
+		Hit: func() { held <- struct{}{} }})
+	defer remove()
+
+	start := time.Now()
+	var v int
+	err := s.Query("SELECT v FROM rk.t WHERE k = 1").Scan(&v)
+	elapsed := time.Since(start)
+	var rt *gocql.RequestErrReadTimeout
+	if !errors.As(err, &rt) {
+		t.Fatalf("slow read: %v, want a ReadTimeout", err)
+	}
+	if elapsed < timeout || elapsed > timeout+2*time.Second {
+		t.Fatalf("answered after %v, want about %v", elapsed, timeout)
+	}
+	<-held // the node really was holding it
+	// Other statements go on over the same connections.
+	exec(t, s, "INSERT INTO rk.t (k, v) VALUES (2, 2)")
+	if err := s.Query("SELECT v FROM rk.t WHERE k = 2").Scan(&v); err != nil || v != 2 {
+		t.Fatalf("after the timeout: %d %v", v, err)
 	}
 }

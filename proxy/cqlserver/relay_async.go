@@ -1,0 +1,136 @@
+package cqlserver
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+)
+
+// The relay's fast path. A request without tracing, custom payload or
+// per-keyspace budgets is written to a backend connection by the client
+// connection's reader itself, and its answer is sent to the client by the
+// backend connection's reader: no goroutine and no channel hand-off per
+// request (on a 2-core machine shared with Cassandra, the relay's CPU per
+// request is what its throughput costs Cassandra). A timer answers the
+// request timeout. Anything unusual — no live connection yet (dialing),
+// no free stream id, no request timeout to bound the wait, an UNPREPARED
+// answer to re-prepare — goes the general way (relayRun on a goroutine).
+
+// asyncRelay is one request on the fast path.
+type asyncRelay struct {
+	c     *conn
+	p     *relayPlan
+	req   *request
+	bc    *backendConn
+	key   poolKey
+	creds *credentials
+	start time.Time
+	id    int16
+	w     waiter
+	timer *time.Timer
+	done  atomic.Bool // answered (by the response or the timeout)
+}
+
+// relayAsync starts req on the fast path; false means it sent nothing and
+// the general path must take it.
+func (c *conn) relayAsync(p *relayPlan, req *request) bool {
+	timeout := c.srv.timeoutFor(req)
+	if timeout <= 0 {
+		return false // nothing would bound the wait for Cassandra
+	}
+	creds := c.relayCreds(p.rl)
+	key, bc := p.rl.liveConn(c.version, creds, p.group)
+	if bc == nil {
+		return false
+	}
+	if err := c.acquire(); err != nil {
+		c.send(c.errorFrame(req.stream, err))
+		return true
+	}
+	c.inflight.Add(1)
+	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
+	x.w.fn = x.answered
+	// The timer exists before the request is sent (the answer may come
+	// first); it is armed right after.
+	x.timer = time.AfterFunc(time.Hour, x.timedOut)
+	x.timer.Stop()
+	id, ok, err := bc.submit(req.flags, req.op, req.body, &x.w)
+	if !ok {
+		c.release()
+		c.inflight.Done()
+		return false
+	}
+	x.id = id
+	p.rl.requests.Add(1)
+	if err != nil {
+		x.answered(relayResp{}, err)
+		return true
+	}
+	x.timer.Reset(timeout)
+	return true
+}
+
+// answered runs on the backend connection's reader with Cassandra's
+// answer (or the error that closed the connection).
+func (x *asyncRelay) answered(resp relayResp, err error) {
+	if err == nil && resp.h.op == opError && (x.req.op == opExecute || x.req.op == opBatch) {
+		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
+		if e.Code == bindings.CodeUnprepared {
+			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
+				go x.reprepare(rp) // needs more round trips: off this reader
+				return
+			}
+		}
+	}
+	if err != nil {
+		x.p.rl.failures.Add(1)
+		err = bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
+	}
+	resp.node = x.key.node
+	x.finish(resp, err)
+}
+
+// reprepare prepares the statement again on the node that forgot it and
+// relays the request once more, within what is left of its timeout.
+func (x *asyncRelay) reprepare(rp *relayPrepared) {
+	ctx, cancel := context.WithTimeout(x.c.reqCtx, x.c.srv.timeoutFor(x.req)-time.Since(x.start))
+	defer cancel()
+	var resp relayResp
+	err := x.p.rl.reprepare(ctx, x.key, rp)
+	if err == nil {
+		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
+	}
+	resp.node = x.key.node
+	if err != nil && ctx.Err() != nil {
+		return // the timer answers
+	}
+	x.finish(resp, err)
+}
+
+// finish answers the client, unless the timeout did.
+func (x *asyncRelay) finish(resp relayResp, err error) {
+	if !x.done.CompareAndSwap(false, true) {
+		return
+	}
+	x.timer.Stop()
+	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
+	x.c.send(frame)
+	x.c.release()
+	x.c.inflight.Done()
+}
+
+// timedOut answers the request timeout and gives up on Cassandra's answer.
+func (x *asyncRelay) timedOut() {
+	if !x.done.CompareAndSwap(false, true) {
+		return
+	}
+	x.bc.abandon(x.id, &x.w)
+	x.c.srv.timedOut.Add(1)
+	err := x.c.timeoutError(x.req)
+	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
+	x.c.send(x.c.errorFrame(x.req.stream, err))
+	x.c.release()
+	x.c.inflight.Done()
+}
