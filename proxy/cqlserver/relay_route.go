@@ -227,8 +227,15 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 		out = summarize(resp, true)
 		if req.op == opPrepare {
 			if id := preparedID(resp); id != nil {
+				// Re-prepared on a connection using the keyspace it was
+				// prepared under (a v5 PREPARE may carry its own), so that
+				// Cassandra computes the same id.
+				group := p.group
+				if group == "" {
+					group = req.keyspace
+				}
 				p.rl.prepared.Put(string(id), &relayPrepared{
-					query: req.query, keyspace: p.keyspace, group: p.group, creds: creds,
+					query: req.query, keyspace: p.keyspace, group: group, creds: creds,
 				})
 			}
 		}

@@ -414,3 +414,36 @@ func TestRelayTimeout(t *testing.T) {
 		t.Fatalf("after the timeout: %d %v", v, err)
 	}
 }
+
+// A v5 PREPARE carrying its own keyspace is re-prepared under that
+// keyspace, so the node computes the same id.
+func TestRelayReprepareV5Keyspace(t *testing.T) {
+	r := newRelayRig(t, rigOptions{nodePrepared: 1})
+	s := r.session(t, "", nil)
+	exec(t, s, "CREATE KEYSPACE rk"+rf1)
+	exec(t, s, "CREATE TABLE rk.t (k int PRIMARY KEY, v int)")
+	exec(t, s, "INSERT INTO rk.t (k, v) VALUES (1, 7)")
+
+	c := r.front.tcpClient(t, r.addr, primitive.ProtocolVersion5)
+	c.startup("")
+	prep := func(q string) *message.PreparedResult {
+		f := c.do(&message.Prepare{Query: q, Keyspace: "rk"})
+		res, ok := f.Body.Message.(*message.PreparedResult)
+		if !ok {
+			t.Fatalf("PREPARE %s: %v", q, f.Body.Message)
+		}
+		return res
+	}
+	ps := prep("SELECT v FROM t WHERE k = ?")
+	prep("SELECT k FROM t WHERE k = ?") // evicts the first on the node
+	before := r.relay.Stats().Reprepares
+	f := c.do(&message.Execute{QueryId: ps.PreparedQueryId, ResultMetadataId: ps.ResultMetadataId, Options: &message.QueryOptions{
+		Consistency: primitive.ConsistencyLevelOne, PositionalValues: []*primitive.Value{primitive.NewValue(be32(1))}}})
+	rows, ok := f.Body.Message.(*message.RowsResult)
+	if !ok || len(rows.Data) != 1 || string(rows.Data[0][0]) != string(be32(7)) {
+		t.Fatalf("EXECUTE after eviction: %v", f.Body.Message)
+	}
+	if r.relay.Stats().Reprepares == before {
+		t.Fatal("the relay did not re-prepare")
+	}
+}
