@@ -73,6 +73,15 @@ func (m *Metrics) Tap(cfg TapConfig) *RequestTap {
 }
 
 // Observe implements Tap. It never blocks.
+// WantsRows tells whether the next tap uses result rows (row counts and
+// digests); the metrics themselves do not.
+func (t *RequestTap) WantsRows() bool {
+	if w, ok := t.cfg.Next.(interface{ WantsRows() bool }); ok {
+		return w.WantsRows()
+	}
+	return t.cfg.Next != nil
+}
+
 func (t *RequestTap) Observe(o *bindings.Observation) {
 	// A batch is one request; its children are observed one by one.
 	if o.BatchSize == 0 || o.BatchIndex == 0 {

@@ -14,3 +14,6 @@ type NopTap struct{}
 
 // Observe does nothing.
 func (NopTap) Observe(*bindings.Observation) {}
+
+// WantsRows reports that NopTap uses no result rows.
+func (NopTap) WantsRows() bool { return false }

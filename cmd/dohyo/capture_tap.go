@@ -36,6 +36,10 @@ type captureTap struct {
 }
 
 // Observe implements proxy.Tap.
+// WantsRows tells the relay whether to digest result rows: only while a
+// capture runs.
+func (t *captureTap) WantsRows() bool { return t.cur.Load() != nil }
+
 func (t *captureTap) Observe(o *bindings.Observation) {
 	if w := t.cur.Load(); w != nil {
 		w.Observe(o)

@@ -224,7 +224,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 	} else {
 		frame = startFrame(getBuf(), c.version, resp.h.flags&^flagCompressed, req.stream, resp.h.op)
 		frame = append(frame, resp.body...)
-		out = summarize(resp, true)
+		out = summarize(resp, c.srv.coord.TapWantsRows())
 		if req.op == opPrepare {
 			if id := preparedID(resp); id != nil {
 				// Re-prepared on a connection using the keyspace it was
