@@ -121,6 +121,23 @@ func (s Span) EndRows(store string, rows int, err error) {
 	s.End()
 }
 
+// EndMutations ends the span of a store write of n mutations: it records
+// err, db attributes and, for CQL tracing, activity (e.g. "Applied 3 row
+// mutations in one Pebble batch").
+func (s Span) EndMutations(n int, err error, activity string) {
+	if s.req == nil {
+		return
+	}
+	if err != nil {
+		s.Fail("", err)
+	}
+	s.SetAttributes(AttrMutations.Int(n))
+	if s.Tracing() {
+		s.Event(activity)
+	}
+	s.End()
+}
+
 // End ends the span.
 func (s Span) End() {
 	if s.otel != nil {

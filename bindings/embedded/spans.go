@@ -36,13 +36,7 @@ func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 		return s.get(ctx, t, keys)
 	}
 	rows, err := s.get(ctx, t, keys)
-	found := 0
-	for _, r := range rows {
-		if len(r.Cells) > 0 {
-			found++
-		}
-	}
-	sp.EndRows("Pebble", found, err)
+	sp.EndRows("Pebble", widecolumn.FoundRows(rows), err)
 	return rows, err
 }
 
@@ -58,14 +52,7 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 		return s.apply(ctx, muts)
 	}
 	err := s.apply(ctx, muts)
-	if err != nil {
-		sp.Fail("", err)
-	}
-	sp.SetAttributes(telemetry.AttrMutations.Int(len(muts)))
-	if sp.Tracing() {
-		sp.Event("Applied " + strconv.Itoa(len(muts)) + " row mutations in one Pebble batch")
-	}
-	sp.End()
+	sp.EndMutations(len(muts), err, "Applied "+strconv.Itoa(len(muts))+" row mutations in one Pebble batch")
 	return err
 }
 

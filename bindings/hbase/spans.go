@@ -45,13 +45,7 @@ func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 		return s.get(ctx, t, keys)
 	}
 	rows, err := s.get(ctx, t, keys)
-	found := 0
-	for _, r := range rows {
-		if len(r.Cells) > 0 {
-			found++
-		}
-	}
-	sp.EndRows("HBase", found, err)
+	sp.EndRows("HBase", widecolumn.FoundRows(rows), err)
 	return rows, err
 }
 
@@ -67,14 +61,7 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 		return s.apply(ctx, muts)
 	}
 	err := s.apply(ctx, muts)
-	if err != nil {
-		sp.Fail("", err)
-	}
-	sp.SetAttributes(telemetry.AttrMutations.Int(len(muts)))
-	if sp.Tracing() {
-		sp.Event("Wrote " + strconv.Itoa(len(muts)) + " row mutations to HBase")
-	}
-	sp.End()
+	sp.EndMutations(len(muts), err, "Wrote "+strconv.Itoa(len(muts))+" row mutations to HBase")
 	return err
 }
 

@@ -94,3 +94,14 @@ type RowIterator interface {
 	Err() error
 	Close() error
 }
+
+// FoundRows counts the rows of a Get that exist (have cells).
+func FoundRows(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if len(r.Cells) > 0 {
+			n++
+		}
+	}
+	return n
+}
