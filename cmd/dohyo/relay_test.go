@@ -51,19 +51,11 @@ func clientBackends(t *testing.T, keyspaces ...string) map[string]string {
 	return out
 }
 
-// directCassandra opens a gocql session straight to Cassandra.
+// directCassandra opens a gocql session straight to Cassandra (schema
+// changes there may take long under load).
 func directCassandra(t *testing.T, addr string) *gocql.Session {
 	t.Helper()
-	c := gocql.NewCluster(addr)
-	c.Timeout = 30 * time.Second
-	c.ConnectTimeout = 10 * time.Second
-	c.Consistency = gocql.One
-	s, err := c.CreateSession()
-	if err != nil {
-		t.Fatalf("connect to Cassandra %s: %v", addr, err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return gocqlSession(t, addr, 0, nil, func(c *gocql.ClusterConfig) { c.Timeout = 30 * time.Second })
 }
 
 func dropCassandraKeyspaces(t *testing.T, addr string, keyspaces ...string) {

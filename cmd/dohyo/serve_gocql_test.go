@@ -17,7 +17,7 @@ import (
 
 // gocqlSession connects gocql to addr with a protocol version (0 = negotiate)
 // and an optional compressor.
-func gocqlSession(t *testing.T, addr string, proto int, comp gocql.Compressor) *gocql.Session {
+func gocqlSession(t *testing.T, addr string, proto int, comp gocql.Compressor, mods ...func(*gocql.ClusterConfig)) *gocql.Session {
 	t.Helper()
 	c := gocql.NewCluster(addr)
 	c.ProtoVersion = proto
@@ -25,6 +25,9 @@ func gocqlSession(t *testing.T, addr string, proto int, comp gocql.Compressor) *
 	c.Timeout = 10 * time.Second
 	c.ConnectTimeout = 10 * time.Second
 	c.Consistency = gocql.One
+	for _, m := range mods {
+		m(c)
+	}
 	s, err := c.CreateSession()
 	if err != nil {
 		t.Fatalf("gocql connect (proto %d): %v", proto, err)
