@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/internal/testpki"
 )
 
 // TestServeTLS: gocql over TLS, mutual TLS (a client without a
@@ -14,12 +16,12 @@ import (
 // HTTP listener, with certificates from an in-test CA.
 func TestServeTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t, "dohyo test CA")
-	caFile := ca.file(dir)
-	cert, key := ca.issue(dir, "server", true)
-	clientCert, clientKey := ca.issue(dir, "client", false)
-	other := newTestCA(t, "another CA")
-	otherCert, otherKey := other.issue(t.TempDir(), "intruder", false)
+	ca := testpki.New(t, "dohyo test CA")
+	caFile := ca.File(dir)
+	cert, key := ca.IssueFiles(dir, "server", true)
+	clientCert, clientKey := ca.IssueFiles(dir, "client", false)
+	other := testpki.New(t, "another CA")
+	otherCert, otherKey := other.IssueFiles(t.TempDir(), "intruder", false)
 
 	connect := func(addr string, sslOpts *gocql.SslOptions) (*gocql.Session, error) {
 		c := cluster(addr)
@@ -38,7 +40,7 @@ func TestServeTLS(t *testing.T) {
 	t.Run("tls", func(t *testing.T) {
 		p := startServe(t, "--backend", "embedded://memory", "--cql-tls-cert", cert, "--cql-tls-key", key,
 			"--http-tls-cert", cert, "--http-tls-key", key)
-		s, err := connect(p.CQLAddr, &gocql.SslOptions{Config: ca.clientTLS(), EnableHostVerification: true})
+		s, err := connect(p.CQLAddr, &gocql.SslOptions{Config: ca.ClientTLS(), EnableHostVerification: true})
 		if err != nil {
 			t.Fatalf("gocql over TLS: %v", err)
 		}
@@ -54,7 +56,7 @@ func TestServeTLS(t *testing.T) {
 		if httpsAddr == p.HTTPAddr {
 			t.Fatalf("HTTP address %q is not https", p.HTTPAddr)
 		}
-		client := &http.Client{Transport: &http.Transport{TLSClientConfig: ca.clientTLS()}}
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: ca.ClientTLS()}}
 		resp, err := client.Get("https://" + httpsAddr + "/health/liveness")
 		if err != nil {
 			t.Fatal(err)
@@ -80,15 +82,15 @@ func TestServeTLS(t *testing.T) {
 		if !strings.Contains(p.Output(), "(mutual TLS)") {
 			t.Errorf("the banner does not say mutual TLS:\n%s", p.Output())
 		}
-		s, err := connect(p.CQLAddr, &gocql.SslOptions{Config: ca.clientTLS(), CertPath: clientCert, KeyPath: clientKey, EnableHostVerification: true})
+		s, err := connect(p.CQLAddr, &gocql.SslOptions{Config: ca.ClientTLS(), CertPath: clientCert, KeyPath: clientKey, EnableHostVerification: true})
 		if err != nil {
 			t.Fatalf("gocql with a client certificate: %v", err)
 		}
 		defer s.Close()
 		query(t, s)
 		for name, opts := range map[string]*gocql.SslOptions{
-			"no client certificate":    {Config: ca.clientTLS(), EnableHostVerification: true},
-			"foreign CA's certificate": {Config: ca.clientTLS(), CertPath: otherCert, KeyPath: otherKey, EnableHostVerification: true},
+			"no client certificate":    {Config: ca.ClientTLS(), EnableHostVerification: true},
+			"foreign CA's certificate": {Config: ca.ClientTLS(), CertPath: otherCert, KeyPath: otherKey, EnableHostVerification: true},
 		} {
 			if s, err := connect(p.CQLAddr, opts); err == nil {
 				s.Close()

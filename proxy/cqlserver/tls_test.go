@@ -1,111 +1,29 @@
 package cqlserver
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
+
+	"github.com/dohyo/dohyo/internal/testpki"
 )
 
-// testPKI is an in-test certificate authority.
-type testPKI struct {
-	t      testing.TB
-	ca     *x509.Certificate
-	caKey  *ecdsa.PrivateKey
-	caPEM  []byte
-	serial int64
-}
-
-func newTestPKI(t testing.TB) *testPKI {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "dohyo test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		KeyUsage:              x509.KeyUsageCertSign,
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(der)
-	return &testPKI{t: t, ca: ca, caKey: key, caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), serial: 1}
-}
-
-// issue returns PEM certificate and key for cn; server certificates are
-// valid for 127.0.0.1 and localhost.
-func (p *testPKI) issue(cn string, server bool) (certPEM, keyPEM []byte) {
-	p.t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(p.serial),
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-		tmpl.DNSNames = []string{"localhost"}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-}
-
-// files writes the server pair and the CA into dir.
-func (p *testPKI) files(dir string) (cert, key, ca string) {
-	p.t.Helper()
-	c, k := p.issue("dohyo server", true)
-	cert, key, ca = filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key"), filepath.Join(dir, "ca.crt")
-	for path, b := range map[string][]byte{cert: c, key: k, ca: p.caPEM} {
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			p.t.Fatal(err)
-		}
-	}
-	return cert, key, ca
-}
-
-func (p *testPKI) pool() *x509.CertPool {
-	pool := x509.NewCertPool()
-	pool.AddCert(p.ca)
-	return pool
+// serverFiles writes a server certificate and key signed by pki, and the
+// CA certificate, into dir.
+func serverFiles(pki *testpki.CA, dir string) (cert, key, ca string) {
+	cert, key = pki.IssueFiles(dir, "server", true)
+	return cert, key, pki.File(dir)
 }
 
 func TestTLS(t *testing.T) {
-	pki := newTestPKI(t)
+	pki := testpki.New(t, "dohyo test CA")
 	dir := t.TempDir()
-	cert, key, ca := pki.files(dir)
+	cert, key, ca := serverFiles(pki, dir)
 
 	t.Run("server only", func(t *testing.T) {
 		cfg, err := LoadTLSConfig(cert, key, "")
@@ -114,7 +32,7 @@ func TestTLS(t *testing.T) {
 		}
 		ts := newTestServer(t, func(c *Config) { c.TLS = cfg })
 		addr := ts.listen(t)
-		nc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+		nc, err := tls.Dial("tcp", addr, pki.ClientTLS())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,12 +56,12 @@ func TestTLS(t *testing.T) {
 		}
 		ts := newTestServer(t, func(c *Config) { c.TLS = cfg })
 		addr := ts.listen(t)
-		cc, ck := pki.issue("app", false)
+		cc, ck := pki.Issue("app", false)
 		pair, err := tls.X509KeyPair(cc, ck)
 		if err != nil {
 			t.Fatal(err)
 		}
-		nc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1", Certificates: []tls.Certificate{pair}})
+		nc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.Pool(), ServerName: "127.0.0.1", Certificates: []tls.Certificate{pair}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +71,7 @@ func TestTLS(t *testing.T) {
 
 		// Without a client certificate: refused (under TLS 1.3 the client
 		// learns it at its first read).
-		nc2, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+		nc2, err := tls.Dial("tcp", addr, pki.ClientTLS())
 		if err == nil {
 			c2 := newClient(t, nc2, 4)
 			c2.nc.SetDeadline(time.Now().Add(3 * time.Second))
@@ -163,10 +81,10 @@ func TestTLS(t *testing.T) {
 			}
 		}
 		// A certificate from another CA: refused too.
-		other := newTestPKI(t)
-		oc, ok := other.issue("intruder", false)
+		other := testpki.New(t, "dohyo test CA")
+		oc, ok := other.Issue("intruder", false)
 		opair, _ := tls.X509KeyPair(oc, ok)
-		nc3, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1", Certificates: []tls.Certificate{opair}})
+		nc3, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pki.Pool(), ServerName: "127.0.0.1", Certificates: []tls.Certificate{opair}})
 		if err == nil {
 			c3 := newClient(t, nc3, 4)
 			c3.nc.SetDeadline(time.Now().Add(3 * time.Second))
@@ -179,9 +97,9 @@ func TestTLS(t *testing.T) {
 }
 
 func TestTLSCertificateReload(t *testing.T) {
-	pki := newTestPKI(t)
+	pki := testpki.New(t, "dohyo test CA")
 	dir := t.TempDir()
-	cert, key, _ := pki.files(dir)
+	cert, key, _ := serverFiles(pki, dir)
 	cfg, err := LoadTLSConfig(cert, key, "")
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +117,7 @@ func TestTLSCertificateReload(t *testing.T) {
 		return leaf.SerialNumber.Int64()
 	}
 	before := serial()
-	c, k := pki.issue("rotated", true)
+	c, k := pki.Issue("rotated", true)
 	later := time.Now().Add(time.Minute)
 	for path, b := range map[string][]byte{cert: c, key: k} {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
