@@ -46,11 +46,16 @@ func localAddr(ctx context.Context) net.Addr {
 	return nil
 }
 
-// execute runs a request. Without a custom payload, the TRACING flag,
-// OpenTelemetry or per-keyspace budgets it takes the plain path, which
+// plain tells a request without a custom payload, the TRACING flag,
+// OpenTelemetry or per-keyspace budgets: it takes the plain path, which
 // allocates nothing for tracing or budgets (traces.go has the other).
+func (c *conn) plain(req *request) bool {
+	return req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow
+}
+
+// execute runs a request, traced unless it is plain.
 func (c *conn) execute(ctx context.Context, req *request) []byte {
-	if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow {
+	if c.plain(req) {
 		return c.run(ctx, req)
 	}
 	return c.traced(ctx, req, c.run)

@@ -306,6 +306,11 @@ func appendShort(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint
 func appendInt(b []byte, v int32) []byte    { return binary.BigEndian.AppendUint32(b, uint32(v)) }
 func appendLong(b []byte, v int64) []byte   { return binary.BigEndian.AppendUint64(b, uint64(v)) }
 
+// appendLongString writes a [long string].
+func appendLongString(b []byte, s string) []byte {
+	return append(appendInt(b, int32(len(s))), s...)
+}
+
 // appendString writes a [string]; longer strings are truncated at 65535
 // bytes (only error messages can be that long).
 func appendString(b []byte, s string) []byte {

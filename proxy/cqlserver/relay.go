@@ -2,6 +2,7 @@ package cqlserver
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -196,11 +197,7 @@ func (rl *Relay) connectControl(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		if nodes, err := rl.discover(ctx, bc, host); err == nil && len(nodes) > 0 {
-			rl.nodesMu.Lock()
-			rl.nodes = nodes
-			rl.nodesMu.Unlock()
-		} else if err != nil {
+		if err := rl.discover(ctx, bc, host); err != nil {
 			rl.log.Warn("relay: node discovery failed; using the contact points", "err", err)
 		}
 		if old := rl.control.Swap(bc); old != nil {
@@ -223,15 +220,15 @@ func (rl *Relay) register(ctx context.Context, bc *backendConn) error {
 	return nil
 }
 
-// discover lists the cluster's nodes: the contact point plus every peer's
+// discover sets the cluster's nodes: the contact point plus every peer's
 // native address (peers_v2 has the port; peers predates it).
-func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) ([]string, error) {
+func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) error {
 	_, defPort, _ := net.SplitHostPort(contact)
 	nodes := []string{contact}
 	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port FROM system.peers_v2")
 	if err != nil {
 		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address FROM system.peers"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, row := range rows {
@@ -241,19 +238,19 @@ func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) 
 		}
 		port := defPort
 		if len(row) > 1 && len(row[1]) == 4 {
-			port = strconv.Itoa(int(int32(uint32(row[1][0])<<24 | uint32(row[1][1])<<16 | uint32(row[1][2])<<8 | uint32(row[1][3]))))
+			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[1]))))
 		}
 		nodes = append(nodes, net.JoinHostPort(ip.String(), port))
 	}
-	return nodes, nil
+	rl.nodesMu.Lock()
+	rl.nodes = nodes
+	rl.nodesMu.Unlock()
+	return nil
 }
 
 // controlQuery runs a query on the control connection and returns its rows.
 func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([][][]byte, error) {
-	body := append(appendInt(nil, int32(len(q))), q...)
-	body = appendShort(body, uint16(bindings.One))
-	body = append(body, 0)
-	r, err := bc.roundTrip(ctx, 0, opQuery, body)
+	r, err := bc.roundTrip(ctx, 0, opQuery, queryBody(q, bc.version))
 	if err != nil {
 		return nil, err
 	}
@@ -329,11 +326,7 @@ func (rl *Relay) maintain() {
 		case discover || now.After(discoverAt):
 			discoverAt = now.Add(time.Minute)
 			ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
-			if nodes, err := rl.discover(ctx, c, c.addr); err == nil && len(nodes) > 0 {
-				rl.nodesMu.Lock()
-				rl.nodes = nodes
-				rl.nodesMu.Unlock()
-			}
+			_ = rl.discover(ctx, c, c.addr) // on failure the known nodes stay
 			cancel()
 		}
 		if rl.cfg.Heartbeat > 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
 )
 
 // A backendConn is one native-protocol connection from the relay to a
@@ -211,7 +212,7 @@ func (h *handshakeIO) startup(creds *credentials) error {
 }
 
 func (h *handshakeIO) use(keyspace string) error {
-	if err := h.write(opQuery, useBody(keyspace, h.version)); err != nil {
+	if err := h.write(opQuery, queryBody("USE "+cql.QuoteIdent(keyspace), h.version)); err != nil {
 		return err
 	}
 	hd, rb, err := h.read()
@@ -224,27 +225,14 @@ func (h *handshakeIO) use(keyspace string) error {
 	return nil
 }
 
-// useBody encodes QUERY "USE <keyspace>" at consistency ONE, no flags.
-func useBody(keyspace string, version byte) []byte {
-	q := "USE " + quoteIdent(keyspace)
-	b := append(appendInt(nil, int32(len(q))), q...)
+// queryBody encodes a QUERY of q at consistency ONE, without flags.
+func queryBody(q string, version byte) []byte {
+	b := appendLongString(nil, q)
 	b = appendShort(b, uint16(bindings.One))
 	if version >= 5 {
 		return appendInt(b, 0)
 	}
 	return append(b, 0)
-}
-
-func quoteIdent(s string) string {
-	out := make([]byte, 0, len(s)+2)
-	out = append(out, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			out = append(out, '"')
-		}
-		out = append(out, s[i])
-	}
-	return string(append(out, '"'))
 }
 
 // waiter is called once with a request's response, or with the error that

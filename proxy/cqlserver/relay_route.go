@@ -27,6 +27,8 @@ type relayPlan struct {
 	group string
 	// keyspace is the effective session keyspace (for the Tap).
 	keyspace string
+	// prepared is the statement an EXECUTE runs.
+	prepared *relayPrepared
 }
 
 // planRelay returns where req is relayed, nil when dohyo executes it, or an
@@ -58,7 +60,7 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 		for _, rl := range c.srv.relays {
 			if rp, ok := rl.prepared.Get(string(req.id)); ok {
 				p := plan(rl, false)
-				p.keyspace = rp.keyspace
+				p.keyspace, p.prepared = rp.keyspace, rp
 				return p, nil
 			}
 		}
@@ -164,13 +166,13 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 // relay runs a relayed request with the connection's in-flight limit,
 // request timeout, budgets and tracing, like a local one.
 func (c *conn) relay(p *relayPlan, req *request) {
-	if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow && c.relayAsync(p, req) {
+	if c.plain(req) && c.relayAsync(p, req) {
 		return
 	}
 	run := func(ctx context.Context, req *request) []byte { return c.relayRun(ctx, p, req) }
 	c.dispatch(req.stream, c.srv.timeoutFor(req),
 		func(ctx context.Context) []byte {
-			if req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow {
+			if c.plain(req) {
 				return run(ctx, req)
 			}
 			return c.traced(ctx, req, run)
@@ -182,11 +184,6 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	start := c.srv.coord.Now()
 	creds := c.relayCreds(p.rl)
 	ks := p.keyspace
-	if req.op == opExecute {
-		if rp, ok := p.rl.prepared.Get(string(req.id)); ok {
-			ks = rp.keyspace
-		}
-	}
 	bctx, cancel, exceeded := ctx, func() {}, func(error) bool { return false }
 	if req.op != opPrepare && !(req.op == opQuery && isSchemaStatement(req.query)) {
 		bctx, cancel, exceeded = proxy.Bound(ctx, ks)
@@ -272,12 +269,8 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 		r.Keyspace = p.keyspace
 		c.session.ObserveRelayed(start, r, false, out, 0, 0, 0)
 	case opExecute:
-		rp, ok := p.rl.prepared.Get(string(req.id))
-		if !ok {
-			return
-		}
-		r := bindingsRequest(rp.query, &req.params)
-		r.Keyspace = rp.keyspace
+		r := bindingsRequest(p.prepared.query, &req.params)
+		r.Keyspace = p.keyspace
 		c.session.ObserveRelayed(start, r, true, out, 0, 0, 0)
 	case opBatch:
 		b := req.batch
@@ -357,7 +350,7 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) 
 	if err != nil {
 		return err
 	}
-	body := append(appendInt(nil, int32(len(rp.query))), rp.query...)
+	body := appendLongString(nil, rp.query)
 	if key.version >= 5 {
 		body = appendInt(body, 0) // no flags: the group's USE gives the keyspace
 	}

@@ -2,6 +2,7 @@ package cqlserver
 
 import (
 	"context"
+	"encoding/binary"
 	"net"
 	"sync"
 	"time"
@@ -116,16 +117,12 @@ func (rl *Relay) traceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetr
 			Thread: string(r[5])}
 		copy(e.ID[:], r[0])
 		if len(r[3]) == 4 {
-			e.Elapsed = time.Duration(be32int(r[3])) * time.Microsecond
+			e.Elapsed = time.Duration(int32(binary.BigEndian.Uint32(r[3]))) * time.Microsecond
 		}
 		if len(r[4]) == 4 {
-			e.SourcePort = int(be32int(r[4]))
+			e.SourcePort = int(int32(binary.BigEndian.Uint32(r[4])))
 		}
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-func be32int(b []byte) int32 {
-	return int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 }
