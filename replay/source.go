@@ -318,13 +318,13 @@ func (t *raceTracker) write(tr *tableRace, k SessionKey, r *capture.Record) {
 	}
 	w := span(r)
 	w.who = k
-	tr.reads = prune(tr.reads, r.Time)
+	tr.reads = slices.DeleteFunc(tr.reads, func(x readInterval) bool { return x.to < r.Time })
 	for _, ri := range tr.reads {
 		if ri.who != k && ri.to >= w.from && ri.c.Noise == "" {
 			ri.c.Noise = "racing write from another session"
 		}
 	}
-	tr.writes = append(pruneW(tr.writes, r.Time), w)
+	tr.writes = append(slices.DeleteFunc(tr.writes, func(x interval) bool { return x.to < r.Time }), w)
 }
 
 func (t *raceTracker) read(tr *tableRace, k SessionKey, r *capture.Record, c *readCheck) {
@@ -333,35 +333,13 @@ func (t *raceTracker) read(tr *tableRace, k SessionKey, r *capture.Record, c *re
 	}
 	ri := readInterval{interval: span(r), c: c}
 	ri.who = k
-	tr.writes = pruneW(tr.writes, r.Time)
+	tr.writes = slices.DeleteFunc(tr.writes, func(x interval) bool { return x.to < r.Time })
 	for _, w := range tr.writes {
 		if w.who != k && w.to >= ri.from && c.Noise == "" {
 			c.Noise = "racing write from another session"
 		}
 	}
-	tr.reads = append(prune(tr.reads, r.Time), ri)
-}
-
-func prune(rs []readInterval, now int64) []readInterval {
-	n := 0
-	for _, x := range rs {
-		if x.to >= now {
-			rs[n] = x
-			n++
-		}
-	}
-	return rs[:n]
-}
-
-func pruneW(ws []interval, now int64) []interval {
-	n := 0
-	for _, x := range ws {
-		if x.to >= now {
-			ws[n] = x
-			n++
-		}
-	}
-	return ws[:n]
+	tr.reads = append(slices.DeleteFunc(tr.reads, func(x readInterval) bool { return x.to < r.Time }), ri)
 }
 
 // readAhead decodes records on its own goroutine, in chunks, so decoding

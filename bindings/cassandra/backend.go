@@ -138,7 +138,7 @@ func (b *Backend) executeGocql(ctx context.Context, req *bindings.Request, cl, s
 		return b.executeNative(ctx, req, cl, serial, true)
 	}
 	defer release()
-	q := sess.Query(req.Query, gocqlValues(req.Values, req.Names)...).WithContext(ctx)
+	q := sess.Query(req.Query, GocqlArgs(req.Values, req.Names)...).WithContext(ctx)
 	defer q.Release()
 	q.Consistency(gocql.Consistency(cl))
 	if serial != 0 {
@@ -159,11 +159,11 @@ func (b *Backend) executeGocql(ctx context.Context, req *bindings.Request, cl, s
 	return res, nil
 }
 
-// gocqlValues wraps raw values for gocql.
-func gocqlValues(vals []bindings.Value, names []string) []any {
+// GocqlArgs wraps raw values for gocql.
+func GocqlArgs(vals []bindings.Value, names []string) []any {
 	out := make([]any, len(vals))
 	for i, v := range vals {
-		var x any = rawValue(v.Bytes)
+		var x any = RawValue(v.Bytes)
 		if v.Unset {
 			x = gocql.UnsetValue
 		}
@@ -197,7 +197,7 @@ func readIter(iter *gocql.Iter) (*bindings.Result, error) {
 		if tt, ok := c.TypeInfo.(gocql.TupleTypeInfo); ok {
 			// cols aliases the iterator's metadata (fresh per response,
 			// since skip-metadata is off): wrapping the type here makes
-			// Scan hand the whole tuple to rawCell.
+			// Scan hand the whole tuple to RawCell.
 			cols[i].TypeInfo = rawTupleInfo{tt}
 			scanned += len(tt.Elems)
 		} else {
@@ -209,7 +209,7 @@ func readIter(iter *gocql.Iter) (*bindings.Result, error) {
 	for {
 		row := make([][]byte, len(cols))
 		for i := range row {
-			dest[i] = (*rawCell)(&row[i])
+			dest[i] = (*RawCell)(&row[i])
 		}
 		if !iter.Scan(dest...) {
 			break
@@ -313,7 +313,7 @@ func (b *Backend) Batch(ctx context.Context, req *bindings.BatchRequest) (*bindi
 		gb.WithTimestamp(req.Timestamp)
 	}
 	for _, e := range req.Entries {
-		gb.Query(e.Query, gocqlValues(e.Values, nil)...)
+		gb.Query(e.Query, GocqlArgs(e.Values, nil)...)
 	}
 	if err := sess.ExecuteBatch(gb); err != nil {
 		if isArgCountError(err) {

@@ -54,7 +54,7 @@ func TestGocqlType(t *testing.T) {
 }
 
 func TestRawCell(t *testing.T) {
-	var c rawCell
+	var c RawCell
 	buf := []byte{1, 2, 3}
 	if err := c.UnmarshalCQL(nil, buf); err != nil || string(c) != "\x01\x02\x03" {
 		t.Fatalf("got %v, %v", c, err)
@@ -71,7 +71,7 @@ func TestRawCell(t *testing.T) {
 	if c != nil {
 		t.Errorf("null: got %#v, want nil", c)
 	}
-	if b, _ := rawValue(nil).MarshalCQL(nil); b != nil {
+	if b, _ := RawValue(nil).MarshalCQL(nil); b != nil {
 		t.Errorf("null value marshalled to %#v", b)
 	}
 }

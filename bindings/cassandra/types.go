@@ -78,25 +78,25 @@ func gocqlType(ti gocql.TypeInfo) (*cql.Type, error) {
 // rawTupleInfo hides a tuple column from gocql's Scan, which otherwise
 // splits a tuple into one destination per element and so loses the
 // difference between a null tuple and a tuple of nulls. Wrapped, the column
-// is handed whole to rawCell.
+// is handed whole to RawCell.
 type rawTupleInfo struct{ gocql.TupleTypeInfo }
 
 // Type reports a custom type so Scan does not expand the column.
 func (rawTupleInfo) Type() gocql.Type { return gocql.TypeCustom }
 
-// rawValue is a bound value passed to Cassandra exactly as given (nil is
+// RawValue is a bound value passed to Cassandra exactly as given (nil is
 // null): the caller already serialized it.
-type rawValue []byte
+type RawValue []byte
 
 // MarshalCQL returns the bytes unchanged.
-func (v rawValue) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return v, nil }
+func (v RawValue) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return v, nil }
 
-// rawCell captures one result cell's serialized bytes: nil for null, a
+// RawCell captures one result cell's serialized bytes: nil for null, a
 // non-nil (possibly empty) copy otherwise, since gocql reuses its buffer.
-type rawCell []byte
+type RawCell []byte
 
 // UnmarshalCQL copies data.
-func (c *rawCell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+func (c *RawCell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 	if data == nil {
 		*c = nil
 		return nil
@@ -106,6 +106,6 @@ func (c *rawCell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 }
 
 var (
-	_ gocql.Marshaler   = rawValue(nil)
-	_ gocql.Unmarshaler = (*rawCell)(nil)
+	_ gocql.Marshaler   = RawValue(nil)
+	_ gocql.Unmarshaler = (*RawCell)(nil)
 )

@@ -17,6 +17,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/replay"
@@ -150,36 +151,13 @@ func (t *Target) ApplySchema(ctx context.Context, ddl string) error {
 	return nil
 }
 
-// rawValue sends captured bytes as they are.
-type rawValue []byte
-
-func (r rawValue) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return r, nil }
-
-// rawCell captures a cell's bytes (nil for null).
-type rawCell []byte
-
-func (r *rawCell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
-	if data == nil {
-		*r = nil
-		return nil
-	}
-	*r = append([]byte{}, data...)
-	return nil
-}
-
+// args are a captured statement's values for gocql, sent as captured.
 func args(vals []capture.Value, names []string) []any {
-	out := make([]any, len(vals))
+	bvals := make([]bindings.Value, len(vals))
 	for i, v := range vals {
-		var a any = rawValue(v.Binding().Bytes)
-		if v.Unset {
-			a = gocql.UnsetValue
-		}
-		if names != nil && i < len(names) {
-			a = gocql.NamedValue(names[i], a)
-		}
-		out[i] = a
+		bvals[i] = v.Binding()
 	}
-	return out
+	return cassandra.GocqlArgs(bvals, names)
 }
 
 // Do executes op. Multi-page reads are re-paged with the captured page
@@ -225,7 +203,7 @@ func (t *Target) Do(ctx context.Context, op *replay.Op) replay.Outcome {
 		var rows [][][]byte
 		if len(cols) > 0 {
 			for {
-				cells := make([]rawCell, len(cols))
+				cells := make([]cassandra.RawCell, len(cols))
 				dest := make([]any, len(cols))
 				for i := range cells {
 					dest[i] = &cells[i]
