@@ -331,7 +331,9 @@ func (rl *Relay) maintain() {
 		}
 		if rl.cfg.Heartbeat > 0 {
 			for _, bc := range rl.allConns() {
-				go bc.heartbeat(rl.cfg.Heartbeat, rl.cfg.ConnectTimeout)
+				if bc.idle(rl.cfg.Heartbeat) { // a goroutine only for those due
+					go bc.heartbeat(rl.cfg.ConnectTimeout)
+				}
 			}
 		}
 		rl.prune()

@@ -433,12 +433,15 @@ func (bc *backendConn) isClosed() bool {
 	}
 }
 
-// heartbeat sends OPTIONS when the connection has read nothing for idle;
-// a node that does not answer within timeout has its connection closed.
-func (bc *backendConn) heartbeat(idle, timeout time.Duration) {
-	if bc.isClosed() || time.Since(time.Unix(0, bc.lastRead.Load())) < idle || bc.inflight.Load() > 0 {
-		return
-	}
+// idle tells a live connection that has read nothing for d and has no
+// request in flight: it is due a heartbeat.
+func (bc *backendConn) idle(d time.Duration) bool {
+	return !bc.isClosed() && time.Since(time.Unix(0, bc.lastRead.Load())) >= d && bc.inflight.Load() == 0
+}
+
+// heartbeat sends OPTIONS; a node that does not answer within timeout has
+// its connection closed.
+func (bc *backendConn) heartbeat(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	r, err := bc.roundTrip(ctx, 0, opOptions, nil)
