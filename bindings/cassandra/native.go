@@ -41,6 +41,33 @@ type nativeConn struct {
 	timeout time.Duration
 	ks      string // current keyspace ("" until a USE)
 	broken  bool   // an I/O error happened: discard
+	idleAt  time.Time
+}
+
+// staleAfter is how long a connection may sit idle before it is checked
+// (alive) when taken from the pool again.
+const staleAfter = time.Second
+
+// alive tells whether an idle connection is still open: after a node
+// restart (or any close by the node) the kernel has seen its FIN or RST, so
+// a read returns at once. A live connection has nothing to read: the short
+// read deadline passes (≤ 1 ms, only for connections idle over staleAfter).
+func (nc *nativeConn) alive() bool {
+	if nc.broken {
+		return false
+	}
+	if time.Since(nc.idleAt) < staleAfter {
+		return true
+	}
+	if err := nc.c.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		return false
+	}
+	_, err := nc.r.Peek(1)
+	var ne net.Error
+	if err == nil || !(errors.As(err, &ne) && ne.Timeout()) {
+		return false // data nobody asked for, EOF or a reset: discard it
+	}
+	return nc.c.SetReadDeadline(time.Time{}) == nil
 }
 
 // dialNative connects to the first reachable host and completes STARTUP
@@ -224,6 +251,10 @@ func (p *nativePool) get(ctx context.Context, ks string) (*nativeConn, error) {
 		p.idle = append(p.idle[:pick], p.idle[pick+1:]...)
 	}
 	p.mu.Unlock()
+	if nc != nil && !nc.alive() { // closed by the node while idle (restart)
+		nc.close()
+		nc = nil
+	}
 	if nc == nil {
 		var err error
 		if nc, err = dialNative(ctx, p.opts); err != nil {
@@ -257,6 +288,7 @@ func (p *nativePool) put(nc *nativeConn) {
 		nc.close()
 		return
 	}
+	nc.idleAt = time.Now()
 	p.idle = append(p.idle, nc)
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,7 @@ func TestRelaySurvivesCassandraKill(t *testing.T) {
 		}()
 	}
 	var all []outcome
+	var killed, back time.Time
 	collect := func(until func() bool, limit time.Duration, what string) {
 		t.Helper()
 		deadline := time.After(limit)
@@ -178,7 +180,8 @@ func TestRelaySurvivesCassandraKill(t *testing.T) {
 			case <-deadline:
 				close(stop)
 				wg.Wait()
-				t.Fatalf("%s: not within %v (%d requests so far)", what, limit, len(all))
+				t.Fatalf("%s: not within %v (%d requests so far; errors since the kill: %s)", what, limit, len(all),
+					errorKinds(all, killed, time.Now(), func(o outcome) (time.Time, error) { return o.at, o.err }))
 			}
 		}
 	}
@@ -194,10 +197,32 @@ func TestRelaySurvivesCassandraKill(t *testing.T) {
 	t0 := time.Now()
 	collect(func() bool { return count(t0, false) >= 200 }, time.Minute, "200 writes before the kill")
 
+	// The machine is loaded while Cassandra is down and restarts (as
+	// production restarts often are): two busy loops, one per core of a
+	// 2-core machine, until Cassandra answers again.
+	hogStop := make(chan struct{})
+	var hogs sync.WaitGroup
+	for range 2 {
+		hogs.Add(1)
+		go func() {
+			defer hogs.Done()
+			for n := 0; ; n++ {
+				if n%1_000_000 == 0 {
+					select {
+					case <-hogStop:
+						return
+					default:
+					}
+				}
+			}
+		}()
+	}
+	stopHogs := sync.OnceFunc(func() { close(hogStop); hogs.Wait() })
+	defer stopHogs()
 	if out, err := runTool(t, time.Minute, script, "kill"); err != nil {
 		t.Fatalf("kill Cassandra: %v\n%s", err, out)
 	}
-	killed := time.Now()
+	killed = time.Now()
 	collect(func() bool { return count(killed, true) >= 50 }, time.Minute, "errors after the kill")
 
 	if out, err := runTool(t, 5*time.Minute, script, "start"); err != nil {
@@ -207,8 +232,20 @@ func TestRelaySurvivesCassandraKill(t *testing.T) {
 		t.Fatalf("Cassandra did not come back: %v\n%s", err, out)
 	}
 	restarted = true
-	back := time.Now()
-	collect(func() bool { return count(back, false) >= 100 }, 2*time.Minute, "writes through the same dohyo after Cassandra is back")
+	back = time.Now()
+	stopHogs()
+	collect(func() bool { return count(back, false) >= 100 }, 30*time.Second, "writes through the same dohyo after Cassandra is back")
+	resumed := time.Now()
+	for _, o := range all {
+		if !o.at.Before(back) && o.err == nil {
+			resumed = o.at
+			break
+		}
+	}
+	t.Logf("first write succeeded %v after Cassandra answered again", resumed.Sub(back).Round(time.Millisecond))
+	if d := resumed.Sub(back); d > 10*time.Second {
+		t.Errorf("writes resumed %v after Cassandra answered again, want within a few seconds", d)
+	}
 	close(stop)
 	wg.Wait()
 	close(results)
@@ -225,6 +262,8 @@ func TestRelaySurvivesCassandraKill(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, %d failed after the kill (e.g. %v), slowest %v", len(all), count(killed, true), sample, worst)
+	t.Logf("errors while Cassandra was down: %s", errorKinds(all, killed, back, func(o outcome) (time.Time, error) { return o.at, o.err }))
+	t.Logf("errors after Cassandra answered again: %s", errorKinds(all, back, time.Now(), func(o outcome) (time.Time, error) { return o.at, o.err }))
 	if limit := requestTimeout + 2*time.Second; worst > limit {
 		t.Errorf("slowest request took %v: clients must get an answer within the request timeout (%v + margin)", worst, requestTimeout)
 	}
@@ -291,4 +330,41 @@ func TestRelayCapturesAndReplays(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replay of the relayed capture: exit %d\n%s", code, out)
 	}
+}
+
+// errorKinds counts the errors of outcomes in [from, to) by message (ids and
+// addresses aside, messages repeat), most frequent first, for the log.
+func errorKinds[T any](all []T, from, to time.Time, get func(T) (time.Time, error)) string {
+	counts := map[string]int{}
+	for _, o := range all {
+		at, err := get(o)
+		if err == nil || at.Before(from) || !at.Before(to) {
+			continue
+		}
+		msg := err.Error()
+		if len(msg) > 160 {
+			msg = msg[:160] + "…"
+		}
+		counts[msg]++
+	}
+	if len(counts) == 0 {
+		return "none"
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return counts[kinds[i]] > counts[kinds[j]] })
+	var b strings.Builder
+	for i, k := range kinds {
+		if i == 8 {
+			fmt.Fprintf(&b, "; … %d more kinds", len(kinds)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%d× %q", counts[k], k)
+	}
+	return b.String()
 }

@@ -274,6 +274,9 @@ func (rl *Relay) event(h header, body []byte) {
 			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(relayResp{h: h, body: body}, true)))
 		}
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
+		if r.string_() == "UP" {
+			rl.retryNow()
+		}
 		rl.log.Info("relay: Cassandra topology or status changed; rediscovering nodes")
 		select {
 		case rl.rediscoverCh <- struct{}{}:
@@ -315,11 +318,12 @@ func (rl *Relay) maintain() {
 			if err != nil {
 				rl.log.Warn("relay: control connection down", "err", err, "retry_in", backoff)
 				retryAt = now.Add(backoff)
-				backoff = min(backoff*2, 10*time.Second)
+				backoff = min(backoff*2, maxDialBackoff)
 				break
 			}
 			rl.log.Info("relay: control connection up")
 			backoff = 100 * time.Millisecond
+			rl.retryNow()                     // the cluster answers again: no pool waits out its backoff
 			if rl.cfg.OnSchemaChange != nil { // changes may have been missed
 				rl.cfg.OnSchemaChange(nil)
 			}
@@ -398,7 +402,7 @@ func (p *subPool) live() int {
 	defer p.mu.Unlock()
 	n := 0
 	for _, c := range p.conns {
-		if !c.isClosed() {
+		if c.usable() {
 			n++
 		}
 	}
@@ -469,7 +473,7 @@ func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn 
 	var best *backendConn
 	live := 0
 	for _, c := range p.conns {
-		if c.isClosed() {
+		if !c.usable() {
 			continue
 		}
 		live++
@@ -495,7 +499,7 @@ func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *crede
 	p.dialing = false
 	if err != nil {
 		rl.failures.Add(1)
-		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), 5*time.Second)
+		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), maxDialBackoff)
 		p.downUntil = time.Now().Add(p.backoff)
 		var be *bindings.Error
 		if !errors.As(err, &be) {
@@ -508,6 +512,27 @@ func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *crede
 	p.backoff, p.lastErr = 0, nil
 	p.conns = append(p.conns, bc)
 	return bc, nil
+}
+
+// maxDialBackoff caps the wait between connection attempts to a node that
+// is down. Refused dials cost microseconds; a short cap means requests
+// succeed again within about this long after the node answers.
+const maxDialBackoff = 2 * time.Second
+
+// retryNow ends the backoff of every pool, so the next request dials at
+// once (after the control connection is back, or a node reported UP).
+func (rl *Relay) retryNow() {
+	rl.poolsMu.Lock()
+	ps := make([]*subPool, 0, len(rl.pools))
+	for _, p := range rl.pools {
+		ps = append(ps, p)
+	}
+	rl.poolsMu.Unlock()
+	for _, p := range ps {
+		p.mu.Lock()
+		p.downUntil, p.backoff = time.Time{}, 0
+		p.mu.Unlock()
+	}
 }
 
 // pickNode returns the nodes in the order to try for one request (round

@@ -58,6 +58,7 @@ type backendConn struct {
 
 	lastRead atomic.Int64 // unix nanos of the last frame read
 	inflight atomic.Int32
+	orphans  atomic.Int32 // stream ids reserved by abandoned requests
 	onEvent  func(h header, body []byte)
 }
 
@@ -287,7 +288,25 @@ func (bc *backendConn) abandon(id int16, w *waiter) bool {
 	}
 	bc.waiting[id], bc.orphan[id] = nil, true
 	bc.inflight.Add(-1)
+	if bc.orphans.Add(1) >= maxOrphans && bc.inflight.Load() == 0 {
+		go bc.close(errTooManyOrphans)
+	}
 	return true
+}
+
+// maxOrphans is how many abandoned stream ids a connection may hold before
+// it is retired: a node that has not answered that many timed-out requests
+// (an overloaded or half-dead node, or one that drops expired requests
+// without an answer) would otherwise leave the connection live but without
+// free stream ids. A retired connection takes no new requests and closes
+// once the requests still waiting on it are answered.
+const maxOrphans = relayStreams / 4
+
+var errTooManyOrphans = errors.New("connection retired: too many requests abandoned without an answer")
+
+// usable tells a live connection that may take new requests.
+func (bc *backendConn) usable() bool {
+	return !bc.isClosed() && bc.orphans.Load() < maxOrphans
 }
 
 // roundTrip sends one request (op, flags, body) and returns the node's
@@ -349,9 +368,16 @@ func (bc *backendConn) readLoop(next frameReader) {
 			continue
 		}
 		bc.streams <- h.stream // free before w runs: w may send again
+		if orphan {
+			bc.orphans.Add(-1)
+		}
 		if w != nil {
 			bc.inflight.Add(-1)
 			w.fn(relayResp{h: h, body: body}, nil)
+		}
+		if !bc.usable() && bc.inflight.Load() == 0 {
+			bc.close(errTooManyOrphans)
+			return
 		}
 	}
 }

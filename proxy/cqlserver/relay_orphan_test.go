@@ -1,0 +1,83 @@
+package cqlserver
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+)
+
+// silentNode is a fake Cassandra node (unit test) that completes the
+// STARTUP handshake and then never answers a request, as a node does that
+// drops requests it cannot serve in time.
+func silentNode(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				h := make([]byte, 9)
+				for {
+					if _, err := io.ReadFull(nc, h); err != nil {
+						return
+					}
+					if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
+						return
+					}
+					if h[4] == opStartup {
+						nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestRelayRetiresConnectionWithOrphans: requests that time out on a node
+// that never answers keep their stream ids reserved; after maxOrphans of
+// them the connection takes no new requests and closes, so the pool dials
+// a fresh one instead of keeping a live connection without free streams.
+func TestRelayRetiresConnectionWithOrphans(t *testing.T) {
+	addr := silentNode(t)
+	bc, err := dialBackend(context.Background(), addr, 4, nil, "", 2*time.Second, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.close(errors.New("test over"))
+	for i := 0; i < maxOrphans; i++ {
+		if !bc.usable() {
+			t.Fatalf("retired after %d orphans, want %d", i, maxOrphans)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		_, err := bc.roundTrip(ctx, 0, opOptions, nil)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("request %d: %v, want a timeout", i, err)
+		}
+	}
+	if bc.usable() {
+		t.Fatalf("still usable with %d orphaned streams", bc.orphans.Load())
+	}
+	select {
+	case <-bc.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a retired connection with nothing in flight was not closed")
+	}
+	if !errors.Is(bc.err(), errTooManyOrphans) {
+		t.Fatalf("closed with %v, want %v", bc.err(), errTooManyOrphans)
+	}
+}
