@@ -296,8 +296,14 @@ func (p *parser) statement() Statement {
 	case "use":
 		p.next()
 		return &Use{Keyspace: p.ident()}
-	case "grant", "revoke", "list", "describe":
-		return p.unsupported(strings.ToUpper(p.text(t)), 1)
+	case "grant":
+		return p.grantOrRevoke(true)
+	case "revoke":
+		return p.grantOrRevoke(false)
+	case "list":
+		return p.list()
+	case "describe":
+		return p.unsupported("DESCRIBE", 1)
 	case "desc":
 		return p.unsupported("DESCRIBE", 1)
 	}
@@ -333,8 +339,10 @@ func (p *parser) create() Statement {
 		return p.unsupported("CREATE MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "or") && p.isWord(w2, "replace") && (p.isWord(w3, "function") || p.isWord(w3, "aggregate")):
 		return p.unsupported("CREATE "+strings.ToUpper(p.text(w3)), 4)
+	case p.isWord(w1, "role"), p.isWord(w1, "user"):
+		return p.createRole(p.isWord(w1, "user"))
 	}
-	for _, what := range []string{"type", "function", "aggregate", "trigger", "role", "user"} {
+	for _, what := range []string{"type", "function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("CREATE "+strings.ToUpper(what), 2)
 		}
@@ -354,8 +362,10 @@ func (p *parser) alter() Statement {
 		return p.alterTable()
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
 		return p.unsupported("ALTER MATERIALIZED VIEW", 3)
+	case p.isWord(w1, "role"), p.isWord(w1, "user"):
+		return p.alterRole(p.isWord(w1, "user"))
 	}
-	for _, what := range []string{"type", "role", "user"} {
+	for _, what := range []string{"type"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("ALTER "+strings.ToUpper(what), 2)
 		}
@@ -383,8 +393,10 @@ func (p *parser) drop() Statement {
 		return s
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
 		return p.unsupported("DROP MATERIALIZED VIEW", 3)
+	case p.isWord(w1, "role"), p.isWord(w1, "user"):
+		return p.dropRole(p.isWord(w1, "user"))
 	}
-	for _, what := range []string{"index", "type", "function", "aggregate", "trigger", "role", "user"} {
+	for _, what := range []string{"index", "type", "function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("DROP "+strings.ToUpper(what), 2)
 		}
