@@ -102,6 +102,15 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 	if err != nil {
 		return nil, err
 	}
+	for i, e := range br.Entries {
+		sessionKS := br.Keyspace
+		if req.Entries[i].PreparedID != nil {
+			sessionKS = kss[i] // the child resolved to its prepared keyspace
+		}
+		if err := s.authorize(ctx, e.Parsed.Stmt, sessionKS, backend); err != nil {
+			return nil, err
+		}
+	}
 	bctx, cancel, d := budget(ctx, nil, kss[0])
 	if cancel != nil {
 		defer cancel()

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/internal/lru"
@@ -30,6 +31,13 @@ type Config struct {
 	Tap               Tap
 	Logger            *slog.Logger
 	Clock             func() time.Time
+	// Auth runs role and permission statements; with EnforceAuth every
+	// statement is checked against the session's role (authz.go).
+	Auth        *auth.Manager
+	EnforceAuth bool
+	// AuthExempt names backends whose keyspaces keep their own checks
+	// (relayed Cassandra clusters: pass-through authentication).
+	AuthExempt map[string]bool
 }
 
 // Coordinator routes statements from client sessions to backends by
@@ -42,6 +50,10 @@ type Coordinator struct {
 	tap      Tap
 	log      *slog.Logger
 	now      func() time.Time
+
+	auth       *auth.Manager
+	enforce    bool
+	authExempt map[string]bool
 
 	prepared *lru.Cache[string, *PreparedStatement]
 	parsed   *lru.Cache[string, *cql.Parsed]
@@ -72,14 +84,17 @@ func New(cfg Config) (*Coordinator, error) {
 		routes[ks] = name
 	}
 	c := &Coordinator{
-		backends: cfg.Backends,
-		def:      cfg.Default,
-		routes:   routes,
-		tap:      cfg.Tap,
-		log:      cfg.Logger,
-		now:      cfg.Clock,
-		prepared: lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
-		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
+		backends:   cfg.Backends,
+		def:        cfg.Default,
+		routes:     routes,
+		tap:        cfg.Tap,
+		log:        cfg.Logger,
+		now:        cfg.Clock,
+		auth:       cfg.Auth,
+		enforce:    cfg.EnforceAuth && cfg.Auth != nil,
+		authExempt: cfg.AuthExempt,
+		prepared:   lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
+		parsed:     lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
 	if c.tap == nil {
 		c.tap = NopTap{}

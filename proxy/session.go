@@ -24,6 +24,7 @@ type Session struct {
 
 	mu       sync.RWMutex
 	keyspace string
+	role     string // authz.go
 }
 
 // NewSession starts a client session.
@@ -89,12 +90,19 @@ func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request)
 	if use, ok := parsed.Stmt.(*cql.Use); ok {
 		return s.use(ctx, use.Keyspace)
 	}
+	if cql.IsAuthStatement(parsed.Stmt) {
+		return s.authStatement(ctx, parsed.Stmt, r.Keyspace)
+	}
 	backend, err := s.route(ctx, st, parsed.Stmt, r.Keyspace)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.authorize(ctx, parsed.Stmt, r.Keyspace, backend); err != nil {
+		return nil, err
+	}
 	res, err := s.execute(ctx, st, backend, parsed, r)
 	if err == nil && res != nil && res.Change != nil {
+		s.schemaChanged(ctx, backend, res.Change)
 		s.c.notify(res.Change)
 	}
 	return res, err
@@ -169,8 +177,14 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 		return nil, err
 	}
 	ks := s.Keyspace()
+	if cql.IsAuthStatement(parsed.Stmt) {
+		return nil, bindings.Errorf(bindings.CodeInvalid, "dohyo does not prepare role and permission statements: send them as queries")
+	}
 	backend, err := s.route(ctx, &st, parsed.Stmt, ks)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(ctx, parsed.Stmt, ks, backend); err != nil {
 		return nil, err
 	}
 	p, ok := s.c.backends[backend].(bindings.Preparer)
@@ -260,5 +274,12 @@ func (s *Session) execPrepared(ctx context.Context, st *stmtTrace, ps *PreparedS
 	if err != nil {
 		return nil, err
 	}
-	return s.execute(ctx, st, backend, ps.Parsed, r)
+	if err := s.authorize(ctx, ps.Parsed.Stmt, ps.Keyspace, backend); err != nil {
+		return nil, err
+	}
+	res, err := s.execute(ctx, st, backend, ps.Parsed, r)
+	if err == nil && res != nil && res.Change != nil {
+		s.schemaChanged(ctx, backend, res.Change)
+	}
+	return res, err
 }

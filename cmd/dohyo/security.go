@@ -2,15 +2,24 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/dohyo/dohyo/auth"
+	"github.com/dohyo/dohyo/bindings/cassandra"
+	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/hbase"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
+	"github.com/dohyo/dohyo/schema"
 )
 
 // parseAuthUser splits a NAME:BCRYPT_HASH entry and checks the hash. Errors
@@ -66,14 +75,65 @@ func authUsers(cfg Config) (map[string]string, error) {
 	return users, nil
 }
 
-// authenticator returns the CQL authenticator the configuration asks for
-// (nil: authentication off).
-func authenticator(cfg Config) (cqlserver.Authenticator, error) {
-	users, err := authUsers(cfg)
-	if err != nil || len(users) == 0 {
-		return nil, err
+// roleStore is the metadata store roles live in: that of the default
+// backend when dohyo executes it (embedded, HBase), else of the first such
+// routed backend, so every instance on the same store shares the roles
+// (nil: none, roles stay in memory).
+func roleStore(set *backendSet) auth.Store {
+	names := []string{set.def}
+	for _, n := range slices.Sorted(maps.Keys(set.byName)) {
+		if n != set.def {
+			names = append(names, n)
+		}
 	}
-	return cqlserver.NewPasswordAuthenticator(users)
+	for _, n := range names {
+		switch b := set.byName[n].(type) {
+		case *embedded.Backend:
+			return b.Store()
+		case *hbase.Backend:
+			return b.Store()
+		}
+	}
+	return nil
+}
+
+// relayedBackends are the backends served by relays to Cassandra: their
+// keyspaces keep Cassandra's own authentication and authorization.
+func relayedBackends(set *backendSet) map[string]bool {
+	out := map[string]bool{}
+	for n, b := range set.byName {
+		if _, ok := b.(*cassandra.Backend); ok {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// roleManager returns dohyo's roles (nil when no backend can keep them and
+// no users are configured). The configured users are its bootstrap login
+// superusers; catalog resolves GRANT's keyspaces and tables.
+func roleManager(set *backendSet, users map[string]string, catalog func(context.Context) (*schema.Catalog, error),
+	log *slog.Logger) (*auth.Manager, error) {
+	store := roleStore(set)
+	if store == nil && len(users) == 0 {
+		return nil, nil
+	}
+	return auth.New(auth.Config{
+		Store:     store,
+		Bootstrap: users,
+		Logger:    log,
+		Exists: func(ctx context.Context, res auth.Resource) (bool, error) {
+			cat, err := catalog(ctx)
+			if err != nil {
+				return false, err
+			}
+			ks := cat.Keyspace(res.Keyspace)
+			if ks == nil || res.Table == "" {
+				return ks != nil, nil
+			}
+			return ks.Tables[res.Table] != nil, nil
+		},
+	})
 }
 
 // cqlTLS returns the CQL listener's TLS configuration (nil: plain text).

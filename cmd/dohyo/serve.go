@@ -16,11 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
+	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -79,6 +81,9 @@ type server struct {
 	gql    *graphql.Server
 	health *health
 	relays map[string]*cqlserver.Relay
+	// roles are dohyo's users, roles and grants (nil: no store for them);
+	// the HTTP door authenticates and authorizes with them too.
+	roles *auth.Manager
 	// tracer traces requests; stopTracer flushes its exporter.
 	tracer     *telemetry.Tracer
 	stopTracer func(context.Context) error
@@ -102,7 +107,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		}
 	}()
 
-	auth, err := authenticator(cfg)
+	users, err := authUsers(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +131,11 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
+	s.roles, err = roleManager(s.set, users, func(ctx context.Context) (*schema.Catalog, error) { return s.coord.Catalog(ctx) }, log)
+	if err != nil {
+		return nil, err
+	}
+	roles := s.roles
 	s.tap = &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return s.coord }}
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
@@ -140,6 +150,9 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		PreparedCacheSize: cfg.PreparedCache,
 		Tap:               requestTap,
 		Logger:            log,
+		Auth:              roles,
+		EnforceAuth:       len(users) > 0,
+		AuthExempt:        relayedBackends(s.set),
 	})
 	if err != nil {
 		return nil, err
@@ -156,8 +169,11 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
 		return nil, err
 	}
-	if auth == nil {
-		auth = relayAuthenticator(s.relays)
+	var authn cqlserver.Authenticator
+	if len(users) > 0 {
+		authn = cqlserver.NewRoleAuthenticator(roles)
+	} else {
+		authn = relayAuthenticator(s.relays)
 	}
 
 	s.tracer, s.stopTracer, err = newTracer(ctx, cfg)
@@ -187,7 +203,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		InFlightWait:       cfg.InFlightWait,
 		MaxConnections:     cfg.MaxClientConnections,
 		RequestTimeout:     cfg.RequestTimeout,
-		Authenticator:      auth,
+		Authenticator:      authn,
 		TLS:                cqlTLSConfig,
 		Relays:             s.relays,
 		Tracer:             s.tracer,

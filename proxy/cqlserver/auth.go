@@ -3,16 +3,12 @@ package cqlserver
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/dohyo/dohyo/auth"
+	"github.com/dohyo/dohyo/bindings"
 )
 
 // PasswordAuthenticatorClass is the class name of Cassandra's built-in
@@ -21,51 +17,30 @@ import (
 const PasswordAuthenticatorClass = "org.apache.cassandra.auth.PasswordAuthenticator"
 
 // PasswordAuthenticator authenticates clients with SASL PLAIN against
-// bcrypt password hashes, as Cassandra's PasswordAuthenticator does.
-type PasswordAuthenticator struct {
-	users map[string][]byte // user name -> bcrypt hash
-	dummy []byte            // compared for unknown users: equal timing
-
-	// verified remembers, per user, a keyed hash (HMAC with a random
-	// per-process key) of the last password that matched, so that a
-	// driver opening many connections pays bcrypt's cost once instead of
-	// per connection.
-	key      [32]byte
-	mu       sync.Mutex
-	verified map[string][sha256.Size]byte
-}
+// roles' bcrypt password hashes (an auth.Authenticator: dohyo's roles), as
+// Cassandra's PasswordAuthenticator does.
+type PasswordAuthenticator struct{ a auth.Authenticator }
 
 var _ Authenticator = (*PasswordAuthenticator)(nil)
 
 // NewPasswordAuthenticator checks every hash and returns an authenticator
 // for users (name -> bcrypt hash, as printed by `dohyo config
-// hash-password` or htpasswd -B).
+// hash-password` or htpasswd -B), all of them login superusers.
 func NewPasswordAuthenticator(users map[string]string) (*PasswordAuthenticator, error) {
 	if len(users) == 0 {
 		return nil, errors.New("password authenticator: no users")
 	}
-	a := &PasswordAuthenticator{users: make(map[string][]byte, len(users)), verified: map[string][sha256.Size]byte{}}
-	cost := bcrypt.MinCost
-	for name, hash := range users {
-		if name == "" {
-			return nil, errors.New("password authenticator: empty user name")
-		}
-		c, err := bcrypt.Cost([]byte(hash))
-		if err != nil {
-			return nil, fmt.Errorf("password authenticator: user %s: not a bcrypt hash: %w", name, err)
-		}
-		cost = max(cost, c)
-		a.users[name] = []byte(hash)
-	}
-	// The dummy hash has the highest cost in use, so probing for user
-	// names by timing learns nothing.
-	dummy, err := bcrypt.GenerateFromPassword([]byte("dohyo-no-such-user"), cost)
+	m, err := auth.New(auth.Config{Bootstrap: users})
 	if err != nil {
 		return nil, fmt.Errorf("password authenticator: %w", err)
 	}
-	a.dummy = dummy
-	rand.Read(a.key[:])
-	return a, nil
+	return NewRoleAuthenticator(m), nil
+}
+
+// NewRoleAuthenticator returns a SASL PLAIN authenticator checking
+// credentials with a (the roles of an auth.Manager).
+func NewRoleAuthenticator(a auth.Authenticator) *PasswordAuthenticator {
+	return &PasswordAuthenticator{a: a}
 }
 
 // Class implements Authenticator.
@@ -79,13 +54,13 @@ func (a *PasswordAuthenticator) NewSASL(net.Addr) SASL { return plainExchange{a}
 type plainExchange struct{ a *PasswordAuthenticator }
 
 // Evaluate implements SASL.
-func (p plainExchange) Evaluate(_ context.Context, token []byte) ([]byte, bool, error) {
+func (p plainExchange) Evaluate(ctx context.Context, token []byte) ([]byte, bool, error) {
 	user, pass, err := decodePlain(token)
 	if err != nil {
 		return nil, false, err
 	}
-	if !p.a.check(user, pass) {
-		return nil, false, fmt.Errorf("Provided username %s and/or password are incorrect", user)
+	if _, err := p.a.a.Authenticate(ctx, user, pass); err != nil {
+		return nil, false, errors.New(bindings.AsError(err).Message)
 	}
 	return nil, true, nil
 }
@@ -109,29 +84,4 @@ func decodePlain(token []byte) (user, pass string, err error) {
 		return "", "", errors.New("Password must not be null")
 	}
 	return user, pass, nil
-}
-
-func (a *PasswordAuthenticator) check(user, pass string) bool {
-	hash, ok := a.users[user]
-	mac := hmac.New(sha256.New, a.key[:])
-	mac.Write([]byte(pass))
-	var sum [sha256.Size]byte
-	mac.Sum(sum[:0])
-	if ok {
-		a.mu.Lock()
-		prev, seen := a.verified[user]
-		a.mu.Unlock()
-		if seen && subtle.ConstantTimeCompare(prev[:], sum[:]) == 1 {
-			return true
-		}
-	} else {
-		hash = a.dummy
-	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(pass)) != nil || !ok {
-		return false
-	}
-	a.mu.Lock()
-	a.verified[user] = sum
-	a.mu.Unlock()
-	return true
 }

@@ -82,6 +82,7 @@ func (c *conn) sessionFor(keyspace string) *proxy.Session {
 	}
 	s := c.srv.coord.NewSession(bindings.SourceCQL)
 	s.SetKeyspace(keyspace)
+	s.SetRole(c.session.Role())
 	return s
 }
 

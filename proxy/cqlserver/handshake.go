@@ -229,6 +229,7 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 			// Relayed requests carry the client's own identity to Cassandra.
 			if user, pass, err := decodePlain(token); err == nil {
 				c.creds = &credentials{user: user, password: pass}
+				c.session.SetRole(user) // the role dohyo authorizes (proxy/authz.go)
 			}
 		}
 		c.send(appendBytes(startFrame(getBuf(), c.version, 0, h.stream, opAuthSuccess), challenge))

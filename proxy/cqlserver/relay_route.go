@@ -77,7 +77,13 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 			if _, use := parsed.Stmt.(*cql.Use); use {
 				return nil, nil
 			}
+			if cql.IsAuthStatement(parsed.Stmt) && coord.ServesAuthStatements() {
+				return nil, nil // dohyo's roles (proxy/authz.go)
+			}
 			backend, err := coord.StatementBackend(parsed.Stmt, sessKS)
+			if err != nil && cql.IsAuthStatement(parsed.Stmt) {
+				return c.planFallback(sessKS, plan), nil // Cassandra's roles
+			}
 			if err != nil { // dohyo answers it exactly as Cassandra would
 				return nil, nil
 			}
@@ -87,10 +93,16 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 			return nil, nil
 		}
 	}
+	return c.planFallback(sessKS, plan), nil
+}
+
+// planFallback relays a statement dohyo does not route by its text when
+// the session's keyspace (or, without one, the default backend) is relayed.
+func (c *conn) planFallback(sessKS string, plan func(*Relay, bool) *relayPlan) *relayPlan {
 	if rl := c.srv.relays[c.fallbackBackend(sessKS)]; rl != nil {
-		return plan(rl, sessKS != ""), nil
+		return plan(rl, sessKS != "")
 	}
-	return nil, nil
+	return nil
 }
 
 // fallbackBackend serves statements dohyo cannot route by their text.

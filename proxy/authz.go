@@ -1,0 +1,176 @@
+package proxy
+
+import (
+	"context"
+
+	"github.com/dohyo/dohyo/auth"
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// Authorization: the one place where statements are checked against the
+// session's role, after parsing and routing and before execution (Query,
+// Prepare, Execute and every BATCH child). Role and permission statements
+// run on the coordinator's auth.Manager. Backends named in
+// Config.AuthExempt (relayed Cassandra clusters) keep their own checks.
+
+// SetRole sets the role the session acts as (after authentication). CQL
+// sessions without a role are refused every statement while enforcement
+// is on; sessions of other front ends without a role are not checked here
+// (their front end authenticates and authorizes them, and may SetRole to
+// have the same checks).
+func (s *Session) SetRole(role string) {
+	s.mu.Lock()
+	s.role = role
+	s.mu.Unlock()
+}
+
+// Role is the session's role ("" before authentication or without it).
+func (s *Session) Role() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.role
+}
+
+// Auth is the coordinator's role manager (nil: none configured).
+func (c *Coordinator) Auth() *auth.Manager { return c.auth }
+
+// ServesAuthStatements tells whether dohyo answers role and permission
+// statements itself (otherwise a relay may send them to Cassandra).
+func (c *Coordinator) ServesAuthStatements() bool { return c.auth != nil }
+
+// check is one permission a statement needs.
+type check struct {
+	perm auth.Permission
+	res  auth.Resource
+}
+
+// requiredPermissions lists what a statement needs, as Cassandra's
+// statements' authorize methods do. USE needs nothing.
+func requiredPermissions(stmt cql.Statement, sessionKS string) []check {
+	ks := func(k string) string {
+		if k == "" {
+			return sessionKS
+		}
+		return k
+	}
+	table := func(k, t string) auth.Resource { return auth.TableResource(ks(k), t) }
+	switch s := stmt.(type) {
+	case *cql.Select:
+		return []check{{auth.Select, table(s.Keyspace, s.Table)}}
+	case *cql.Insert:
+		return modify(table(s.Keyspace, s.Table), s.IfNotExists)
+	case *cql.Update:
+		return modify(table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
+	case *cql.Delete:
+		return modify(table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
+	case *cql.Truncate:
+		return []check{{auth.Modify, table(s.Keyspace, s.Name)}}
+	case *cql.Batch:
+		var out []check
+		for _, child := range s.Statements {
+			out = append(out, requiredPermissions(child, sessionKS)...)
+		}
+		return out
+	case *cql.CreateKeyspace:
+		return []check{{auth.Create, auth.AllKeyspaces()}}
+	case *cql.AlterKeyspace:
+		return []check{{auth.Alter, auth.KeyspaceResource(s.Name)}}
+	case *cql.DropKeyspace:
+		return []check{{auth.Drop, auth.KeyspaceResource(s.Name)}}
+	case *cql.CreateTable:
+		return []check{{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))}}
+	case *cql.AlterTable:
+		return []check{{auth.Alter, table(s.Keyspace, s.Name)}}
+	case *cql.DropTable:
+		return []check{{auth.Drop, table(s.Keyspace, s.Name)}}
+	}
+	return nil
+}
+
+// modify is MODIFY, plus SELECT for conditional (LWT) writes.
+func modify(res auth.Resource, conditional bool) []check {
+	if conditional {
+		return []check{{auth.Modify, res}, {auth.Select, res}}
+	}
+	return []check{{auth.Modify, res}}
+}
+
+// readableSystem tells the system tables every logged-in role may read
+// (Cassandra's READABLE_SYSTEM_RESOURCES: drivers and tools need them).
+func readableSystem(res auth.Resource) bool {
+	switch res.Keyspace {
+	case "system_schema", "system_virtual_schema":
+		return true
+	case "system":
+		return res.Table == "local" || res.Table == "peers" || res.Table == "peers_v2"
+	}
+	return false
+}
+
+// authorize checks stmt for the session's role on backend.
+func (s *Session) authorize(ctx context.Context, stmt cql.Statement, sessionKS, backend string) error {
+	c := s.c
+	if !c.enforce || c.authExempt[backend] {
+		return nil
+	}
+	role := s.Role()
+	if role == "" {
+		if s.source == bindings.SourceCQL {
+			return bindings.Errorf(bindings.CodeUnauthorized, "You have not logged in")
+		}
+		return nil
+	}
+	for _, ch := range requiredPermissions(stmt, sessionKS) {
+		if ch.perm == auth.Select && ch.res.Table != "" && readableSystem(ch.res) {
+			continue
+		}
+		if err := c.auth.Authorize(ctx, role, ch.perm, ch.res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// authStatement runs a role or permission statement.
+func (s *Session) authStatement(ctx context.Context, stmt cql.Statement, sessionKS string) (*bindings.Result, error) {
+	if s.c.auth == nil {
+		return nil, bindings.Errorf(bindings.CodeInvalid,
+			"dohyo keeps roles in an embedded or HBase backend, and none is configured")
+	}
+	role := s.Role()
+	if s.c.enforce && role == "" && s.source == bindings.SourceCQL {
+		return nil, bindings.Errorf(bindings.CodeUnauthorized, "You have to be logged in and not anonymous to perform this request")
+	}
+	return s.c.auth.Execute(ctx, role, stmt, sessionKS)
+}
+
+// schemaChanged keeps grants in step with the schema: the creator of a
+// keyspace or table gets every permission on it, and dropping one revokes
+// every grant on it (Cassandra's AuthSchemaChangeListener). A failure is
+// logged: the schema change itself happened.
+func (s *Session) schemaChanged(ctx context.Context, backend string, ch *bindings.SchemaChange) {
+	c := s.c
+	if c.auth == nil || ch == nil || c.authExempt[backend] || backend == VirtualBackendName {
+		return
+	}
+	var res auth.Resource
+	switch ch.Target {
+	case bindings.TargetKeyspace:
+		res = auth.KeyspaceResource(ch.Keyspace)
+	case bindings.TargetTable:
+		res = auth.TableResource(ch.Keyspace, ch.Object)
+	default:
+		return
+	}
+	var err error
+	switch ch.Type {
+	case bindings.Created:
+		err = c.auth.GrantCreator(ctx, s.Role(), res)
+	case bindings.Dropped:
+		err = c.auth.ResourceDropped(ctx, res)
+	}
+	if err != nil {
+		c.log.Warn("updating grants after a schema change", "resource", res.String(), "err", err)
+	}
+}
