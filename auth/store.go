@@ -82,7 +82,7 @@ type role struct {
 // state is everything the Manager stores under MetaKey. Perms maps a role
 // to resource names (Resource.Name) to the permissions granted there.
 type state struct {
-	Roles map[string]*role                  `json:"roles"`
+	Roles map[string]*role                   `json:"roles"`
 	Perms map[string]map[string][]Permission `json:"permissions"`
 }
 
