@@ -385,7 +385,7 @@ func TestCompareAndSetRetries(t *testing.T) {
 
 type failingStore struct{ MemStore }
 
-func (failingStore) GetMeta(context.Context, string) ([]byte, error) {
+func (*failingStore) GetMeta(context.Context, string) ([]byte, error) {
 	return nil, errors.New("store down")
 }
 

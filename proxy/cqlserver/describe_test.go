@@ -31,11 +31,11 @@ func TestDescribe(t *testing.T) {
 		return out
 	}
 	r := c.rows("DESCRIBE KEYSPACES", nil)
-	if got := strings.Join(col(r, "name"), ","); got != "ks,system,system_schema,system_traces" || len(r.Metadata.Columns) != 3 {
+	if got := strings.Join(col(r, "name"), ","); got != "ks,system,system_auth,system_schema,system_traces" || len(r.Metadata.Columns) != 3 {
 		t.Errorf("keyspaces: %s (%d columns)", got, len(r.Metadata.Columns))
 	}
 	r = c.rows("DESC TABLES;", nil)
-	if got := strings.Join(col(r, "name"), ","); !strings.HasPrefix(got, "t,wide,local,peers,aggregates") {
+	if got := strings.Join(col(r, "name"), ","); !strings.HasPrefix(got, "t,wide,local,peers,role_members,role_permissions,roles,aggregates") {
 		t.Errorf("tables: %s", got)
 	}
 	r = c.rows("DESCRIBE KEYSPACE ks", nil)

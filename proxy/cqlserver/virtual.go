@@ -66,6 +66,7 @@ func newVirtualBackend(s *Server) *virtualBackend {
 	}
 	v.addNodeTables()
 	v.addSchemaTables()
+	v.addAuthTables()
 	return v
 }
 

@@ -174,7 +174,7 @@ func TestSystemSchema(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(names, ","); got != "ks,system,system_schema,system_traces" {
+	if got := strings.Join(names, ","); got != "ks,system,system_auth,system_schema,system_traces" {
 		t.Errorf("keyspaces %s", got)
 	}
 
@@ -304,8 +304,11 @@ func TestVirtualQueryShapes(t *testing.T) {
 		t.Errorf("order/limit/alias: %v %v", r.Metadata.Columns, r.Data)
 	}
 	r = c.rows("SELECT DISTINCT keyspace_name FROM system_schema.columns", nil)
-	if len(r.Data) != 4 {
+	if len(r.Data) != 5 {
 		t.Errorf("distinct: %v", r.Data)
+	}
+	if r := c.rows("SELECT * FROM system_auth.roles", nil); len(r.Data) != 0 { // no role manager
+		t.Errorf("system_auth.roles without roles: %v", r.Data)
 	}
 	if m := c.query("USE system", nil); m.(message.Result).GetResultType() != primitive.ResultTypeSetKeyspace {
 		t.Fatalf("USE system: %v", m)
@@ -317,7 +320,7 @@ func TestVirtualQueryShapes(t *testing.T) {
 		"SELECT nope FROM system.local":                                          primitive.ErrorCodeInvalid,
 		"INSERT INTO system.local (key) VALUES ('x')":                            primitive.ErrorCodeUnauthorized,
 		"CREATE TABLE system_schema.x (k int PRIMARY KEY)":                       primitive.ErrorCodeUnauthorized,
-		"SELECT * FROM system_auth.roles":                                        primitive.ErrorCodeInvalid,
+		"SELECT * FROM system_auth.nope":                                         primitive.ErrorCodeInvalid,
 		"SELECT * FROM system.local WHERE key = 'local' AND tokens CONTAINS 'x'": primitive.ErrorCodeInvalid,
 	} {
 		if m := c.query(q, nil); m.(message.Error).GetErrorCode() != code {
