@@ -75,6 +75,9 @@ func authUsers(cfg Config) (map[string]string, error) {
 	return users, nil
 }
 
+// HBase stores compare-and-set the roles: instances never lose a change.
+var _ auth.CASStore = (*hbase.Store)(nil)
+
 // roleStore is the metadata store roles live in: that of the default
 // backend when dohyo executes it (embedded, HBase), else of the first such
 // routed backend, so every instance on the same store shares the roles
