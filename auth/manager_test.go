@@ -411,3 +411,18 @@ func TestResourceNames(t *testing.T) {
 		t.Errorf("table chain %v", got)
 	}
 }
+
+func TestBootstrapUsersAreConfigured(t *testing.T) {
+	m := newManager(t, &MemStore{}, &fakeClock{})
+	must(t, m, "admin", "CREATE ROLE other WITH SUPERUSER = true")
+	for _, q := range []string{"ALTER ROLE admin WITH PASSWORD = 'x'", "DROP ROLE admin"} {
+		_, err := run(t, m, "other", q)
+		wantErr(t, err, bindings.CodeInvalid, "admin is configured by --auth-user/--auth-users-file: change it in the configuration")
+	}
+	// Memberships and grants of a configured user are stored like any other.
+	must(t, m, "admin", "CREATE ROLE r")
+	must(t, m, "admin", "GRANT r TO admin")
+	if got := flat(rows(t, must(t, m, "admin", "LIST ROLES OF admin"))); got != "admin T T ~ ALL|r F F ~ ALL" {
+		t.Errorf("LIST ROLES OF admin: %s", got)
+	}
+}

@@ -84,3 +84,16 @@ func TestServeRolesCqlsh(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRolesRelayed: in front of Cassandra alone dohyo keeps no roles,
+// so role statements reach Cassandra, which answers them (here: its
+// AllowAllAuthenticator's refusal).
+func TestServeRolesRelayed(t *testing.T) {
+	addr := cassandraAddr(t)
+	p := startServe(t, "--backend", "cassandra://"+addr)
+	s := gocqlSession(t, p.CQLAddr, 4, nil)
+	err := s.Query("LIST ROLES").Exec()
+	if err == nil || !strings.Contains(err.Error(), "You have to be logged in and not anonymous to perform this request") {
+		t.Fatalf("LIST ROLES through the relay: %v, want Cassandra's own answer", err)
+	}
+}
