@@ -391,9 +391,12 @@ func (*failingStore) GetMeta(context.Context, string) ([]byte, error) {
 
 func TestStoreFailure(t *testing.T) {
 	m := newManager(t, &failingStore{}, &fakeClock{})
-	_, err := m.Authenticate(context.Background(), "admin", "adminpw")
+	_, err := m.Authenticate(context.Background(), "bob", "pw")
 	if be := bindings.AsError(err); err == nil || be.Code != bindings.CodeAuthError || !strings.Contains(be.Message, "store down") {
 		t.Errorf("Authenticate with the store down: %v", err)
+	}
+	if _, err := m.Authenticate(context.Background(), "admin", "adminpw"); err != nil {
+		t.Errorf("a configured user with the store down: %v", err)
 	}
 	if _, err := run(t, m, "admin", "CREATE ROLE x"); err == nil || bindings.AsError(err).Code != bindings.CodeUnavailable {
 		t.Errorf("CREATE ROLE with the store down: %v", err)
@@ -424,5 +427,20 @@ func TestBootstrapUsersAreConfigured(t *testing.T) {
 	must(t, m, "admin", "GRANT r TO admin")
 	if got := flat(rows(t, must(t, m, "admin", "LIST ROLES OF admin"))); got != "admin T T ~ ALL|r F F ~ ALL" {
 		t.Errorf("LIST ROLES OF admin: %s", got)
+	}
+}
+
+func BenchmarkAuthorize(b *testing.B) {
+	m := newManager(b, &MemStore{}, &fakeClock{})
+	must(b, m, "admin", "CREATE ROLE reader")
+	must(b, m, "admin", "CREATE ROLE app WITH LOGIN = true")
+	must(b, m, "admin", "GRANT reader TO app")
+	must(b, m, "admin", "GRANT SELECT ON KEYSPACE ks TO reader")
+	ctx, res := context.Background(), TableResource("ks", "t")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Authorize(ctx, "app", Select, res); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -84,6 +84,19 @@ type role struct {
 type state struct {
 	Roles map[string]*role                   `json:"roles"`
 	Perms map[string]map[string][]Permission `json:"permissions"`
+
+	// resolved caches, per role, what it holds with its inherited roles
+	// (Manager.Authorize). Only states installed as snapshots, which are
+	// never changed again, use it.
+	resolved sync.Map // role name -> *resolved
+}
+
+// resolved is a role's effective rights: superuser status and the union
+// of the grants of every role it holds, by resource name.
+type resolved struct {
+	exists bool
+	super  bool
+	perms  map[string][]Permission
 }
 
 func newState() *state {
