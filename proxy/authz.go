@@ -174,3 +174,36 @@ func (s *Session) schemaChanged(ctx context.Context, backend string, ch *binding
 		c.log.Warn("updating grants after a schema change", "resource", res.String(), "err", err)
 	}
 }
+
+// redactPasswords returns the text the Tap records for a statement: role
+// statements that carry a password are rendered with the password
+// replaced, as Cassandra's audit log obfuscates them, so that capture files
+// never hold one.
+func redactPasswords(stmt cql.Statement, text string) string {
+	const mask = "*******"
+	switch s := stmt.(type) {
+	case *cql.CreateRole:
+		if s.Options.Password != nil || s.Options.HashedPassword != nil {
+			c := *s
+			c.Options = maskOptions(c.Options, mask)
+			return c.String()
+		}
+	case *cql.AlterRole:
+		if s.Options.Password != nil || s.Options.HashedPassword != nil {
+			c := *s
+			c.Options = maskOptions(c.Options, mask)
+			return c.String()
+		}
+	}
+	return text
+}
+
+func maskOptions(o cql.RoleOptions, mask string) cql.RoleOptions {
+	if o.Password != nil {
+		o.Password = &mask
+	}
+	if o.HashedPassword != nil {
+		o.HashedPassword = &mask
+	}
+	return o
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -144,5 +145,32 @@ func TestAuthorizationOff(t *testing.T) {
 	}
 	if _, err := s.Prepare(context.Background(), "LIST ROLES"); err == nil {
 		t.Error("prepared a role statement")
+	}
+}
+
+// The Tap never sees a role's password.
+func TestRolePasswordsRedactedForTheTap(t *testing.T) {
+	tap := &recordingTap{}
+	m, err := auth.New(auth.Config{HashCost: bcrypt.MinCost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{Backends: map[string]bindings.Backend{"a": &fakeBackend{name: "a"}}, Default: "a", Auth: m, Tap: tap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewSession(bindings.SourceCQL)
+	for _, q := range []string{"CREATE ROLE r WITH PASSWORD = 'hunter2' AND LOGIN = true", "ALTER USER r WITH PASSWORD 'hunter2'"} {
+		if err := query(t, s, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tap.obs) != 2 {
+		t.Fatalf("%d observations", len(tap.obs))
+	}
+	for _, o := range tap.obs {
+		if strings.Contains(o.Query, "hunter2") || !strings.Contains(o.Query, "PASSWORD") {
+			t.Errorf("recorded %q", o.Query)
+		}
 	}
 }

@@ -72,6 +72,9 @@ func (s *Session) Query(ctx context.Context, req *bindings.Request) (*bindings.R
 	r.Keyspace = s.Keyspace()
 	st := newStmtTrace(ctx, req.Query)
 	res, err := s.query(ctx, &st, &r)
+	if r.Parsed != nil {
+		r.Query = redactPasswords(r.Parsed.Stmt, r.Query)
+	}
 	s.observe(ctx, &st, start, &r, false, res, err, 0, 0, 0)
 	return res, err
 }
