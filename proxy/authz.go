@@ -45,9 +45,9 @@ type check struct {
 	res  auth.Resource
 }
 
-// requiredPermissions lists what a statement needs, as Cassandra's
-// statements' authorize methods do. USE needs nothing.
-func requiredPermissions(stmt cql.Statement, sessionKS string) []check {
+// requiredPermissions appends what a statement needs to out, as
+// Cassandra's statements' authorize methods do. USE needs nothing.
+func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []check {
 	ks := func(k string) string {
 		if k == "" {
 			return sessionKS
@@ -57,43 +57,43 @@ func requiredPermissions(stmt cql.Statement, sessionKS string) []check {
 	table := func(k, t string) auth.Resource { return auth.TableResource(ks(k), t) }
 	switch s := stmt.(type) {
 	case *cql.Select:
-		return []check{{auth.Select, table(s.Keyspace, s.Table)}}
+		return append(out, check{auth.Select, table(s.Keyspace, s.Table)})
 	case *cql.Insert:
-		return modify(table(s.Keyspace, s.Table), s.IfNotExists)
+		return modify(out, table(s.Keyspace, s.Table), s.IfNotExists)
 	case *cql.Update:
-		return modify(table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
+		return modify(out, table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
 	case *cql.Delete:
-		return modify(table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
+		return modify(out, table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
 	case *cql.Truncate:
-		return []check{{auth.Modify, table(s.Keyspace, s.Name)}}
+		return append(out, check{auth.Modify, table(s.Keyspace, s.Name)})
 	case *cql.Batch:
-		var out []check
 		for _, child := range s.Statements {
-			out = append(out, requiredPermissions(child, sessionKS)...)
+			out = requiredPermissions(out, child, sessionKS)
 		}
 		return out
 	case *cql.CreateKeyspace:
-		return []check{{auth.Create, auth.AllKeyspaces()}}
+		return append(out, check{auth.Create, auth.AllKeyspaces()})
 	case *cql.AlterKeyspace:
-		return []check{{auth.Alter, auth.KeyspaceResource(s.Name)}}
+		return append(out, check{auth.Alter, auth.KeyspaceResource(s.Name)})
 	case *cql.DropKeyspace:
-		return []check{{auth.Drop, auth.KeyspaceResource(s.Name)}}
+		return append(out, check{auth.Drop, auth.KeyspaceResource(s.Name)})
 	case *cql.CreateTable:
-		return []check{{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))}}
+		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
 	case *cql.AlterTable:
-		return []check{{auth.Alter, table(s.Keyspace, s.Name)}}
+		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
 	case *cql.DropTable:
-		return []check{{auth.Drop, table(s.Keyspace, s.Name)}}
+		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
 	}
-	return nil
+	return out
 }
 
 // modify is MODIFY, plus SELECT for conditional (LWT) writes.
-func modify(res auth.Resource, conditional bool) []check {
+func modify(out []check, res auth.Resource, conditional bool) []check {
+	out = append(out, check{auth.Modify, res})
 	if conditional {
-		return []check{{auth.Modify, res}, {auth.Select, res}}
+		out = append(out, check{auth.Select, res})
 	}
-	return []check{{auth.Modify, res}}
+	return out
 }
 
 // readableSystem tells the system tables every logged-in role may read
@@ -121,7 +121,8 @@ func (s *Session) authorize(ctx context.Context, stmt cql.Statement, sessionKS, 
 		}
 		return nil
 	}
-	for _, ch := range requiredPermissions(stmt, sessionKS) {
+	var buf [2]check
+	for _, ch := range requiredPermissions(buf[:0], stmt, sessionKS) {
 		if ch.perm == auth.Select && ch.res.Table != "" && readableSystem(ch.res) {
 			continue
 		}
