@@ -9,7 +9,7 @@ import (
 // seedStatements gathers every statement used by the table tests.
 func seedStatements() []string {
 	var out []string
-	for _, group := range [][]parseCase{ddlCases, unsupportedCases, insertCases, updateCases, deleteCases, batchCases, selectCases} {
+	for _, group := range [][]parseCase{ddlCases, unsupportedCases, authCases, insertCases, updateCases, deleteCases, batchCases, selectCases} {
 		for _, c := range group {
 			out = append(out, c.in)
 		}
