@@ -84,18 +84,16 @@ func New(cfg Config) (*Coordinator, error) {
 		routes[ks] = name
 	}
 	c := &Coordinator{
-		backends:   cfg.Backends,
-		def:        cfg.Default,
-		routes:     routes,
-		tap:        cfg.Tap,
-		log:        cfg.Logger,
-		now:        cfg.Clock,
-		auth:       cfg.Auth,
-		enforce:    cfg.EnforceAuth && cfg.Auth != nil,
-		authExempt: cfg.AuthExempt,
-		prepared:   lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
-		parsed:     lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
+		backends: cfg.Backends,
+		def:      cfg.Default,
+		routes:   routes,
+		tap:      cfg.Tap,
+		log:      cfg.Logger,
+		now:      cfg.Clock,
+		prepared: lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
+		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
+	c.auth, c.enforce, c.authExempt = cfg.Auth, cfg.EnforceAuth && cfg.Auth != nil, cfg.AuthExempt
 	if c.tap == nil {
 		c.tap = NopTap{}
 	}
