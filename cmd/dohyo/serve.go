@@ -135,7 +135,6 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
-	roles := s.roles
 	s.tap = &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return s.coord }}
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
@@ -150,7 +149,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		PreparedCacheSize: cfg.PreparedCache,
 		Tap:               requestTap,
 		Logger:            log,
-		Auth:              roles,
+		Auth:              s.roles,
 		EnforceAuth:       len(users) > 0,
 		AuthExempt:        relayedBackends(s.set),
 	})
@@ -171,7 +170,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	}
 	var authn cqlserver.Authenticator
 	if len(users) > 0 {
-		authn = cqlserver.NewRoleAuthenticator(roles)
+		authn = cqlserver.NewRoleAuthenticator(s.roles)
 	} else {
 		authn = relayAuthenticator(s.relays)
 	}
