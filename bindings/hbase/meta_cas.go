@@ -16,8 +16,11 @@ func (s *Store) CompareAndSetMeta(ctx context.Context, key string, old, value []
 	}
 	octx, cancel := opCtx(ctx, s.opTO)
 	defer cancel()
+	if value == nil {
+		value = []byte{}
+	}
 	p, err := hrpc.NewPut(octx, []byte(metaTable), metaRowKey(s.catalog, key),
-		map[string]map[string][]byte{family: {metaQualifier: nonEmpty(value)}})
+		map[string]map[string][]byte{family: {metaQualifier: value}})
 	if err != nil {
 		return false, err
 	}
@@ -26,11 +29,4 @@ func (s *Store) CompareAndSetMeta(ctx context.Context, key string, old, value []
 		return false, s.wrapErr(ctx, "compare-and-set meta", err)
 	}
 	return ok, nil
-}
-
-func nonEmpty(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
