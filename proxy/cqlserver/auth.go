@@ -85,3 +85,14 @@ func decodePlain(token []byte) (user, pass string, err error) {
 	}
 	return user, pass, nil
 }
+
+// CheckPassword tells whether password is user's and user may log in,
+// with the same cost and timing as a SASL PLAIN exchange (for HTTP's
+// token endpoint).
+func (a *PasswordAuthenticator) CheckPassword(user, password string) bool {
+	if user == "" || password == "" {
+		return false
+	}
+	_, err := a.a.Authenticate(context.Background(), user, password)
+	return err == nil
+}

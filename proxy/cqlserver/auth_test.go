@@ -104,3 +104,22 @@ func TestDecodePlain(t *testing.T) {
 
 // startV5Framing switches a v5 client to segments (after AUTHENTICATE).
 func (c *client) startV5Framing() { c.seg = segment.NewCodec() }
+
+func TestCheckPassword(t *testing.T) {
+	h, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewPasswordAuthenticator(map[string]string{"u": string(h)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		user, pw string
+		want     bool
+	}{{"u", "pw", true}, {"u", "bad", false}, {"x", "pw", false}, {"", "", false}} {
+		if got := a.CheckPassword(tc.user, tc.pw); got != tc.want {
+			t.Errorf("CheckPassword(%q, %q) = %v", tc.user, tc.pw, got)
+		}
+	}
+}
