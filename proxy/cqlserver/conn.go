@@ -33,12 +33,12 @@ const (
 )
 
 const (
-	readBufSize  = 64 << 10
+	readBufSize = 64 << 10
 	// preAuthBufSize is the read buffer until the handshake is done: a
 	// connection that never authenticates holds little memory.
 	preAuthBufSize = 4 << 10
-	writeBufSize = 64 << 10
-	outQueueLen  = 256
+	writeBufSize   = 64 << 10
+	outQueueLen    = 256
 	// maxPooledBuf keeps huge result frames out of the pool.
 	maxPooledBuf = 256 << 10
 )
