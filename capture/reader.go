@@ -55,14 +55,14 @@ type Reader struct {
 	rawBytes uint64
 	schemas  int
 
-	torn    bool
-	tornAt  int64
+	torn   bool
+	tornAt int64
 	// tornBadSum: the torn tail is a whole block with a wrong checksum
 	// (not zeros, not short): corruption rather than a crash.
 	tornBadSum bool
-	trailer *Trailer
-	eof     bool
-	err     error
+	trailer    *Trailer
+	eof        bool
+	err        error
 }
 
 // Open opens a segment file. A file cut short inside its header reads as an
