@@ -85,6 +85,8 @@ type conn struct {
 	pendingElem *list.Element // in Server.guard.pending (guarded by Server.mu)
 	evicted     atomic.Bool
 	handshakeBy time.Time
+	rdl         time.Time // the read deadline armRead set last
+	rdlKind     int8
 	unsent      atomic.Int64 // bytes handed to the writer, not yet written
 	reserved    atomic.Int64 // estimated answers of requests in flight
 	estimate    atomic.Int64 // expected size of the next answer

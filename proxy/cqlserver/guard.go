@@ -3,6 +3,7 @@ package cqlserver
 import (
 	"bufio"
 	"container/list"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -132,17 +133,67 @@ func (c *conn) setReadDeadline(t time.Time) {
 	}
 }
 
+// Read-deadline kinds, so that a deadline still good enough is not set
+// again for every frame (setting one re-arms a runtime timer).
+const (
+	deadlineUnset int8 = iota
+	deadlineNone
+	deadlineIdle
+	deadlineFrame
+)
+
+// armRead sets a read deadline of the given kind d from now (d <= 0: no
+// deadline). Once the connection is ready, a deadline of the same kind
+// that is at least half of d away is kept as it is.
+func (c *conn) armRead(kind int8, d time.Duration) {
+	if d <= 0 {
+		if c.rdlKind != deadlineNone || !c.ready {
+			c.setReadDeadline(time.Time{})
+			c.rdlKind = deadlineNone
+		}
+		return
+	}
+	now := time.Now()
+	if c.ready && c.rdlKind == kind && c.rdl.Sub(now) >= d/2 {
+		return
+	}
+	c.rdl, c.rdlKind = now.Add(d), kind
+	c.setReadDeadline(c.rdl)
+}
+
+// buffered tells whether the next frame (or v5 segment) is wholly in the
+// read buffer, so reading it cannot block.
+func (c *conn) buffered() bool {
+	n := c.br.Buffered()
+	if c.seg != nil {
+		if len(c.seg.rest) > 0 {
+			return true
+		}
+		hl := segHeaderPlain
+		if c.seg.compressed {
+			hl = segHeaderLZ4
+		}
+		b, err := c.br.Peek(min(n, segHeaderPlain))
+		if err != nil || len(b) < segHeaderPlain {
+			return false
+		}
+		length := int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2]&1)<<16)
+		return n >= hl+segCRC24Len+length+segCRC32Len
+	}
+	if n < headerLen {
+		return false
+	}
+	b, err := c.br.Peek(headerLen)
+	return err == nil && n-headerLen >= int(binary.BigEndian.Uint32(b[5:9]))
+}
+
 // awaitFrame blocks until the first byte of the next frame (or segment)
-// is readable, under the idle deadline, then arms the frame deadline.
-// It returns nil at once when bytes are already buffered.
+// is readable, under the idle deadline, then arms the frame deadline
+// unless the whole frame is already buffered.
 func (c *conn) awaitFrame() error {
 	if c.br.Buffered() == 0 && (c.seg == nil || len(c.seg.rest) == 0) {
 		for {
-			var idle time.Time
-			if d := c.srv.cfg.IdleTimeout; d > 0 {
-				idle = time.Now().Add(d)
-			}
-			c.setReadDeadline(idle)
+			c.armRead(deadlineIdle, c.srv.cfg.IdleTimeout)
 			_, err := c.br.Peek(1)
 			if err == nil {
 				break
@@ -159,11 +210,10 @@ func (c *conn) awaitFrame() error {
 			return c.guardClose(&c.srv.guard.idleClosed, "idle connection closed", "timeout", c.srv.cfg.IdleTimeout)
 		}
 	}
-	var by time.Time
-	if d := c.srv.cfg.FrameReadTimeout; d > 0 {
-		by = time.Now().Add(d)
+	if c.ready && c.buffered() {
+		return nil
 	}
-	c.setReadDeadline(by)
+	c.armRead(deadlineFrame, c.srv.cfg.FrameReadTimeout)
 	return nil
 }
 
