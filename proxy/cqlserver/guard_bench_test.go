@@ -38,19 +38,19 @@ func BenchmarkGuardsCost(b *testing.B) {
 			Consistency: 1, PositionalValues: []*primitive.Value{primitive.NewValue(be32(1))}}}, 1)
 		return &side{name: name, c: c, r: bufio.NewReader(c.nc), q: q}
 	}
-	on := mk("on", func(c *Config) { c.IdleTimeout = 10 * time.Minute })
-	off := mk("off", func(c *Config) {
+	onCfg := func(c *Config) { c.IdleTimeout = 10 * time.Minute }
+	offCfg := func(c *Config) {
 		c.HandshakeTimeout, c.FrameReadTimeout, c.WriteTimeout = -1, -1, -1
 		c.MaxPendingConnections, c.OutboundBytes = -1, 1<<40
 		c.PreAuthFrameBytes = DefaultMaxFrameBytes
 		c.AuthBackoff.Threshold = -1
-	})
+	}
 	for _, mode := range []struct {
 		name   string
 		window int
 	}{{"sequential", 1}, {"pipelined64", 64}} {
 		b.Run(mode.name, func(b *testing.B) {
-			batch := make([]byte, 0, len(on.q)*mode.window)
+			var batch []byte
 			round := func(s *side, frames int) {
 				batch = batch[:0]
 				for i := 0; i < mode.window; i++ {
@@ -70,14 +70,20 @@ func BenchmarkGuardsCost(b *testing.B) {
 				}
 				s.took += time.Since(t0)
 			}
-			on.took, on.n, off.took, off.n = 0, 0, 0, 0
+			// A fresh pair of servers per round: a server instance's own
+			// luck (goroutine placement, caches) must not favour one side.
 			const rounds = 20
 			per := max(b.N/rounds, mode.window)
-			round(on, 2000) // warm up both
-			round(off, 2000)
-			on.took, on.n, off.took, off.n = 0, 0, 0, 0
+			var onT, offT time.Duration
+			var onN, offN int
 			b.ResetTimer()
 			for r := 0; r < rounds; r++ {
+				b.StopTimer()
+				on, off := mk("on", onCfg), mk("off", offCfg)
+				round(on, 1000) // warm up
+				round(off, 1000)
+				on.took, on.n, off.took, off.n = 0, 0, 0, 0
+				b.StartTimer()
 				if r%2 == 0 {
 					round(on, per)
 					round(off, per)
@@ -85,9 +91,12 @@ func BenchmarkGuardsCost(b *testing.B) {
 					round(off, per)
 					round(on, per)
 				}
+				onT, onN, offT, offN = onT+on.took, onN+on.n, offT+off.took, offN+off.n
+				on.c.nc.Close()
+				off.c.nc.Close()
 			}
-			onNs := float64(on.took.Nanoseconds()) / float64(on.n)
-			offNs := float64(off.took.Nanoseconds()) / float64(off.n)
+			onNs := float64(onT.Nanoseconds()) / float64(onN)
+			offNs := float64(offT.Nanoseconds()) / float64(offN)
 			b.ReportMetric(onNs, "guards-on-ns/frame")
 			b.ReportMetric(offNs, "guards-off-ns/frame")
 			b.ReportMetric(100*(onNs-offNs)/offNs, "overhead-%")
