@@ -53,7 +53,7 @@ type Config struct {
 	MaxInFlight              int           `yaml:"max-inflight" help:"requests executing at once on the whole CQL server; more are answered Overloaded (0: no limit)"`
 	InFlightWait             time.Duration `yaml:"inflight-wait" help:"how long a request may wait for a free in-flight slot before it is answered Overloaded (0: answer at once)"`
 	RequestTimeout           time.Duration `yaml:"request-timeout" help:"answer a read with ReadTimeout and a write with WriteTimeout when it takes longer (0: no limit; schema changes are not limited)"`
-	CQLPreAuthFrameBytes     int           `yaml:"cql-preauth-frame-bytes" help:"largest CQL frame body before the connection is authenticated (OPTIONS, STARTUP, AUTH_RESPONSE)"`
+	CQLPreAuthFrameBytes     int           `yaml:"cql-preauth-frame-bytes" help:"largest CQL frame body before the connection is authenticated (OPTIONS, STARTUP, AUTH_RESPONSE); capped at max-frame-bytes"`
 	CQLHandshakeTimeout      time.Duration `yaml:"cql-handshake-timeout" help:"close CQL connections that have not reached READY/AUTH_SUCCESS this long after accept (0: no limit)"`
 	CQLIdleTimeout           time.Duration `yaml:"cql-idle-timeout" help:"close CQL connections that sent nothing for this long with nothing in flight (0: never; drivers heartbeat every 30s)"`
 	CQLFrameTimeout          time.Duration `yaml:"cql-frame-timeout" help:"close CQL connections whose frame takes longer than this from its first byte to its last (slowloris; 0: no limit)"`
@@ -187,8 +187,8 @@ func (c *Config) Validate() error {
 	if c.MaxFrameBytes < 1<<10 {
 		bad("max-frame-bytes", "%d is below 1 KiB", c.MaxFrameBytes)
 	}
-	if c.CQLPreAuthFrameBytes < 1<<10 || c.CQLPreAuthFrameBytes > c.MaxFrameBytes {
-		bad("cql-preauth-frame-bytes", "%d is outside 1 KiB..max-frame-bytes", c.CQLPreAuthFrameBytes)
+	if c.CQLPreAuthFrameBytes < 1<<10 {
+		bad("cql-preauth-frame-bytes", "%d is below 1 KiB", c.CQLPreAuthFrameBytes)
 	}
 	for key, d := range map[string]time.Duration{
 		"cql-handshake-timeout": c.CQLHandshakeTimeout, "cql-idle-timeout": c.CQLIdleTimeout,
