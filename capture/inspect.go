@@ -2,7 +2,10 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
+	"os"
 	"sort"
 	"time"
 
@@ -181,6 +184,19 @@ type SegmentCheck struct {
 	Err      error // corrupt data, unknown version, not a segment, I/O
 }
 
+// MarshalJSON writes Err as its message (an error value has no fields).
+func (c SegmentCheck) MarshalJSON() ([]byte, error) {
+	type plain SegmentCheck
+	out := struct {
+		plain
+		Err string `json:",omitempty"`
+	}{plain: plain(c)}
+	if c.Err != nil {
+		out.Err = c.Err.Error()
+	}
+	return json.Marshal(out)
+}
+
 // OK reports whether the segment reads completely and agrees with its
 // trailer. Torn and unclosed segments are OK (a crash is expected to leave
 // them); use the flags to report them.
@@ -216,6 +232,11 @@ func Verify(ctx context.Context, paths ...string) (*VerifyReport, error) {
 			return rep, err
 		}
 		c := SegmentCheck{Path: seg.Path}
+		if fi, err := os.Stat(seg.Path); err == nil && fi.Size() == 0 {
+			c.Err = errors.New("empty file: no segment header")
+			rep.Segments = append(rep.Segments, c)
+			continue
+		}
 		c.Err = scanSegment(ctx, seg.Path, func(r *Reader) error {
 			for {
 				_, err := r.Next()
@@ -230,6 +251,9 @@ func Verify(ctx context.Context, paths ...string) (*VerifyReport, error) {
 			c.Torn, c.TornAt = r.Torn(), r.TornAt()
 			c.Trailer, c.Closed = r.Trailer()
 			c.Mismatch = c.Closed && c.Trailer.Records != c.Records
+			if r.TornCorrupt() {
+				return corruptf(c.TornAt, "last block: checksum mismatch over a complete block (corrupt, not torn)")
+			}
 			return nil
 		})
 		rep.Records += c.Records

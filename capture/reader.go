@@ -55,11 +55,14 @@ type Reader struct {
 	rawBytes uint64
 	schemas  int
 
-	torn    bool
-	tornAt  int64
-	trailer *Trailer
-	eof     bool
-	err     error
+	torn   bool
+	tornAt int64
+	// tornBadSum: the torn tail is a whole block with a wrong checksum
+	// (not zeros, not short): corruption rather than a crash.
+	tornBadSum bool
+	trailer    *Trailer
+	eof        bool
+	err        error
 }
 
 // Open opens a segment file. A file cut short inside its header reads as an
@@ -108,6 +111,12 @@ func (r *Reader) Header() Header { return r.hdr }
 // Torn reports whether the segment ends with an incomplete block — a crash
 // while writing; everything before it was read.
 func (r *Reader) Torn() bool { return r.torn }
+
+// TornCorrupt reports whether the torn tail is a complete block whose
+// checksum does not match (bit rot, an overwritten trailer) rather than a
+// block cut short or zero-filled by a crash. Readers may still skip it;
+// verification reports it.
+func (r *Reader) TornCorrupt() bool { return r.tornBadSum }
 
 // TornAt is the file offset where the torn tail starts.
 func (r *Reader) TornAt() int64 { return r.tornAt }
@@ -366,6 +375,7 @@ func (r *Reader) nextBlock() error {
 	if crc32.Checksum(payload, crcTable) != h.crc {
 		if _, err := r.r.Peek(1); err == io.EOF || r.restIsZero() {
 			r.setTorn(start) // the last block was only partly persisted
+			r.tornBadSum = !isZero(payload)
 			return nil
 		}
 		return corruptf(start, "block payload checksum mismatch")

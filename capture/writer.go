@@ -69,6 +69,8 @@ type Writer struct {
 	segments    atomic.Uint64
 	statements  atomic.Uint64
 	writeErrors atomic.Uint64
+	// problem is why capture is losing records now (nil: healthy).
+	problem atomic.Pointer[string]
 
 	ctl  chan ctlReq
 	done chan struct{}
@@ -101,6 +103,10 @@ type Stats struct {
 	Statements  uint64 // statement definitions written
 	WriteErrors uint64
 	Queued      int // records waiting in the queue now
+	// Problem says why records are being lost now (a vanished or
+	// unwritable directory); empty when capture is healthy. It clears
+	// once a segment can be written again.
+	Problem string `json:",omitempty"`
 }
 
 // NewWriter validates cfg, creates the directory (0700) and the first
@@ -299,8 +305,25 @@ func (w *Writer) Stats() Stats {
 		Records: w.written.Load(), Bytes: w.bytes.Load(), Dropped: w.dropped.Load(),
 		Filtered: w.filtered.Load(), SampledOut: w.sampledOut.Load(),
 		Segments: w.segments.Load(), Statements: w.statements.Load(),
-		WriteErrors: w.writeErrors.Load(), Queued: q,
+		WriteErrors: w.writeErrors.Load(), Queued: q, Problem: w.Problem(),
 	}
+}
+
+// Problem says why records are being lost now; empty when healthy.
+func (w *Writer) Problem() string {
+	if p := w.problem.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (w *Writer) setProblem(err error) {
+	if err == nil {
+		w.problem.Store(nil)
+		return
+	}
+	msg := err.Error()
+	w.problem.Store(&msg)
 }
 
 type ctlOp int

@@ -96,6 +96,7 @@ func (l *loopState) run() {
 		case <-t.C:
 			l.drain()
 			l.flush()
+			l.checkFile()
 			l.checkAge()
 		case req := <-w.ctl:
 			l.drain()
@@ -198,9 +199,14 @@ func (l *loopState) ensureSegment() bool {
 	}
 	if err := l.openSegment(); err != nil {
 		l.w.writeErrors.Add(1)
+		l.w.setProblem(err)
 		l.w.log.Error("capture: cannot open a segment; dropping records", "err", err)
 		l.retryAt = now.Add(time.Second)
 		return false
+	}
+	if l.w.Problem() != "" {
+		l.w.log.Info("capture: writing again", "segment", l.seg.path)
+		l.w.setProblem(nil)
 	}
 	return true
 }
@@ -315,10 +321,46 @@ func (l *loopState) abandon(err error) {
 	w.dropped.Add(uint64(l.fe.records))
 	l.recordedDrops -= l.frameDrops
 	l.frameDrops = 0
+	w.setProblem(err)
 	w.log.Error("capture: write failed; abandoning segment", "segment", l.seg.path, "err", err,
 		"lost_records", l.fe.records)
 	l.fe.reset()
 	l.seg.f.Close()
+	l.seg = nil
+}
+
+// checkFile notices that the open segment's file is gone (its directory
+// deleted or the file removed or replaced): writes to an unlinked file
+// succeed and would lose every record silently. The segment's records
+// count as dropped, and a new segment is opened for the next records (in
+// the directory once it is back).
+func (l *loopState) checkFile() {
+	seg := l.seg
+	if seg == nil {
+		return
+	}
+	f, ok := seg.f.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return // an injected sink
+	}
+	open, err := f.Stat()
+	if err != nil {
+		return
+	}
+	onDisk, err := os.Stat(seg.path)
+	if err == nil && os.SameFile(open, onDisk) {
+		return
+	}
+	w := l.w
+	lost := seg.records + uint64(l.fe.records)
+	w.dropped.Add(lost)
+	w.writeErrors.Add(1)
+	w.setProblem(fmt.Errorf("capture: segment %s is no longer on disk (directory deleted?); %d records lost", seg.path, lost))
+	w.log.Error("capture: segment file vanished; its records are lost", "segment", seg.path, "lost_records", lost)
+	l.recordedDrops -= l.frameDrops
+	l.frameDrops = 0
+	l.fe.reset()
+	seg.f.Close()
 	l.seg = nil
 }
 

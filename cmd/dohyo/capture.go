@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -136,9 +137,30 @@ func newCaptureVerifyCmd() *cobra.Command {
 	}
 }
 
+// segmentCheckLine is one segment's verdict: "ok" (clean or cleanly
+// torn) or "PROBLEM" with what is wrong.
 func segmentCheckLine(s capture.SegmentCheck) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	if s.OK() {
+		fmt.Fprintf(&b, "ok       %s: %d records", s.Path, s.Records)
+	} else {
+		fmt.Fprintf(&b, "PROBLEM  %s: %d records", s.Path, s.Records)
+	}
+	switch {
+	case s.Closed:
+		fmt.Fprintf(&b, ", closed (trailer: %d records)", s.Trailer.Records)
+	case s.Torn:
+		fmt.Fprintf(&b, ", torn at offset %d (a crash; records before it are intact)", s.TornAt)
+	default:
+		b.WriteString(", not closed")
+	}
+	if s.Mismatch {
+		fmt.Fprintf(&b, "; the trailer says %d records but %d were read", s.Trailer.Records, s.Records)
+	}
+	if s.Err != nil {
+		fmt.Fprintf(&b, "; %v", s.Err)
+	}
+	return b.String()
 }
 
 func newCaptureMergeCmd() *cobra.Command {

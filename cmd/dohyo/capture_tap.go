@@ -154,7 +154,12 @@ func (t *captureTap) register(mux *http.ServeMux) {
 			writeJSON(w, http.StatusOK, map[string]any{"running": false})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"running": true, "stats": cw.Stats()})
+		st := cw.Stats()
+		state := "ok"
+		if st.Problem != "" {
+			state = "degraded" // records are being lost: stats.Problem says why
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"running": true, "state": state, "stats": st})
 	})
 	mux.HandleFunc("POST /admin/capture/start", func(w http.ResponseWriter, r *http.Request) {
 		dir, err := t.start(r.Context(), r.URL.Query().Get("dir"))

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -34,7 +35,7 @@ type Config struct {
 	NumTokens     int           `yaml:"num-tokens" help:"Murmur3 tokens per instance reported to drivers"`
 	NodeID        string        `yaml:"node-id" help:"this instance's id (capture file names); default: host name"`
 	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
-	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame"`
+	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame body, compressed or decompressed, once a connection is authenticated (Cassandra's native_transport_max_frame_size)"`
 	ShutdownGrace time.Duration `yaml:"shutdown-grace" help:"how long shutdown waits for in-flight requests"`
 
 	MetricsAddr string `yaml:"metrics-addr" help:"also serve Prometheus /metrics on this address, plain HTTP (empty: only on http-addr)"`
@@ -47,12 +48,22 @@ type Config struct {
 	AuthUsers      []string `yaml:"auth-user" secret:"true" help:"require SASL PLAIN authentication (PasswordAuthenticator); a user as NAME:BCRYPT_HASH (repeatable; make hashes with dohyo config hash-password)"`
 	AuthUsersFile  string   `yaml:"auth-users-file" help:"file of NAME:BCRYPT_HASH lines (# comments) adding users to auth-user"`
 
-	MaxClientConnections int           `yaml:"max-client-connections" help:"open CQL connections accepted; beyond it STARTUP is answered with an Overloaded error and the connection closed (0: no limit)"`
-	MaxInFlightPerConn   int           `yaml:"max-inflight-per-connection" help:"requests executing at once on one CQL connection; more are answered Overloaded"`
-	MaxInFlight          int           `yaml:"max-inflight" help:"requests executing at once on the whole CQL server; more are answered Overloaded (0: no limit)"`
-	InFlightWait         time.Duration `yaml:"inflight-wait" help:"how long a request may wait for a free in-flight slot before it is answered Overloaded (0: answer at once)"`
-	RequestTimeout       time.Duration `yaml:"request-timeout" help:"answer a read with ReadTimeout and a write with WriteTimeout when it takes longer (0: no limit; schema changes are not limited)"`
-	KeyspaceTimeouts     []string      `yaml:"request-timeout-keyspace" help:"request-timeout of one keyspace, KEYSPACE=DURATION (repeatable; 0: no limit); clients may tighten a request's budget with the custom payload entry dohyo-budget-ms or the GraphQL header X-Dohyo-Budget-Ms"`
+	MaxClientConnections     int           `yaml:"max-client-connections" help:"open CQL connections accepted; beyond it STARTUP is answered with an Overloaded error and the connection closed (0: no limit)"`
+	MaxInFlightPerConn       int           `yaml:"max-inflight-per-connection" help:"requests executing at once on one CQL connection; more are answered Overloaded"`
+	MaxInFlight              int           `yaml:"max-inflight" help:"requests executing at once on the whole CQL server; more are answered Overloaded (0: no limit)"`
+	InFlightWait             time.Duration `yaml:"inflight-wait" help:"how long a request may wait for a free in-flight slot before it is answered Overloaded (0: answer at once)"`
+	RequestTimeout           time.Duration `yaml:"request-timeout" help:"answer a read with ReadTimeout and a write with WriteTimeout when it takes longer (0: no limit; schema changes are not limited)"`
+	CQLPreAuthFrameBytes     int           `yaml:"cql-preauth-frame-bytes" help:"largest CQL frame body before the connection is authenticated (OPTIONS, STARTUP, AUTH_RESPONSE); capped at max-frame-bytes"`
+	CQLHandshakeTimeout      time.Duration `yaml:"cql-handshake-timeout" help:"close CQL connections that have not reached READY/AUTH_SUCCESS this long after accept (0: no limit)"`
+	CQLIdleTimeout           time.Duration `yaml:"cql-idle-timeout" help:"close CQL connections that sent nothing for this long with nothing in flight (0: never; drivers heartbeat every 30s)"`
+	CQLFrameTimeout          time.Duration `yaml:"cql-frame-timeout" help:"close CQL connections whose frame takes longer than this from its first byte to its last (slowloris; 0: no limit)"`
+	CQLWriteTimeout          time.Duration `yaml:"cql-write-timeout" help:"close CQL connections whose client accepts none of its answers for this long (0: no limit)"`
+	CQLMaxPendingConnections int           `yaml:"cql-max-pending-connections" help:"CQL connections still in their handshake; beyond it the oldest is closed to admit the new one (they do not count against max-client-connections)"`
+	CQLOutboundBytes         int           `yaml:"cql-outbound-bytes" help:"per CQL connection, unsent answer bytes beyond which its socket is not read until the client catches up"`
+	AuthBackoffThreshold     int           `yaml:"auth-backoff-threshold" help:"failed CQL authentications from one address before further attempts are delayed (-1: no backoff)"`
+	AuthBackoffBase          time.Duration `yaml:"auth-backoff-base" help:"first delay after auth-backoff-threshold failures; doubles per further failure"`
+	AuthBackoffMax           time.Duration `yaml:"auth-backoff-max" help:"longest delay of an authentication attempt"`
+	KeyspaceTimeouts         []string      `yaml:"request-timeout-keyspace" help:"request-timeout of one keyspace, KEYSPACE=DURATION (repeatable; 0: no limit); clients may tighten a request's budget with the custom payload entry dohyo-budget-ms or the GraphQL header X-Dohyo-Budget-Ms"`
 
 	TracingEndpoint    string  `yaml:"tracing-endpoint" help:"OpenTelemetry: export request spans to this OTLP collector URL, e.g. http://127.0.0.1:4317 (empty: off)"`
 	TracingProtocol    string  `yaml:"tracing-protocol" help:"OTLP protocol of tracing-endpoint: grpc or http/protobuf"`
@@ -89,13 +100,24 @@ func DefaultConfig() Config {
 		NumTokens:     16,
 		NodeID:        host,
 		PreparedCache: 10000,
-		MaxFrameBytes: 256 << 20,
+		MaxFrameBytes: cqlserver.DefaultMaxFrameBytes,
 		ShutdownGrace: 10 * time.Second,
 
 		MaxClientConnections: 2048,
 		MaxInFlightPerConn:   1024,
 		MaxInFlight:          8192,
 		RequestTimeout:       5 * time.Second,
+
+		CQLPreAuthFrameBytes:     cqlserver.DefaultPreAuthFrameBytes,
+		CQLHandshakeTimeout:      cqlserver.DefaultHandshakeTimeout,
+		CQLIdleTimeout:           10 * time.Minute,
+		CQLFrameTimeout:          cqlserver.DefaultFrameReadTimeout,
+		CQLWriteTimeout:          cqlserver.DefaultWriteTimeout,
+		CQLMaxPendingConnections: cqlserver.DefaultMaxPendingConnections,
+		CQLOutboundBytes:         cqlserver.DefaultOutboundBytes,
+		AuthBackoffThreshold:     cqlserver.DefaultAuthBackoffThreshold,
+		AuthBackoffBase:          cqlserver.DefaultAuthBackoffBase,
+		AuthBackoffMax:           cqlserver.DefaultAuthBackoffMax,
 
 		TracingProtocol:    telemetry.ProtocolGRPC,
 		TracingSampleRatio: 0.1,
@@ -106,6 +128,15 @@ func DefaultConfig() Config {
 		CaptureSegmentAge: time.Hour,
 		CaptureQueue:      65536,
 	}
+}
+
+// offIfZero maps a configured 0 ("no limit") to the CQL server's
+// negative "off" (its zero means "default").
+func offIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // FieldError names the configuration key that failed validation.
@@ -155,6 +186,27 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxFrameBytes < 1<<10 {
 		bad("max-frame-bytes", "%d is below 1 KiB", c.MaxFrameBytes)
+	}
+	if c.CQLPreAuthFrameBytes < 1<<10 {
+		bad("cql-preauth-frame-bytes", "%d is below 1 KiB", c.CQLPreAuthFrameBytes)
+	}
+	for key, d := range map[string]time.Duration{
+		"cql-handshake-timeout": c.CQLHandshakeTimeout, "cql-idle-timeout": c.CQLIdleTimeout,
+		"cql-frame-timeout": c.CQLFrameTimeout, "cql-write-timeout": c.CQLWriteTimeout,
+		"auth-backoff-base": c.AuthBackoffBase, "auth-backoff-max": c.AuthBackoffMax,
+	} {
+		if d < 0 {
+			bad(key, "must not be negative")
+		}
+	}
+	if c.CQLMaxPendingConnections < 1 {
+		bad("cql-max-pending-connections", "must be at least 1")
+	}
+	if c.CQLOutboundBytes < 64<<10 {
+		bad("cql-outbound-bytes", "%d is below 64 KiB", c.CQLOutboundBytes)
+	}
+	if c.AuthBackoffThreshold < -1 || c.AuthBackoffThreshold == 0 {
+		bad("auth-backoff-threshold", "must be at least 1, or -1 for no backoff")
 	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown-grace", "must not be negative")

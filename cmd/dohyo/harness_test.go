@@ -60,9 +60,18 @@ var listenLine = regexp.MustCompile(`^\s*(CQL|HTTP):\s+(?:http://)?(\S+)`)
 // arguments and waits until it prints where it listens.
 func startServe(t *testing.T, args ...string) *serveProc {
 	t.Helper()
+	return startServeBin(t, dohyoBinary(t), nil, args...)
+}
+
+// startServeBin is startServe with a given binary and extra environment.
+func startServeBin(t *testing.T, bin string, env []string, args ...string) *serveProc {
+	t.Helper()
 	all := append([]string{"serve", "--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"}, args...)
-	cmd := exec.Command(dohyoBinary(t), all...)
+	cmd := exec.Command(bin, all...)
 	cmd.Dir = t.TempDir()
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

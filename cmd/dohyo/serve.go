@@ -208,6 +208,17 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		Tracer:             s.tracer,
 		KeyspaceTimeouts:   ksTimeouts,
 		OnBudgetExceeded:   func(ks string) { budgetExceeded("cql", ks) },
+
+		PreAuthFrameBytes:     cfg.CQLPreAuthFrameBytes,
+		HandshakeTimeout:      offIfZero(cfg.CQLHandshakeTimeout),
+		IdleTimeout:           cfg.CQLIdleTimeout,
+		FrameReadTimeout:      offIfZero(cfg.CQLFrameTimeout),
+		WriteTimeout:          offIfZero(cfg.CQLWriteTimeout),
+		MaxPendingConnections: cfg.CQLMaxPendingConnections,
+		OutboundBytes:         cfg.CQLOutboundBytes,
+		AuthBackoff: cqlserver.AuthBackoffConfig{
+			Threshold: cfg.AuthBackoffThreshold, BaseDelay: cfg.AuthBackoffBase, MaxDelay: cfg.AuthBackoffMax,
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -283,6 +294,7 @@ func (s *server) watch(m *metrics.Metrics) error {
 				TimedOut: st.TimedOut, AuthFailures: st.AuthFailures,
 			}
 		}),
+		m.WatchCQLGuards(func() metrics.CQLGuardStats { return metrics.CQLGuardStats(s.cql.GuardStats()) }),
 	)
 }
 

@@ -35,8 +35,8 @@ func (lz4Body) decompress(src []byte, max int) ([]byte, error) {
 		return nil, fmt.Errorf("lz4 body of %d bytes has no length", len(src))
 	}
 	n := binary.BigEndian.Uint32(src)
-	if int64(n) > int64(max) {
-		return nil, fmt.Errorf("decompressed body length %d exceeds maximum allowed length %d", n, max)
+	if err := checkDecompressed(int64(n), len(src)-4, lz4MaxRatio, max); err != nil {
+		return nil, err
 	}
 	out := make([]byte, n)
 	if n == 0 {
@@ -68,14 +68,34 @@ func (snappyBody) decompress(src []byte, max int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
-	if n > max {
-		return nil, fmt.Errorf("decompressed body length %d exceeds maximum allowed length %d", n, max)
+	if err := checkDecompressed(int64(n), len(src), snappyMaxRatio, max); err != nil {
+		return nil, err
 	}
 	out, err := snappy.Decode(make([]byte, n), src)
 	if err != nil {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
 	return out, nil
+}
+
+// Largest expansion of each format: an LZ4 length byte of 255 adds 255
+// bytes of match; a 3-byte Snappy copy writes at most 64 bytes.
+const (
+	lz4MaxRatio    = 255
+	snappyMaxRatio = 22
+)
+
+// checkDecompressed checks a body's declared decompressed length before
+// anything is allocated for it: over the frame limit, or beyond what
+// compressed bytes of that format can expand to, it is refused.
+func checkDecompressed(declared int64, compressed, ratio, max int) error {
+	if declared > int64(max) {
+		return &errTooBig{length: declared, max: max}
+	}
+	if declared > int64(compressed)*int64(ratio)+64 {
+		return fmt.Errorf("declared decompressed length %d is impossible for %d compressed bytes", declared, compressed)
+	}
+	return nil
 }
 
 // bodyCodecFor maps a STARTUP COMPRESSION option to a codec.

@@ -2,7 +2,7 @@ package cqlserver
 
 import (
 	"bufio"
-	"bytes"
+	"container/list"
 	"context"
 	"errors"
 	"io"
@@ -33,9 +33,12 @@ const (
 )
 
 const (
-	readBufSize  = 64 << 10
-	writeBufSize = 64 << 10
-	outQueueLen  = 256
+	readBufSize = 64 << 10
+	// preAuthBufSize is the read buffer until the handshake is done: a
+	// connection that never authenticates holds little memory.
+	preAuthBufSize = 4 << 10
+	writeBufSize   = 64 << 10
+	outQueueLen    = 256
 	// maxPooledBuf keeps huge result frames out of the pool.
 	maxPooledBuf = 256 << 10
 )
@@ -74,6 +77,21 @@ type conn struct {
 	refused  bool // over MaxConnections: STARTUP is answered with an error
 	// creds are the client's SASL PLAIN credentials, relayed to Cassandra.
 	creds *credentials
+
+	// Guards (guard.go). ready is set by the reader once READY or
+	// AUTH_SUCCESS is sent; promoted counts it in Server.active.
+	ready       bool
+	promoted    bool          // guarded by Server.mu
+	pendingElem *list.Element // in Server.guard.pending (guarded by Server.mu)
+	evicted     atomic.Bool
+	handshakeBy time.Time
+	rdl         time.Time // the read deadline armRead set last
+	rdlKind     int8
+	unsent      atomic.Int64 // bytes handed to the writer, not yet written
+	reserved    atomic.Int64 // estimated answers of requests in flight
+	estimate    atomic.Int64 // expected size of the next answer
+	running     atomic.Int32 // requests in flight
+	drained     chan struct{}
 }
 
 // outMsg is one encoded envelope for the writer.
@@ -84,6 +102,8 @@ type outMsg struct {
 	v5 *v5Switch
 	// pooled frames go back to bufPool once written.
 	pooled bool
+	// counted frames are in conn.unsent.
+	counted bool
 }
 
 type v5Switch struct{ lz4 bool }
@@ -99,18 +119,21 @@ func putBuf(b []byte) {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	return &conn{
+	c := &conn{
 		srv:        s,
 		nc:         nc,
 		log:        s.log.With("remote", nc.RemoteAddr().String()),
 		session:    s.coord.NewSession(bindings.SourceCQL),
-		br:         bufio.NewReaderSize(nc, readBufSize),
+		br:         bufio.NewReaderSize(nc, preAuthBufSize),
 		out:        make(chan outMsg, outQueueLen),
 		quit:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 		evSignal:   make(chan struct{}, 1),
 		sem:        newLimiter(s.cfg.MaxInFlightPerConn),
+		drained:    make(chan struct{}, 1),
 	}
+	c.estimate.Store(initialEstimate(s.cfg.OutboundBytes))
+	return c
 }
 
 // serve runs the connection to its end and releases everything it holds.
@@ -128,6 +151,9 @@ func (c *conn) serve(ctx context.Context) {
 	defer stopRead()
 	if c.srv.isClosing() {
 		c.stopReading()
+	}
+	if d := c.srv.cfg.HandshakeTimeout; d > 0 {
+		c.handshakeBy = time.Now().Add(d)
 	}
 	if c.refused {
 		c.nc.SetDeadline(time.Now().Add(rejectTimeout))
@@ -158,6 +184,7 @@ func (c *conn) serve(ctx context.Context) {
 func (c *conn) stopReading() {
 	c.stopping.Store(true)
 	c.nc.SetReadDeadline(time.Now())
+	c.signalDrained()
 }
 
 // fail answers a protocol violation before the connection closes.
@@ -165,16 +192,21 @@ func (c *conn) fail(err error) {
 	var bv *errBadVersion
 	var pe *errProtocol
 	var tb *errTooBig
+	var gc *errGuardClosed
 	switch {
+	case errors.As(err, &gc):
+		// Logged (rate-limited) and counted by the guard.
 	case errors.As(err, &bv):
 		c.log.Debug("unsupported protocol version", "version", bv.version)
 		c.out <- outMsg{frame: versionErrorFrame(bv)}
 	case errors.As(err, &tb):
+		c.srv.guard.tooBig.Add(1)
+		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.length, "limit", tb.max, "authenticated", c.ready)
 		c.send(c.errorFrame(tb.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", tb.Error())))
 	case errors.As(err, &pe):
 		c.log.Debug("protocol error", "err", pe.msg)
 		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.msg)))
-	case errors.Is(err, errRejected):
+	case errors.Is(err, errRejected), errors.Is(err, errOverConnections):
 	default:
 		var ne net.Error
 		if !errors.As(err, &ne) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -206,6 +238,12 @@ func (c *conn) readLoop() (err error) {
 		}
 	}()
 	for {
+		if err := c.waitDrained(); err != nil {
+			return err
+		}
+		if err := c.awaitFrame(); err != nil {
+			return err
+		}
 		h, body, err := c.readFrame()
 		if err != nil {
 			return err
@@ -221,7 +259,7 @@ func (c *conn) readFrame() (header, []byte, error) {
 	if c.seg != nil {
 		h, body, err := c.seg.next()
 		if err != nil {
-			return h, nil, withStream(err, h.stream)
+			return h, nil, withStream(c.frameTimeout(err), h.stream)
 		}
 		if err := c.checkHeader(h); err != nil {
 			return h, nil, withStream(err, h.stream)
@@ -236,37 +274,40 @@ func (c *conn) readFrame() (header, []byte, error) {
 		return header{}, nil, c.badVersion(b[0])
 	}
 	if _, err := io.ReadFull(c.br, b[1:]); err != nil {
-		return header{}, nil, unexpectedEOF(err)
+		return header{}, nil, unexpectedEOF(c.frameTimeout(err))
 	}
 	h := parseHeader(b)
 	if err := c.checkHeader(h); err != nil {
 		return h, nil, withStream(err, h.stream)
 	}
-	if err := checkLength(h, c.srv.cfg.MaxFrameBytes); err != nil {
+	if err := checkLength(h, c.frameLimit()); err != nil {
 		return h, nil, withStream(err, h.stream)
 	}
 	body, err := readBody(c.br, int(h.length))
 	if err != nil {
-		return h, nil, unexpectedEOF(err)
+		return h, nil, unexpectedEOF(c.frameTimeout(err))
 	}
 	return h, body, nil
 }
 
-// readBody reads n bytes. Large bodies grow as their bytes arrive, so a
-// length prefix alone never reserves MaxFrameBytes of memory.
+// readBody reads n bytes. Bodies over 64 KiB grow (doubling) as their
+// bytes arrive, so a length prefix alone never reserves its length.
 func readBody(r io.Reader, n int) ([]byte, error) {
-	const direct = 1 << 20
-	if n <= direct {
-		b := make([]byte, n)
-		_, err := io.ReadFull(r, b)
-		return b, err
+	const direct = 64 << 10
+	b := make([]byte, min(n, direct))
+	for got := 0; ; {
+		k, err := io.ReadFull(r, b[got:])
+		got += k
+		if err != nil {
+			return nil, err
+		}
+		if got == n {
+			return b, nil
+		}
+		grown := make([]byte, min(n, 2*len(b)))
+		copy(grown, b)
+		b = grown
 	}
-	var buf bytes.Buffer
-	buf.Grow(direct)
-	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // checkHeader enforces one protocol version per connection once STARTUP
@@ -313,7 +354,8 @@ func unexpectedEOF(err error) error {
 }
 
 // send hands an encoded frame (from startFrame) to the writer, compressing
-// the body first on v3/v4 connections that negotiated compression.
+// the body first on v3/v4 connections that negotiated compression. Its
+// bytes count as unsent until the writer wrote them (guard.go).
 func (c *conn) send(frame []byte) {
 	finishFrame(frame)
 	if c.body != nil && c.version < 5 && frame[4] != opReady && len(frame) > headerLen {
@@ -327,7 +369,8 @@ func (c *conn) send(frame []byte) {
 			putBuf(z)
 		}
 	}
-	c.out <- outMsg{frame: frame, pooled: true}
+	c.unsent.Add(int64(len(frame)))
+	c.out <- outMsg{frame: frame, pooled: true, counted: true}
 }
 
 // pushEvent queues an event frame without ever blocking the caller (a DDL
@@ -358,12 +401,27 @@ func (c *conn) pushEvent(ch *bindings.SchemaChange) {
 // pipelined responses share syscalls.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
-	bw := bufio.NewWriterSize(c.nc, writeBufSize)
+	// The buffer is allocated at the first answer: a connection that
+	// never sends a frame holds none.
+	var bw *bufio.Writer
 	var seg *segmentWriter
 	failed := false
+	broke := func(err error) {
+		failed = true
+		if isTimeout(err) {
+			c.srv.guard.writeTimeouts.Add(1)
+			c.srv.noteGuard("client does not read its answers: connection closed", "remote", c.nc.RemoteAddr().String(),
+				"timeout", c.srv.cfg.WriteTimeout, "unsent_bytes", c.unsent.Load())
+		}
+		c.nc.Close() // the reader notices and tears the connection down
+		c.cancel()   // and a reader waiting for the backlog to drain too
+	}
 	write := func(f []byte) {
 		if failed {
 			return
+		}
+		if bw == nil {
+			bw = bufio.NewWriterSize(c.nc, writeBufSize)
 		}
 		var err error
 		if seg != nil {
@@ -372,12 +430,11 @@ func (c *conn) writeLoop() {
 			_, err = bw.Write(f)
 		}
 		if err != nil {
-			failed = true
-			c.nc.Close() // the reader notices and tears the connection down
+			broke(err)
 		}
 	}
 	flush := func() {
-		if failed {
+		if failed || bw == nil {
 			return
 		}
 		var err error
@@ -388,18 +445,40 @@ func (c *conn) writeLoop() {
 			err = bw.Flush()
 		}
 		if err != nil {
-			failed = true
-			c.nc.Close()
+			broke(err)
 		}
 	}
+	var batched int64 // counted bytes written since the last flush
 	handle := func(m outMsg) {
 		write(m.frame)
+		if m.counted {
+			batched += int64(len(m.frame))
+		}
 		if m.pooled {
 			putBuf(m.frame)
 		}
 		if m.v5 != nil {
 			flush()
 			seg = &segmentWriter{w: bw, compressed: m.v5.lz4}
+		}
+	}
+	armed := time.Time{}
+	arm := func() {
+		// One deadline per batch of answers, renewed at most every
+		// second: a client that accepts nothing for WriteTimeout is cut.
+		if d := c.srv.cfg.WriteTimeout; d > 0 {
+			if now := time.Now(); now.Sub(armed) > time.Second {
+				armed = now
+				c.nc.SetWriteDeadline(now.Add(d))
+			}
+		}
+	}
+	settle := func() {
+		flush()
+		if batched > 0 {
+			c.unsent.Add(-batched)
+			batched = 0
+			c.signalDrained()
 		}
 	}
 	events := func() {
@@ -414,6 +493,7 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case m := <-c.out:
+			arm()
 			handle(m)
 			for drained := false; !drained; {
 				select {
@@ -424,8 +504,10 @@ func (c *conn) writeLoop() {
 				}
 			}
 		case <-c.evSignal:
+			arm()
 			events()
 		case <-c.quit:
+			arm()
 			for drained := false; !drained; {
 				select {
 				case m := <-c.out:
@@ -435,10 +517,10 @@ func (c *conn) writeLoop() {
 				}
 			}
 			events()
-			flush()
+			settle()
 			return
 		}
-		flush()
+		settle()
 	}
 }
 
@@ -449,13 +531,20 @@ func (c *conn) writeLoop() {
 // client may already reuse the stream id); the slot is held until run
 // returns.
 func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Context) []byte, timedOut func() error) {
+	est, ok := c.reserve()
+	if !ok {
+		return // the connection ended
+	}
 	if err := c.acquire(); err != nil {
+		c.reserved.Add(-est)
 		c.send(c.errorFrame(stream, err))
 		return
 	}
 	c.inflight.Add(1)
+	c.running.Add(1)
 	go func() {
 		defer c.inflight.Done()
+		defer c.running.Add(-1)
 		defer c.release()
 		ctx := c.reqCtx
 		var answered atomic.Bool
@@ -496,10 +585,12 @@ func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Co
 				c.srv.timedOut.Add(1)
 			}
 		}
+		n := len(frame)
 		if answered.CompareAndSwap(false, true) {
 			c.send(frame)
 		} else {
 			putBuf(frame)
 		}
+		c.unreserve(est, n)
 	}()
 }

@@ -3,6 +3,7 @@ package cqlserver
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -79,7 +80,11 @@ func (c *conn) handle(h header, body []byte) error {
 			return protocolErrorf("Received a compressed frame but no compression was negotiated in STARTUP")
 		}
 		var err error
-		if body, err = c.body.decompress(body, c.srv.cfg.MaxFrameBytes); err != nil {
+		if body, err = c.body.decompress(body, c.frameLimit()); err != nil {
+			var tb *errTooBig
+			if errors.As(err, &tb) {
+				return err
+			}
 			return protocolErrorf("Cannot decompress frame body: %v", err)
 		}
 	}
@@ -94,6 +99,9 @@ func (c *conn) handle(h header, body []byte) error {
 	}
 	switch h.op {
 	case opOptions:
+		if err := noTrailing(r, h.op); err != nil {
+			return err
+		}
 		c.send(c.supportedFrame(h.stream))
 		return nil
 	case opStartup:
@@ -137,10 +145,12 @@ func (c *conn) startup(h header, r *rbuf) error {
 	if r.err != nil {
 		return protocolErrorf("Invalid STARTUP message: %v", r.err)
 	}
+	if err := noTrailing(r, h.op); err != nil {
+		return err
+	}
 	if c.refused {
 		// Answered before any state changes (no compression, no v5 framing yet).
-		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeOverloaded,
-			"Too many client connections: this dohyo instance accepts at most %d", c.srv.cfg.MaxConnections)))
+		c.send(c.errorFrame(h.stream, c.overConnections()))
 		return errRejected
 	}
 	cqlVersion, ok := opts["CQL_VERSION"]
@@ -174,6 +184,10 @@ func (c *conn) startup(h header, r *rbuf) error {
 		c.state = stateAuth
 		reply = appendString(startFrame(nil, c.version, 0, h.stream, opAuthenticate), a.Class())
 	} else {
+		if err := c.promote(); err != nil {
+			c.send(c.errorFrame(h.stream, c.overConnections()))
+			return err
+		}
 		c.state = stateReady
 		reply = startFrame(nil, c.version, 0, h.stream, opReady)
 	}
@@ -182,9 +196,25 @@ func (c *conn) startup(h header, r *rbuf) error {
 	if c.version >= 5 {
 		// Everything after this reply travels in segments, both ways.
 		m.v5 = &v5Switch{lz4: lz4Segments}
-		c.seg = &segmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.srv.cfg.MaxFrameBytes}
+		c.seg = &segmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.frameLimit()}
 	}
 	c.out <- m
+	return nil
+}
+
+// overConnections is the answer to a connection over MaxConnections.
+func (c *conn) overConnections() error {
+	return bindings.Errorf(bindings.CodeOverloaded,
+		"Too many client connections: this dohyo instance accepts at most %d", c.srv.cfg.MaxConnections)
+}
+
+// noTrailing rejects a message body with bytes after its last field: a
+// client and dohyo that disagree on a body's layout (a BATCH whose
+// [short] count wrapped, say) must not run part of it silently.
+func noTrailing(r *rbuf, op byte) error {
+	if r.err == nil && len(r.b) > 0 {
+		return protocolErrorf("Invalid %s message: %d unexpected bytes after the message", opName(op), len(r.b))
+	}
 	return nil
 }
 
@@ -215,15 +245,31 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 	if r.err != nil {
 		return protocolErrorf("Invalid AUTH_RESPONSE message: %v", r.err)
 	}
+	if err := noTrailing(r, h.op); err != nil {
+		return err
+	}
+	key := clientKey(c.nc.RemoteAddr())
+	if d := c.srv.guard.backoff.wait(c.ctx, key); d > 0 {
+		c.log.Debug("authentication attempt delayed after repeated failures", "delay", d)
+	}
 	challenge, done, err := c.sasl.Evaluate(c.ctx, token)
+	if err == nil && done {
+		err = c.promote()
+		if err != nil {
+			c.send(c.errorFrame(h.stream, c.overConnections()))
+			return err
+		}
+	}
 	switch {
 	case err != nil:
 		c.srv.authFailures.Add(1)
+		c.srv.guard.backoff.failed(key)
 		c.log.Warn("authentication failed", "err", err)
 		// A fresh exchange lets the client try again on this connection.
 		c.sasl = c.srv.cfg.Authenticator.NewSASL(c.nc.RemoteAddr())
 		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeAuthError, "%s", err.Error())))
 	case done:
+		c.srv.guard.backoff.succeeded(key)
 		c.state = stateReady
 		if c.srv.cfg.Authenticator.Class() == PasswordAuthenticatorClass {
 			// Relayed requests carry the client's own identity to Cassandra.
@@ -243,6 +289,9 @@ func (c *conn) register(h header, r *rbuf) error {
 	types := r.stringList()
 	if r.err != nil {
 		return protocolErrorf("Invalid REGISTER message: %v", r.err)
+	}
+	if err := noTrailing(r, h.op); err != nil {
+		return err
 	}
 	schema := false
 	for _, t := range types {

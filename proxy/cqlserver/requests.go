@@ -89,6 +89,9 @@ func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
 	if err != nil {
 		return nil, protocolErrorf("Invalid %s message: %v", opName(h.op), err)
 	}
+	if err := noTrailing(r, h.op); err != nil {
+		return nil, err
+	}
 	return req, nil
 }
 

@@ -71,6 +71,9 @@ func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err e
 	if !s.compressed || uncompressed == 0 {
 		return raw, selfContained, nil
 	}
+	if err := checkDecompressed(int64(uncompressed), len(raw), lz4MaxRatio, maxSegmentPayload); err != nil {
+		return nil, false, protocolErrorf("segment payload: %v", err)
+	}
 	out := make([]byte, uncompressed)
 	if err := lz4Decompress(out, raw); err != nil {
 		return nil, false, protocolErrorf("cannot decompress segment payload: %v", err)
@@ -133,6 +136,13 @@ func (s *segmentReader) assemble(first []byte) (header, []byte, error) {
 		return h, nil, protocolErrorf("large envelope has %d trailing bytes", len(buf)-total)
 	}
 	return h, buf[headerLen:], nil
+}
+
+// setMax sets the envelope limit (raised once the connection is ready).
+func (s *segmentReader) setMax(max int) {
+	if s != nil {
+		s.maxFrame = max
+	}
 }
 
 // checkLength rejects negative bodies and bodies over the limit.

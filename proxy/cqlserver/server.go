@@ -25,6 +25,13 @@ const (
 	DefaultDataCenter     = "datacenter1"
 	DefaultRack           = "rack1"
 	DefaultMaxInFlight    = 2048
+	// Connection guards (guard.go); Config documents each.
+	DefaultPreAuthFrameBytes     = 256 << 10
+	DefaultHandshakeTimeout      = 10 * time.Second
+	DefaultFrameReadTimeout      = 30 * time.Second
+	DefaultWriteTimeout          = 30 * time.Second
+	DefaultMaxPendingConnections = 512
+	DefaultOutboundBytes         = 8 << 20
 	// CQLVersion is the CQL language version dohyo speaks (Cassandra 5.0's).
 	CQLVersion = "3.4.7"
 )
@@ -41,8 +48,39 @@ type Config struct {
 	Peers []string
 	// NumTokens is the number of Murmur3 tokens each instance owns.
 	NumTokens int
-	// MaxFrameBytes bounds a frame body (and a decompressed body).
+	// MaxFrameBytes bounds a frame body (and a decompressed body) once the
+	// connection is ready (after READY or AUTH_SUCCESS).
 	MaxFrameBytes int
+	// PreAuthFrameBytes bounds a frame body (and a decompressed body)
+	// before that: OPTIONS, STARTUP and AUTH_RESPONSE are small. It is
+	// capped at MaxFrameBytes.
+	PreAuthFrameBytes int
+	// HandshakeTimeout bounds the time from accept to READY or
+	// AUTH_SUCCESS; a connection that has not finished by then is closed
+	// (negative: no limit).
+	HandshakeTimeout time.Duration
+	// IdleTimeout closes a connection that sent nothing for this long
+	// while none of its requests was in flight and none of its answers
+	// unsent (0: never; drivers send OPTIONS heartbeats every 30 s).
+	IdleTimeout time.Duration
+	// FrameReadTimeout bounds the time from a frame's first byte to its
+	// last (slowloris); negative: no limit.
+	FrameReadTimeout time.Duration
+	// WriteTimeout closes a connection whose client accepted none of our
+	// bytes for this long (negative: no limit).
+	WriteTimeout time.Duration
+	// MaxPendingConnections bounds connections that have not finished
+	// the handshake; they do not count against MaxConnections. When it is
+	// reached, the oldest such connection is closed to admit the new one
+	// (negative: no limit).
+	MaxPendingConnections int
+	// OutboundBytes is a connection's budget of unsent answer bytes: while
+	// answers (and the estimated answers of requests in flight) exceed it,
+	// the connection's socket is not read (back-pressure).
+	OutboundBytes int
+	// AuthBackoff delays the answers to failed authentications per client
+	// address (zero value: defaults of AuthBackoffConfig).
+	AuthBackoff AuthBackoffConfig
 	// ReleaseVersion is system.local's release_version; drivers pick their
 	// schema queries from it, so it should look like a Cassandra version.
 	ReleaseVersion string
@@ -121,7 +159,7 @@ type Server struct {
 	conns     map[*conn]struct{}
 	evConns   map[*conn]struct{} // registered for SCHEMA_CHANGE events
 	connWG    sync.WaitGroup
-	active    int // conns not being refused (guarded by mu)
+	active    int // conns past their handshake, not being refused (guarded by mu)
 	rejecting int // conns kept open only to be refused (guarded by mu)
 
 	// Limits and their counters (limit.go).
@@ -133,6 +171,8 @@ type Server struct {
 	authFailures  atomic.Uint64
 	rejectLog     rateLog
 	overloadLog   rateLog
+	// guards: pre-auth budget, deadlines, counters (guard.go).
+	guard guardState
 }
 
 // New validates cfg, fills defaults, and registers the virtual system
@@ -151,6 +191,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxFrameBytes <= 0 {
 		cfg.MaxFrameBytes = DefaultMaxFrameBytes
 	}
+	cfg.fillGuardDefaults()
 	if cfg.ReleaseVersion == "" {
 		cfg.ReleaseVersion = DefaultReleaseVersion
 	}
@@ -186,6 +227,7 @@ func New(cfg Config) (*Server, error) {
 		evConns:     map[*conn]struct{}{},
 		slots:       newLimiter(cfg.MaxInFlight),
 	}
+	s.guard.init(cfg.AuthBackoff)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -277,6 +319,7 @@ func (s *Server) track(nc net.Conn) (*conn, bool) {
 		return nil, false
 	}
 	refuse := s.cfg.MaxConnections > 0 && s.active >= s.cfg.MaxConnections
+	c := newConn(s, nc)
 	if refuse {
 		s.rejectedConns.Add(1)
 		if s.rejecting >= maxRejecting {
@@ -287,9 +330,8 @@ func (s *Server) track(nc net.Conn) (*conn, bool) {
 		s.noteRejected(nc.RemoteAddr().String(), true)
 		s.rejecting++
 	} else {
-		s.active++
+		s.admitPending(c)
 	}
-	c := newConn(s, nc)
 	c.refused = refuse
 	s.conns[c] = struct{}{}
 	s.connWG.Add(1)
@@ -299,11 +341,16 @@ func (s *Server) track(nc net.Conn) (*conn, bool) {
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	if _, ok := s.conns[c]; ok {
-		if c.refused {
+		switch {
+		case c.refused:
 			s.rejecting--
-		} else {
+		case c.promoted:
 			s.active--
 		}
+	}
+	if c.pendingElem != nil {
+		s.guard.pending.Remove(c.pendingElem)
+		c.pendingElem = nil
 	}
 	delete(s.conns, c)
 	delete(s.evConns, c)

@@ -1,0 +1,124 @@
+package cqlserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/segment"
+)
+
+// Fuzz targets for the frame reader in each connection state, and for
+// compressed bodies: whatever the bytes, nothing panics and no body (or
+// decompressed body) exceeds the limit of the state it was read in.
+
+// fuzzConn is a net.Conn whose deadlines are no-ops.
+type fuzzConn struct{ net.Conn }
+
+func (fuzzConn) SetDeadline(time.Time) error      { return nil }
+func (fuzzConn) SetReadDeadline(time.Time) error  { return nil }
+func (fuzzConn) SetWriteDeadline(time.Time) error { return nil }
+func (fuzzConn) Close() error                     { return nil }
+func (fuzzConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+
+const (
+	fuzzPreAuth = 4 << 10
+	fuzzMax     = 64 << 10
+)
+
+// fuzzReader returns a connection reading data in the given state: init,
+// authenticating (v3/v4 or v5 segments, LZ4 or not), or ready.
+func fuzzReader(srv *Server, data []byte, state connState, v5, lz4 bool) *conn {
+	c := &conn{srv: srv, nc: fuzzConn{}, state: state, br: bufio.NewReader(bytes.NewReader(data))}
+	if state != stateInit {
+		c.version = 4
+		if v5 {
+			c.version = 5
+			c.seg = &segmentReader{r: c.br, compressed: lz4, maxFrame: fuzzPreAuth}
+		}
+	}
+	if state == stateReady {
+		c.ready = true
+		c.seg.setMax(fuzzMax)
+	}
+	return c
+}
+
+func checkFrames(t *testing.T, c *conn) {
+	limit := c.frameLimit()
+	for i := 0; i < 64; i++ {
+		h, body, err := c.readFrame()
+		if err != nil {
+			return
+		}
+		if len(body) > limit || int(h.length) > limit {
+			t.Fatalf("read a body of %d bytes (header %d) over the limit %d", len(body), h.length, limit)
+		}
+		if h.flags&flagCompressed != 0 && h.version < 5 {
+			for _, codec := range []bodyCodec{lz4Body{}, snappyBody{}} {
+				if out, err := codec.decompress(body, limit); err == nil && len(out) > limit {
+					t.Fatalf("%s: decompressed %d bytes over the limit %d", codec.name(), len(out), limit)
+				}
+			}
+		}
+	}
+}
+
+func fuzzServer(f *testing.F) *Server {
+	return newTestServer(f, func(c *Config) { c.MaxFrameBytes = fuzzMax; c.PreAuthFrameBytes = fuzzPreAuth }).srv
+}
+
+func frameSeeds(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s, false, false)
+	}
+	huge := rawFrame(4, 0, 1, opOptions, nil)
+	binary.BigEndian.PutUint32(huge[5:], 256<<20)
+	f.Add(huge, false, false)
+	f.Add(lz4Bomb(opAuthResponse, 2, 64, 256<<20), false, false)
+	f.Add(lz4Bomb(opQuery, 2, 64, 60<<10), false, false)
+	var seg bytes.Buffer
+	segment.NewCodec().EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: true},
+		Payload: &segment.Payload{UncompressedData: rawFrame(5, 0, 1, opAuthResponse, []byte{0, 0, 0, 2, 0, 0})}}, &seg)
+	f.Add(seg.Bytes(), true, false)
+	f.Add(seg.Bytes(), true, true)
+}
+
+// FuzzFramePreAuth reads frames before and during authentication.
+func FuzzFramePreAuth(f *testing.F) {
+	frameSeeds(f)
+	srv := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, data []byte, v5, lz4 bool) {
+		checkFrames(t, fuzzReader(srv, data, stateInit, false, false))
+		checkFrames(t, fuzzReader(srv, data, stateAuth, v5, lz4))
+	})
+}
+
+// FuzzFrameReady reads frames once the connection is ready.
+func FuzzFrameReady(f *testing.F) {
+	frameSeeds(f)
+	srv := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, data []byte, v5, lz4 bool) {
+		checkFrames(t, fuzzReader(srv, data, stateReady, v5, lz4))
+	})
+}
+
+// FuzzDecompress decodes arbitrary LZ4 and Snappy bodies under a limit.
+func FuzzDecompress(f *testing.F) {
+	f.Add(lz4Body{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
+	f.Add(snappyBody{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
+	f.Add(binary.BigEndian.AppendUint32(nil, 256<<20), 1<<20)
+	f.Add(binary.AppendUvarint(nil, 200<<10), 1<<20)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		limit = min(max(limit, 0), 1<<20)
+		for _, codec := range []bodyCodec{lz4Body{}, snappyBody{}} {
+			out, err := codec.decompress(data, limit)
+			if err == nil && len(out) > limit {
+				t.Fatalf("%s: %d bytes over the limit %d", codec.name(), len(out), limit)
+			}
+		}
+	})
+}
