@@ -30,7 +30,7 @@ func stripeOnly() bool { return os.Getenv("DOHYO_TEST_LWT_STRIPE_ONLY") == "1" }
 
 // openTier opens n engines on one catalog. setup runs on the first before the
 // others open (they load the catalog when they start).
-func openTier(t *testing.T, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
+func openTier(t testing.TB, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
 	t.Helper()
 	zk := testZK(t)
 	catalog := uniqueName("tier_")
@@ -67,7 +67,7 @@ func run(ctx context.Context, e *widecolumn.Engine, q string, cl bindings.Consis
 	return e.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: cl, SerialConsistency: bindings.Serial})
 }
 
-func tierKeyspace(t *testing.T, e *widecolumn.Engine, tables ...string) string {
+func tierKeyspace(t testing.TB, e *widecolumn.Engine, tables ...string) string {
 	t.Helper()
 	ks := uniqueName("tier_lwt_")
 	exec(t, e, "CREATE KEYSPACE "+ks+replication)
