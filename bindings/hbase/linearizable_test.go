@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -88,23 +90,78 @@ var registerModel = porcupine.Model{
 }
 
 func TestLWTLinearizable(t *testing.T) {
+	duration := 10 * time.Second
+	if testing.Short() {
+		duration = 3 * time.Second
+	}
+	checkLWTHistory(t, testZK(t), duration, nil)
+}
+
+// TestLWTLinearizableAcrossHBaseRestart runs the check while HBase (the
+// standalone master + region server of it/hbase/run.sh) stops and starts
+// again mid-run. It needs an HBase of its own: DOHYO_TEST_DISRUPTIVE=1,
+// with DOHYO_TEST_HBASE_SCRIPT the run.sh controlling the HBase of
+// DOHYO_TEST_HBASE_ZK.
+func TestLWTLinearizableAcrossHBaseRestart(t *testing.T) {
+	zk := testZK(t)
+	if os.Getenv("DOHYO_TEST_DISRUPTIVE") != "1" {
+		t.Skip("restarts HBase; runs in its own step (DOHYO_TEST_DISRUPTIVE=1)")
+	}
+	script := os.Getenv("DOHYO_TEST_HBASE_SCRIPT")
+	if script == "" {
+		t.Fatal("DOHYO_TEST_HBASE_SCRIPT is not set: the test needs it/hbase/run.sh to restart HBase")
+	}
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted { // leave HBase running for whoever comes next
+			_, _ = runScript(script, "start")
+			_, _ = runScript(script, "wait")
+		}
+	})
+	checkLWTHistory(t, zk, 25*time.Second, func() {
+		for _, step := range []string{"stop", "start", "wait"} {
+			if out, err := runScript(script, step); err != nil {
+				t.Errorf("%s %s: %v\n%s", script, step, err, out)
+				return
+			}
+		}
+		restarted = true
+	})
+}
+
+func runScript(script, arg string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := osexec.CommandContext(ctx, script, arg).CombinedOutput()
+	return string(out), err
+}
+
+// checkLWTHistory records a history of CAS, SERIAL reads and LWT writes
+// from clients on three engines for about duration (inject, when set, runs
+// a third of the way in, concurrently) and fails unless it is
+// linearizable.
+func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject func()) {
 	var ks string
 	const keys, instances, clientsPer = 3, 3, 3
-	es := openTier(t, instances, widecolumn.Options{LWTLease: 2 * time.Second, LWTTimeout: 5 * time.Second}, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTierOn(t, zk, instances, widecolumn.Options{LWTLease: 2 * time.Second, LWTTimeout: 5 * time.Second}, stripeOnly(), func(e *widecolumn.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.r (k int PRIMARY KEY, v int)")
 		for k := range keys {
 			exec(t, e, fmt.Sprintf("INSERT INTO %s.r (k, v) VALUES (%d, 0)", ks, k))
 		}
 	})
-	duration := 10 * time.Second
-	if testing.Short() {
-		duration = 3 * time.Second
-	}
 	start := time.Now()
 	end := start.Add(duration)
 	var mu sync.Mutex
 	var history []porcupine.Operation
 	var wg sync.WaitGroup
+	if inject != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(duration / 3) // the fault's moment, not a synchronisation
+			inject()
+		}()
+	}
 	for i, e := range es {
 		for c := range clientsPer {
 			id := i*clientsPer + c

@@ -32,7 +32,11 @@ func stripeOnly() bool { return os.Getenv("DOHYO_TEST_LWT_STRIPE_ONLY") == "1" }
 // others open (they load the catalog when they start).
 func openTier(t testing.TB, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
 	t.Helper()
-	zk := testZK(t)
+	return openTierOn(t, testZK(t), n, opts, stripeOnly, setup)
+}
+
+func openTierOn(t testing.TB, zk string, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
+	t.Helper()
 	catalog := uniqueName("tier_")
 	var out []*widecolumn.Engine
 	for i := range n {
