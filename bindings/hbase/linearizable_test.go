@@ -10,6 +10,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,7 +151,9 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 		}
 	})
 	start := time.Now()
-	end := start.Add(duration)
+	var end atomic.Int64 // UnixNano; a fault pushes it to a while after it ends
+	end.Store(start.Add(duration).UnixNano())
+	var faultFrom, faultTo atomic.Int64
 	var mu sync.Mutex
 	var history []porcupine.Operation
 	var wg sync.WaitGroup
@@ -159,7 +162,11 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 		go func() {
 			defer wg.Done()
 			time.Sleep(duration / 3) // the fault's moment, not a synchronisation
+			faultFrom.Store(time.Now().UnixNano())
 			inject()
+			now := time.Now()
+			faultTo.Store(now.UnixNano())
+			end.Store(max(end.Load(), now.Add(duration/2).UnixNano()))
 		}()
 	}
 	for i, e := range es {
@@ -169,7 +176,7 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 			go func() {
 				defer wg.Done()
 				r := rand.New(rand.NewPCG(uint64(id), 7))
-				for n := 0; n < 2000 && time.Now().Before(end); n++ {
+				for n := 0; n < 4000 && (time.Now().UnixNano() < end.Load() || (inject != nil && faultTo.Load() == 0)); n++ {
 					op := lwtOp(t.Context(), e, ks, r, id)
 					mu.Lock()
 					history = append(history, op)
@@ -179,8 +186,14 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 		}
 	}
 	wg.Wait()
-	var unknown, casOK int
+	var unknown, casOK, before, after int
 	for _, op := range history {
+		if f := faultFrom.Load(); f != 0 && op.Return < f {
+			before++
+		}
+		if f := faultTo.Load(); f != 0 && op.Call > f {
+			after++
+		}
 		out := op.Output.(regOutput)
 		if out.unknown {
 			unknown++
@@ -191,6 +204,13 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 	}
 	t.Logf("history: %d operations (%d applied CAS, %d indeterminate) from %d clients on %d engines in %v",
 		len(history), casOK, unknown, instances*clientsPer, instances, time.Since(start).Round(time.Millisecond))
+	if inject != nil {
+		t.Logf("fault for %v: %d operations ended before it, %d started after it",
+			time.Duration(faultTo.Load()-faultFrom.Load()).Round(time.Millisecond), before, after)
+		if before == 0 || after == 0 {
+			t.Errorf("the history must have operations before and after the fault")
+		}
+	}
 	if casOK == 0 {
 		t.Fatalf("no CAS applied: the history tests nothing")
 	}
