@@ -298,7 +298,9 @@ func (gs *guards) acquire(ctx context.Context, g *guard) error {
 				}
 				return nil
 			}
-			continue // somebody else moved first: look again
+			if !now.After(deadline) {
+				continue // somebody else moved first: look again
+			}
 		}
 		if now.After(deadline) {
 			return casTimeout("Operation timed out waiting for the partition's LWT lease (contention)")
