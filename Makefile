@@ -29,6 +29,7 @@ go-test:
 	$(GO) test $(TESTFLAGS) -tags $(TAGS) ./...
 	@# Tests that stop shared servers run alone, after everything else.
 	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill' ./cmd/dohyo/
+	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)

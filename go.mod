@@ -3,6 +3,7 @@ module github.com/dohyo/dohyo
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/datastax/go-cassandra-native-protocol v0.0.0-20240626123646-2abea740da8d

@@ -18,7 +18,7 @@ const addrEnv = "DOHYO_TEST_CASSANDRA"
 
 // testConfig returns a configuration for DOHYO_TEST_CASSANDRA, skipping the
 // test when it is unset (failing under CI=true).
-func testConfig(t *testing.T) cassandra.Config {
+func testConfig(t testing.TB) cassandra.Config {
 	t.Helper()
 	addr := os.Getenv(addrEnv)
 	if addr == "" {

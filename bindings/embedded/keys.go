@@ -11,6 +11,7 @@ import (
 //	0x00 'M' <key>                    engine metadata (GetMeta/PutMeta)
 //	0x00 'T' <TableSpec.ID>           table number (uint32, big-endian)
 //	0x00 'N'                          next table number to allocate
+//	0x00 'C' <key>                    coordination cells (CellGet/CellSwap)
 //	0x01 <table no. uint32> <row> <qualifier> <uint16 len(qualifier)>
 //
 // Table numbers are fixed width, so a table's data is one contiguous range
@@ -26,6 +27,7 @@ const (
 	metaTag   = 'M'
 	tableTag  = 'T'
 	nextTag   = 'N'
+	cellTag   = 'C'
 	prefixLen = 5 // dataByte + uint32 table number
 	tsLen     = 8
 	qlenLen   = 2
@@ -35,6 +37,10 @@ var errCorruptKey = errors.New("embedded: corrupt key")
 
 func metaKey(key string) []byte {
 	return append([]byte{sysByte, metaTag}, key...)
+}
+
+func coordKey(key []byte) []byte {
+	return append([]byte{sysByte, cellTag}, key...)
 }
 
 func tableKey(id string) []byte {

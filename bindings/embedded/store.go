@@ -66,6 +66,8 @@ type Store struct {
 
 	iterMu sync.Mutex
 	iters  map[*rowIter]struct{} // open scans, closed by Close
+
+	cellMu sync.Mutex // serialises CellSwap
 }
 
 var _ widecolumn.KV = (*Store)(nil)

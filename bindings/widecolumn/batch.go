@@ -156,28 +156,21 @@ func (e *Engine) runBatch(ctx context.Context, typ cql.BatchType, children []*mo
 		return xs[0].executeCAS(ctx, children, xs, true)
 	}
 	// One timestamp for the whole batch unless the client chose one.
-	var ts int64
 	if !xs[0].hasTS {
-		ts = e.nextTimestamp()
-	}
-	mb := &mutBuilder{}
-	for i, c := range children {
-		x := xs[i]
-		if !x.hasTS {
-			x.ts, x.hasTS = ts, true
+		var guarded bool
+		for _, c := range children {
+			guarded = guarded || c.readRow || c.counter
 		}
-		if c.counter && c.using.ts != nil {
-			return nil, invalidf("Cannot provide custom timestamp for counter updates")
-		}
-		wp, err := x.evalUsing(c.ti, c.using)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.collect(ctx, x, wp, mb); err != nil {
-			return nil, err
+		if !guarded { // else writePlans takes it from the held partitions
+			ts := e.nextTimestamp()
+			for _, x := range xs {
+				if !x.hasTS {
+					x.ts, x.hasTS = ts, true
+				}
+			}
 		}
 	}
-	if err := e.applyMutations(ctx, mb); err != nil {
+	if err := e.writePlans(ctx, children, xs); err != nil {
 		return nil, err
 	}
 	return &bindings.Result{Kind: bindings.ResultVoid}, nil

@@ -37,6 +37,19 @@ type Options struct {
 	PreparedCacheSize int
 	// Schema tunes DDL application (clock, ids); zero means defaults.
 	Schema schema.Options
+	// LWTLease is how long a process may hold a partition for an LWT,
+	// counter or read-before-write update before others presume it dead
+	// and take over (default DefaultLWTLease). Used with CondKV stores.
+	LWTLease time.Duration
+	// LWTTimeout bounds the wait for a partition held by someone else
+	// (default DefaultLWTTimeout); past it the statement fails with a
+	// WriteTimeout of type CAS.
+	LWTTimeout time.Duration
+	// AfterCommit, when set, runs after an operation committed its
+	// mutations to the coordination cells and before it applies them; an
+	// error abandons the operation there, as if the process died (fault
+	// injection for tests).
+	AfterCommit func() error
 }
 
 // metaCatalog and metaSalt are the KV metadata keys of the engine.
@@ -297,6 +310,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	}
 	x.pageSize = req.PageSize
 	x.pagingState = req.PagingState
+	x.serial = req.Consistency == bindings.Serial || req.Consistency == bindings.LocalSerial
 	if req.HasTimestamp {
 		x.ts, x.hasTS = req.Timestamp, true
 	}

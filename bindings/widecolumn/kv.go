@@ -105,3 +105,20 @@ func FoundRows(rows []Row) int {
 	}
 	return n
 }
+
+// CondKV is implemented by stores that can change a small coordination cell
+// atomically. The engine finds it by type assertion and uses it to
+// serialise LWT, counter updates and read-before-write list operations on a
+// partition across every process sharing the store (see coord.go); stores
+// without it get in-process locks only, which is right for one process.
+//
+// Coordination cells live outside user tables, keyed by opaque byte
+// strings; a cell value is never empty.
+type CondKV interface {
+	// CellGet reads a coordination cell; a missing cell reads as nil, nil.
+	CellGet(ctx context.Context, key []byte) ([]byte, error)
+	// CellSwap writes value into the cell if it currently holds expected
+	// (nil: the cell is missing), atomically, and reports whether it did.
+	// An error leaves the outcome unknown.
+	CellSwap(ctx context.Context, key, expected, value []byte) (bool, error)
+}

@@ -318,10 +318,20 @@ func (x *execCtx) executeCAS(ctx context.Context, plans []*modPlan, xs []*execCt
 		}
 		targets = append(targets, t)
 	}
-	lock := x.e.partitionLock(ti.t.ID, partKey)
-	lock.Lock()
-	defer lock.Unlock()
+	gs, err := x.e.lockParts(ctx, []partRef{{ti: ti, key: partKey}})
+	if err != nil {
+		return nil, err
+	}
+	applied, err := x.casApply(ctx, gs, ti, targets)
+	if err != nil {
+		return nil, err
+	}
+	return casResult(ti, targets, applied, isBatch), nil
+}
 
+// casApply evaluates the conditions of targets on the held partition and,
+// when all hold, commits their writes; it always releases gs.
+func (x *execCtx) casApply(ctx context.Context, gs *guards, ti *tableInfo, targets []*casTarget) (bool, error) {
 	applied := true
 	for _, t := range targets {
 		if !t.p.conditional() {
@@ -329,35 +339,38 @@ func (x *execCtx) executeCAS(ctx context.Context, plans []*modPlan, xs []*execCt
 		}
 		cur, err := t.x.readCurrent(ctx, ti, t.pk, t.ck, t.p.readRow)
 		if err != nil {
-			return nil, err
+			gs.abort(ctx)
+			return false, err
 		}
 		t.cur = cur
 		ok, err := t.x.casHolds(t, cur)
 		if err != nil {
-			return nil, err
+			gs.abort(ctx)
+			return false, err
 		}
-		if !ok {
-			applied = false
+		applied = applied && ok
+	}
+	if !applied {
+		gs.abort(ctx)
+		return false, nil
+	}
+	ts := gs.timestamp()
+	mb := &mutBuilder{}
+	for _, t := range targets {
+		t.x.ts, t.x.hasTS = ts, true
+		wp, err := t.x.evalUsing(ti, t.p.using)
+		if err == nil {
+			err = t.p.collect(ctx, t.x, wp, mb)
+		}
+		if err != nil {
+			gs.abort(ctx)
+			return false, err
 		}
 	}
-	if applied {
-		ts := x.e.nextTimestamp()
-		mb := &mutBuilder{}
-		for _, t := range targets {
-			t.x.ts, t.x.hasTS = ts, true
-			wp, err := t.x.evalUsing(ti, t.p.using)
-			if err != nil {
-				return nil, err
-			}
-			if err := t.p.collect(ctx, t.x, wp, mb); err != nil {
-				return nil, err
-			}
-		}
-		if err := x.e.applyMutations(ctx, mb); err != nil {
-			return nil, err
-		}
+	if err := gs.commit(ctx, mb.muts); err != nil {
+		return false, err
 	}
-	return casResult(ti, targets, applied, isBatch), nil
+	return true, nil
 }
 
 func (x *execCtx) casHolds(t *casTarget, cur *current) (bool, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/dohyo/dohyo/cql"
@@ -317,50 +316,82 @@ func (m *mutBuilder) addCounter(ti *tableInfo, row []byte, col int, delta int64)
 	m.counters = append(m.counters, counterDelta{ti: ti, row: row, col: col, delta: delta})
 }
 
-// applyMutations writes mb in one KV.Apply; counter increments are turned
-// into values under the partitions' stripe locks first.
-func (e *Engine) applyMutations(ctx context.Context, mb *mutBuilder) error {
-	if len(mb.counters) > 0 {
-		unlock := e.lockRows(mb.counters)
-		defer unlock()
-		if err := e.resolveCounters(ctx, mb); err != nil {
+// writePlans collects and writes the cells of non-conditional statements
+// (one, or a batch's children) in one KV.Apply. Statements that read before
+// writing (list set by index, list removal) and counter updates run holding
+// their partitions (see coord.go), so that concurrent ones, in this process
+// or another sharing the store, lose nothing; they then also write at a
+// timestamp after every other held write of those partitions.
+func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx) error {
+	var refs []partRef
+	for i, p := range plans {
+		if p.counter && p.using.ts != nil {
+			return invalidf("Cannot provide custom timestamp for counter updates")
+		}
+		if !p.readRow && !p.counter {
+			continue
+		}
+		tg, err := p.targets(xs[i])
+		if err != nil {
 			return err
 		}
+		for _, pk := range tg.pks {
+			hkey, err := p.ti.codec.PartitionKey(pk)
+			if err != nil {
+				return err
+			}
+			refs = append(refs, partRef{ti: p.ti, key: hkey})
+		}
 	}
-	if len(mb.muts) == 0 {
+	if len(refs) == 0 {
+		mb, err := collectPlans(ctx, plans, xs)
+		if err != nil {
+			return err
+		}
+		if len(mb.muts) == 0 {
+			return nil
+		}
+		if err := e.kv.Apply(ctx, mb.muts); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
 		return nil
 	}
-	if err := e.kv.Apply(ctx, mb.muts); err != nil {
-		return fmt.Errorf("write: %w", err)
+	gs, err := e.lockParts(ctx, refs)
+	if err != nil {
+		return err
 	}
-	return nil
+	ts := gs.timestamp()
+	for _, x := range xs {
+		if !x.hasTS {
+			x.ts, x.hasTS = ts, true
+		}
+	}
+	mb, err := collectPlans(ctx, plans, xs)
+	if err == nil {
+		err = e.resolveCounters(ctx, mb, gs.timestamp)
+	}
+	if err != nil {
+		gs.abort(ctx)
+		return err
+	}
+	return gs.commit(ctx, mb.muts)
 }
 
-// lockRows takes the stripe locks of the partitions of counter rows, in a
-// fixed order so concurrent batches cannot deadlock.
-func (e *Engine) lockRows(cs []counterDelta) func() {
-	seen := map[*sync.Mutex]bool{}
-	var locks []*sync.Mutex
-	for _, c := range cs {
-		pre, err := c.ti.codec.PartitionPrefix(c.row)
+func collectPlans(ctx context.Context, plans []*modPlan, xs []*execCtx) (*mutBuilder, error) {
+	mb := &mutBuilder{}
+	if len(plans) == 1 {
+		mb.hint = len(plans[0].sets) + 1
+	}
+	for i, p := range plans {
+		wp, err := xs[i].evalUsing(p.ti, p.using)
 		if err != nil {
-			pre = c.row
+			return nil, err
 		}
-		l := e.partitionLock(c.ti.t.ID, pre)
-		if !seen[l] {
-			seen[l] = true
-			locks = append(locks, l)
+		if err := p.collect(ctx, xs[i], wp, mb); err != nil {
+			return nil, err
 		}
 	}
-	sort.Slice(locks, func(i, j int) bool { return e.lockIndex(locks[i]) < e.lockIndex(locks[j]) })
-	for _, l := range locks {
-		l.Lock()
-	}
-	return func() {
-		for i := len(locks) - 1; i >= 0; i-- {
-			locks[i].Unlock()
-		}
-	}
+	return mb, nil
 }
 
 func (e *Engine) lockIndex(l *sync.Mutex) int {
@@ -373,8 +404,12 @@ func (e *Engine) lockIndex(l *sync.Mutex) int {
 }
 
 // resolveCounters reads the current value of every incremented counter and
-// adds a cell with the new total, newer than the cell it replaces.
-func (e *Engine) resolveCounters(ctx context.Context, mb *mutBuilder) error {
+// adds a cell with the new total, newer than the cell it replaces. The
+// caller holds the counters' partitions.
+func (e *Engine) resolveCounters(ctx context.Context, mb *mutBuilder, nextTS func() int64) error {
+	if len(mb.counters) == 0 {
+		return nil
+	}
 	x := &execCtx{e: e, now: e.clock()}
 	x.nowS = x.now.Unix()
 	for _, c := range mb.counters {
@@ -391,7 +426,7 @@ func (e *Engine) resolveCounters(ctx context.Context, mb *mutBuilder) error {
 		}
 		r := cur.of(c.ti, c.col)
 		var total int64
-		ts := e.nextTimestamp()
+		ts := nextTS()
 		if r != nil {
 			if cv := r.cols[c.col]; cv.live {
 				total = int64(be64u(cv.val))

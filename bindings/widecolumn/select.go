@@ -355,6 +355,9 @@ func (s *selectRun) emptySelection() (bool, error) {
 }
 
 func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, error) {
+	if x.serial && p.pkList {
+		return p.executeSerial(ctx, x)
+	}
 	run := &selectRun{p: p, x: x, ti: p.ti, limit: -1}
 	var err error
 	if run.limit, err = x.evalLimit(p.limit, "[limit]", "LIMIT"); err != nil {
@@ -415,6 +418,34 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 		return nil, err
 	}
 	return run.result(), nil
+}
+
+// executeSerial runs a SERIAL read of one partition holding the partition
+// (see coord.go): it sees every LWT that completed before it started, and
+// an LWT committed by a process that died is completed first.
+func (p *selectPlan) executeSerial(ctx context.Context, x *execCtx) (*bindings.Result, error) {
+	keys, err := x.partitionKeys(p.ti, p.w)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) > 1 {
+		return nil, invalidf("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time")
+	}
+	refs := make([]partRef, 0, 1)
+	for _, pk := range keys {
+		hkey, err := p.ti.codec.PartitionKey(pk)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, partRef{ti: p.ti, key: hkey})
+	}
+	gs, err := x.e.lockParts(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	defer gs.abort(ctx)
+	x.serial = false
+	return p.execute(ctx, x)
 }
 
 // evalLimit evaluates LIMIT or PER PARTITION LIMIT; -1 means none.

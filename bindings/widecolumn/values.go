@@ -27,6 +27,8 @@ type execCtx struct {
 	// scanHint is the number of rows a scan is expected to need (0: all),
 	// passed to the store as ScanRange.Limit.
 	scanHint int
+	// serial: a SERIAL or LOCAL_SERIAL read (linearizable with LWT).
+	serial bool
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {

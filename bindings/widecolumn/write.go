@@ -371,18 +371,7 @@ func (p *modPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, er
 	if p.conditional() {
 		return x.executeCAS(ctx, []*modPlan{p}, []*execCtx{x}, false)
 	}
-	wp, err := x.evalUsing(p.ti, p.using)
-	if err != nil {
-		return nil, err
-	}
-	if p.counter && p.using.ts != nil {
-		return nil, invalidf("Cannot provide custom timestamp for counter updates")
-	}
-	mb := &mutBuilder{hint: len(p.sets) + 1}
-	if err := p.collect(ctx, x, wp, mb); err != nil {
-		return nil, err
-	}
-	if err := x.e.applyMutations(ctx, mb); err != nil {
+	if err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x}); err != nil {
 		return nil, err
 	}
 	return &bindings.Result{Kind: bindings.ResultVoid}, nil

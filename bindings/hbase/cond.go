@@ -1,0 +1,92 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/tsuna/gohbase/hrpc"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// lwtTable holds the engine's coordination cells (see widecolumn.CondKV):
+// row "<catalog>/<key>", column d:c. It is apart from user tables so that
+// their scans never meet a cell, and is created on first use.
+const (
+	lwtTable     = metaNamespace + ":lwt"
+	lwtQualifier = "c"
+)
+
+var _ widecolumn.CondKV = (*Store)(nil)
+
+func (s *Store) ensureLWT(ctx context.Context) error {
+	if _, ok := s.tables.Load(lwtTable); ok {
+		return nil
+	}
+	dctx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	err := s.ensureTable(dctx, lwtTable, TableOptions{Compression: "NONE", Encoding: "NONE"}, nil)
+	return s.wrapErr(ctx, "create coordination table "+lwtTable, err)
+}
+
+// CellGet reads a coordination cell; a missing cell is nil, nil.
+func (s *Store) CellGet(ctx context.Context, key []byte) ([]byte, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.ensureLWT(ctx); err != nil {
+		return nil, err
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	g, err := hrpc.NewGet(octx, []byte(lwtTable), s.cellRow(key),
+		hrpc.Families(map[string][]string{family: {lwtQualifier}}))
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.client.Get(g)
+	if err != nil {
+		return nil, s.wrapErr(ctx, "get coordination cell", err)
+	}
+	for _, c := range res.Cells {
+		if string(c.Qualifier) == lwtQualifier {
+			return bytes.Clone(c.Value), nil
+		}
+	}
+	return nil, nil
+}
+
+// CellSwap is HBase's CheckAndPut on the cell's row: the region server
+// compares and writes under the row lock. An empty expected value matches
+// a missing cell (HBase's rule), which is why cell values are never empty.
+func (s *Store) CellSwap(ctx context.Context, key, expected, value []byte) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, err
+	}
+	if len(value) == 0 {
+		return false, errors.New("hbase: swap coordination cell: empty value")
+	}
+	if err := s.ensureLWT(ctx); err != nil {
+		return false, err
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	p, err := hrpc.NewPut(octx, []byte(lwtTable), s.cellRow(key),
+		map[string]map[string][]byte{family: {lwtQualifier: value}})
+	if err != nil {
+		return false, err
+	}
+	if expected == nil {
+		expected = []byte{}
+	}
+	ok, err := s.client.CheckAndPut(p, family, lwtQualifier, expected)
+	if err != nil {
+		return false, s.wrapErr(ctx, "swap coordination cell", err)
+	}
+	return ok, nil
+}
+
+func (s *Store) cellRow(key []byte) []byte {
+	return append([]byte(s.catalog+"/"), key...)
+}
