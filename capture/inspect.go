@@ -14,20 +14,24 @@ import (
 
 // Summary describes a set of segments (dohyo capture inspect).
 type Summary struct {
-	Segments  int
-	Torn      int // segments whose tail was torn (a crash)
-	Unclosed  int // segments without a trailer (torn, or still being written)
-	Nodes     []string
-	Versions  []string // dohyo versions that wrote the segments
-	First     time.Time
-	Last      time.Time
-	Records   uint64
-	Sessions  int // distinct (node, session) pairs
-	Dropped   uint64
-	Errors    uint64 // records with an error outcome
-	ErrCodes  map[bindings.ErrorCode]uint64
-	Sources   map[bindings.Source]uint64
-	FileBytes int64
+	Segments int
+	Torn     int // segments whose tail was torn (a crash)
+	Unclosed int // segments without a trailer (torn, or still being written)
+	Nodes    []string
+	Versions []string // dohyo versions that wrote the segments
+	First    time.Time
+	Last     time.Time
+	Records  uint64
+	Sessions int // distinct (node, session) pairs
+	Dropped  uint64
+	Errors   uint64 // records with an error outcome
+	// RedactedValues are bound values kept redacted (dropped, hashed or
+	// length only); RedactedQueries records whose text is its fingerprint.
+	RedactedValues  uint64
+	RedactedQueries uint64
+	ErrCodes        map[bindings.ErrorCode]uint64
+	Sources         map[bindings.Source]uint64
+	FileBytes       int64
 	// RawBytes are the uncompressed frame bytes (records, definitions).
 	RawBytes         uint64
 	BytesPerRecord   float64 // file bytes per record
@@ -101,6 +105,14 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 				st.Latency += rec.Latency
 				if rec.Prepared {
 					st.Prepared++
+				}
+				if rec.QueryRedacted {
+					s.RedactedQueries++
+				}
+				for _, v := range rec.Values {
+					if v.Redacted != NotRedacted {
+						s.RedactedValues++
+					}
 				}
 				if rec.Err {
 					st.Errors++

@@ -60,6 +60,7 @@ func compare(run *Run, checks [][]*readCheck) {
 				want += d
 			}
 			st.Compared++
+			cls.Compared++
 			if c.Noise != "" {
 				st.Noise++
 				cls.Noise++
@@ -73,6 +74,7 @@ func compare(run *Run, checks [][]*readCheck) {
 			}
 			if t > 0 && ref != nil && !ref.Out.Err && ref.Out.Digest(n) != got {
 				st.CrossMismatches++
+				cls.Cross++
 				addExample(cls, c, ref.Out.Rows(n), c.Out.Rows(n), run.Targets[0].Name)
 			}
 		}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,18 @@ const (
 type Report struct {
 	Conditions Conditions `json:"conditions"`
 	Runs       []*Run     `json:"runs"`
+	// Verdicts are computed from Runs when the report is written (one per
+	// run); reading a report recomputes them.
+	Verdicts []*Verdict `json:"verdicts,omitempty"`
+}
+
+// ComputeVerdicts compares every run's targets with the baseline.
+func (r *Report) ComputeVerdicts() []*Verdict {
+	r.Verdicts = r.Verdicts[:0]
+	for _, run := range r.Runs {
+		r.Verdicts = append(r.Verdicts, NewVerdict(run, r.Conditions.Baseline))
+	}
+	return r.Verdicts
 }
 
 // Conditions state what was replayed, how, and against what.
@@ -49,6 +62,18 @@ type Conditions struct {
 	Targets       []TargetInfo  `json:"targets"`
 	LagThreshold  time.Duration `json:"lag_threshold"`
 	LateFraction  float64       `json:"late_fraction"`
+	// Baseline is the target the others are compared with ("" : the first).
+	Baseline string `json:"baseline,omitempty"`
+	// Phases and repeats.
+	CreateSchema bool   `json:"create_schema"`
+	Warmup       string `json:"warmup,omitempty"` // "10s" or "5000 ops", "" for none
+	Repeat       int    `json:"repeat"`
+	Order        string `json:"order,omitempty"` // how rounds were run
+	// Machine the replay ran on, and the capture's provenance.
+	Machine    Machine    `json:"machine"`
+	Provenance Provenance `json:"provenance"`
+	// Warnings name conditions that differ between targets.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // TargetInfo describes a target: its URL without secrets, the server
@@ -68,17 +93,20 @@ type Run struct {
 	Speed   float64        `json:"speed,omitempty"`
 	Rate    float64        `json:"rate,omitempty"`
 	Aborted string         `json:"aborted,omitempty"`
+	Rounds  int            `json:"rounds"` // measured rounds per target
 	Targets []*TargetStats `json:"targets"`
 	// Keyspaces the replayed statements used, sorted.
 	Keyspaces []string `json:"keyspaces,omitempty"`
 }
 
-// TargetStats are one target's numbers in one run.
+// TargetStats are one target's numbers in one run: the measured rounds
+// added up (histograms, counts, timeline), each round on its own (Rounds,
+// for medians and spreads), the warm-up's count and the schema phase.
 type TargetStats struct {
 	Name            string                 `json:"name"`
 	Ops             int64                  `json:"ops"`
-	Elapsed         time.Duration          `json:"elapsed"`       // first send to last completion
-	ScheduleSpan    time.Duration          `json:"schedule_span"` // start to the last op's due time
+	Elapsed         time.Duration          `json:"elapsed"`       // first send to last completion, schema changes excluded
+	ScheduleSpan    time.Duration          `json:"schedule_span"` // start to the last op's due time, schema changes excluded
 	Intended        *hdr.Histogram         `json:"intended"`
 	Actual          *hdr.Histogram         `json:"actual"`
 	Lag             *hdr.Histogram         `json:"lag"`
@@ -94,6 +122,60 @@ type TargetStats struct {
 	LateReason      string                 `json:"late_reason,omitempty"`
 	// SchemaErrors are --create-schema statements the target refused.
 	SchemaErrors []string `json:"schema_errors,omitempty"`
+	// Schema is every schema statement's outcome: the schema phase and
+	// the schema changes captured in the stream (untimed).
+	Schema []SchemaOutcome `json:"schema,omitempty"`
+	// SchemaPaused is how long the schedule stood still for captured
+	// schema changes (all passes).
+	SchemaPaused time.Duration `json:"schema_paused,omitempty"`
+	// WarmupOps ops ran before the measured rounds, in no figure;
+	// WarmupUnexpected of them failed unexpectedly (still an exit bit).
+	WarmupOps        int64         `json:"warmup_ops,omitempty"`
+	WarmupElapsed    time.Duration `json:"warmup_elapsed,omitempty"`
+	WarmupUnexpected int64         `json:"warmup_unexpected_errors,omitempty"`
+	Rounds           []*RoundStats `json:"rounds,omitempty"`
+}
+
+// Schema phases.
+const (
+	PhaseSchema = "schema (--create-schema)"
+	PhaseWarmup = "captured, warm-up"
+)
+
+// SchemaOutcome is one schema statement on one target, untimed.
+type SchemaOutcome struct {
+	Phase     string        `json:"phase"`
+	Statement string        `json:"statement"`
+	Duration  time.Duration `json:"duration"`
+	Result    string        `json:"result"` // "ok", "already exists" or the error
+}
+
+// RoundStats are one measured round of one target.
+type RoundStats struct {
+	Round      int                    `json:"round"`
+	Ops        int64                  `json:"ops"`
+	Elapsed    time.Duration          `json:"elapsed"`
+	Intended   *hdr.Histogram         `json:"intended"`
+	Lag        *hdr.Histogram         `json:"lag"`
+	Unexpected int64                  `json:"unexpected_errors"`
+	Late       string                 `json:"could_not_keep_up,omitempty"`
+	Classes    map[string]*RoundClass `json:"classes"`
+}
+
+// RoundClass is one statement class in one round.
+type RoundClass struct {
+	Ops      int64          `json:"ops"`
+	Intended *hdr.Histogram `json:"intended"`
+}
+
+// Throughput is the round's ops per second.
+func (r *RoundStats) Throughput() float64 { return rate(r.Ops, r.Elapsed) }
+
+func rate(ops int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(ops) / d.Seconds()
 }
 
 // ClassStats are the numbers of one statement class (fingerprint).
@@ -103,6 +185,8 @@ type ClassStats struct {
 	Actual     *hdr.Histogram   `json:"actual"`
 	Errors     map[string]int64 `json:"errors,omitempty"`
 	Mismatches int64            `json:"mismatches"`
+	Compared   int64            `json:"compared"`
+	Cross      int64            `json:"cross_mismatches"`
 	Noise      int64            `json:"noise"`
 	Examples   []Example        `json:"examples,omitempty"`
 }
@@ -116,9 +200,11 @@ type Example struct {
 	Against   string `json:"against"` // "capture" or the other target's name
 }
 
-// Bucket is one second of the timeline.
+// Bucket is one second of the timeline. Round is the measured round the
+// second belongs to; 0 is the warm-up (drawn grey, in no figure).
 type Bucket struct {
 	Sec   int64 `json:"sec"`
+	Round int   `json:"round"`
 	Ops   int64 `json:"ops"`
 	SumNs int64 `json:"sum_ns"` // intended latency sum
 	MaxNs int64 `json:"max_ns"`
@@ -178,12 +264,51 @@ func (s *TargetStats) observe(start time.Time, fp string, tm Timing, out *Outcom
 	}
 }
 
-// Throughput is ops per second over Elapsed.
-func (s *TargetStats) Throughput() float64 {
-	if s.Elapsed <= 0 {
-		return 0
+// Throughput is ops per second over Elapsed (all measured rounds).
+func (s *TargetStats) Throughput() float64 { return rate(s.Ops, s.Elapsed) }
+
+// addWarmup records the warm-up pass: its ops count, its timeline (round
+// 0) and its schema changes, nothing else.
+func (s *TargetStats) addWarmup(p pass) {
+	s.WarmupOps += p.st.Ops
+	s.WarmupElapsed += p.st.Elapsed
+	s.WarmupUnexpected += p.st.Unexpected
+	s.Schema = append(s.Schema, p.st.Schema...)
+	s.SchemaPaused += p.st.SchemaPaused
+	s.appendTimeline(p.st.Timeline, 0)
+}
+
+// addRound adds a measured round: to the totals and as a round of its own.
+func (s *TargetStats) addRound(round int, p pass) {
+	o := p.st
+	s.addCounts(o)
+	s.Elapsed += o.Elapsed
+	s.ScheduleSpan += o.ScheduleSpan
+	s.Schema = append(s.Schema, o.Schema...)
+	s.SchemaPaused += o.SchemaPaused
+	s.appendTimeline(o.Timeline, round)
+	rs := &RoundStats{Round: round, Ops: o.Ops, Elapsed: o.Elapsed, Intended: o.Intended, Lag: o.Lag,
+		Unexpected: o.Unexpected, Classes: map[string]*RoundClass{}}
+	for fp, c := range o.Classes {
+		rs.Classes[fp] = &RoundClass{Ops: c.Ops, Intended: c.Intended}
 	}
-	return float64(s.Ops) / s.Elapsed.Seconds()
+	if o.Late {
+		rs.Late = o.LateReason
+		if !s.Late {
+			s.Late, s.LateReason = true, fmt.Sprintf("round %d: %s", round, o.LateReason)
+		}
+	}
+	s.Rounds = append(s.Rounds, rs)
+}
+
+// appendTimeline appends a pass's seconds after the ones already there.
+func (s *TargetStats) appendTimeline(bs []Bucket, round int) {
+	base := int64(len(s.Timeline))
+	for _, b := range bs {
+		b.Sec += base
+		b.Round = round
+		s.Timeline = append(s.Timeline, b)
+	}
 }
 
 // judge sets Late from the lag p99 and how late the schedule finished.
@@ -205,7 +330,7 @@ func (r *Report) ExitCode() int {
 	code := 0
 	for _, run := range r.Runs {
 		for _, t := range run.Targets {
-			if t.Unexpected > 0 {
+			if t.Unexpected > 0 || t.WarmupUnexpected > 0 {
 				code |= ExitErrors
 			}
 			if t.Mismatches > 0 || t.CrossMismatches > 0 {
@@ -221,6 +346,7 @@ func (r *Report) ExitCode() int {
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
+	r.ComputeVerdicts()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -236,6 +362,7 @@ func ReadReportFile(path string) (*Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("replay: report %s: %w", path, err)
 	}
+	r.ComputeVerdicts()
 	return &r, nil
 }
 
@@ -255,7 +382,7 @@ func MergeReports(rs ...*Report) (*Report, error) {
 		for _, run := range r.Runs {
 			m := runs[run.Label]
 			if m == nil {
-				m = &Run{Label: run.Label, Speed: run.Speed, Rate: run.Rate, Aborted: run.Aborted}
+				m = &Run{Label: run.Label, Speed: run.Speed, Rate: run.Rate, Aborted: run.Aborted, Rounds: run.Rounds}
 				runs[run.Label] = m
 				out.Runs = append(out.Runs, m)
 			}
@@ -285,14 +412,63 @@ func mergeSorted(a, b []string) []string {
 	return slices.Compact(out)
 }
 
+// add adds a shard's numbers: shards run at the same time, so elapsed
+// times are the longest, and rounds add round by round.
 func (s *TargetStats) add(o *TargetStats) {
-	s.Ops += o.Ops
+	s.addCounts(o)
 	if o.Elapsed > s.Elapsed {
 		s.Elapsed = o.Elapsed
 	}
 	if o.ScheduleSpan > s.ScheduleSpan {
 		s.ScheduleSpan = o.ScheduleSpan
 	}
+	s.WarmupOps += o.WarmupOps
+	s.WarmupElapsed = max(s.WarmupElapsed, o.WarmupElapsed)
+	s.WarmupUnexpected += o.WarmupUnexpected
+	s.SchemaPaused = max(s.SchemaPaused, o.SchemaPaused)
+	s.Schema = append(s.Schema, o.Schema...)
+	s.SchemaErrors = append(s.SchemaErrors, o.SchemaErrors...)
+	for _, b := range o.Timeline {
+		for int64(len(s.Timeline)) <= b.Sec {
+			s.Timeline = append(s.Timeline, Bucket{Sec: int64(len(s.Timeline)), Round: b.Round})
+		}
+		d := &s.Timeline[b.Sec]
+		d.Ops += b.Ops
+		d.SumNs += b.SumNs
+		d.MaxNs = max(d.MaxNs, b.MaxNs)
+	}
+	for i, r := range o.Rounds {
+		if i >= len(s.Rounds) {
+			s.Rounds = append(s.Rounds, &RoundStats{Round: r.Round, Intended: hdr.New(), Lag: hdr.New(), Classes: map[string]*RoundClass{}})
+		}
+		d := s.Rounds[i]
+		d.Ops += r.Ops
+		d.Elapsed = max(d.Elapsed, r.Elapsed)
+		mergeH(d.Intended, r.Intended)
+		mergeH(d.Lag, r.Lag)
+		d.Unexpected += r.Unexpected
+		if d.Late == "" {
+			d.Late = r.Late
+		}
+		for fp, c := range r.Classes {
+			dc := d.Classes[fp]
+			if dc == nil {
+				dc = &RoundClass{Intended: hdr.New()}
+				d.Classes[fp] = dc
+			}
+			dc.Ops += c.Ops
+			mergeH(dc.Intended, c.Intended)
+		}
+	}
+	if o.Late {
+		s.Late = true
+		s.LateReason = o.LateReason
+	}
+}
+
+// addCounts adds everything but times, timelines and rounds.
+func (s *TargetStats) addCounts(o *TargetStats) {
+	s.Ops += o.Ops
 	mergeH(s.Intended, o.Intended)
 	mergeH(s.Actual, o.Actual)
 	mergeH(s.Lag, o.Lag)
@@ -313,25 +489,14 @@ func (s *TargetStats) add(o *TargetStats) {
 			d.Errors[k] += v
 		}
 		d.Mismatches += c.Mismatches
+		d.Compared += c.Compared
+		d.Cross += c.Cross
 		d.Noise += c.Noise
 		for _, e := range c.Examples {
 			if len(d.Examples) < maxExamples {
 				d.Examples = append(d.Examples, e)
 			}
 		}
-	}
-	for _, b := range o.Timeline {
-		for int64(len(s.Timeline)) <= b.Sec {
-			s.Timeline = append(s.Timeline, Bucket{Sec: int64(len(s.Timeline))})
-		}
-		d := &s.Timeline[b.Sec]
-		d.Ops += b.Ops
-		d.SumNs += b.SumNs
-		d.MaxNs = max(d.MaxNs, b.MaxNs)
-	}
-	if o.Late {
-		s.Late = true
-		s.LateReason = o.LateReason
 	}
 }
 
@@ -359,6 +524,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			ew.printf("[OVERALL], RunTime(ms), %d\n", t.Elapsed.Milliseconds())
 			ew.printf("[OVERALL], Throughput(ops/sec), %.2f\n", t.Throughput())
 			ew.printf("[OVERALL], Operations, %d\n", t.Ops)
+			if t.WarmupOps > 0 {
+				ew.printf("[WARMUP], Operations, %d\n[WARMUP], RunTime(ms), %d\n", t.WarmupOps, t.WarmupElapsed.Milliseconds())
+			}
+			for _, rd := range t.Rounds {
+				ew.printf("[ROUND-%d], Operations, %d\n[ROUND-%d], Throughput(ops/sec), %.2f\n[ROUND-%d], Intended99thPercentileLatency(us), %d\n",
+					rd.Round, rd.Ops, rd.Round, rd.Throughput(), rd.Round, us(rd.Intended.Quantile(.99)))
+			}
 			ew.printf("[LAG], p50(us), %d\n[LAG], p99(us), %d\n[LAG], Max(us), %d\n",
 				us(t.Lag.Quantile(.5)), us(t.Lag.Quantile(.99)), us(t.Lag.Max()))
 			ew.printf("[COMPARE], Compared, %d\n[COMPARE], Mismatches, %d\n[COMPARE], CrossTargetMismatches, %d\n[COMPARE], Noise, %d\n",
@@ -388,7 +560,28 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	r.writeSchemaText(ew)
+	for _, v := range r.ComputeVerdicts() {
+		v.writeText(ew)
+	}
 	return ew.err
+}
+
+// writeSchemaText writes the schema phase's table: every schema statement
+// per target, untimed.
+func (r *Report) writeSchemaText(ew *errWriter) {
+	for _, run := range r.Runs {
+		for _, t := range run.Targets {
+			if len(t.Schema) == 0 {
+				continue
+			}
+			ew.printf("# schema (untimed, not in any figure), run %s, target %s; the schedule paused %s ms for captured schema changes\n",
+				run.Label, t.Name, durMs(t.SchemaPaused))
+			for _, so := range t.Schema {
+				ew.printf("#   %-28s %10s ms  %-16s %s\n", so.Phase, durMs(so.Duration), so.Result, so.Statement)
+			}
+		}
+	}
 }
 
 // writeText writes the conditions as `#` comment lines, which YCSB-style
@@ -398,7 +591,10 @@ func (c *Conditions) writeText(ew *errWriter) {
 	ew.printf("# captures: %s (written by dohyo %s)\n", strings.Join(c.Captures, " "), strings.Join(c.CaptureDohyos, ", "))
 	ew.printf("# capture: %d records, %d bytes, %d sessions, %s .. %s (%v)\n", c.Records, c.CaptureBytes, c.Sessions,
 		c.CaptureStart.UTC().Format(time.RFC3339Nano), c.CaptureEnd.UTC().Format(time.RFC3339Nano), c.CaptureEnd.Sub(c.CaptureStart).Round(time.Millisecond))
+	ew.printf("# provenance: %s\n", c.Provenance.String())
+	ew.printf("# machine: %s\n", c.Machine)
 	ew.printf("# mode: %s%s\n", c.Mode, c.pace())
+	ew.printf("# phases: %s\n", c.Phases())
 	if len(c.Shards) > 0 {
 		ew.printf("# shards: %s\n", strings.Join(c.Shards, " "))
 	}
@@ -411,6 +607,32 @@ func (c *Conditions) writeText(ew *errWriter) {
 			ew.printf("#   %s: %s\n", k, t.Settings[k])
 		}
 	}
+	for _, w := range c.Warnings {
+		ew.printf("# WARNING: %s\n", w)
+	}
+}
+
+// Phases describes the schema phase, warm-up and measured rounds.
+func (c *Conditions) Phases() string {
+	schema := "captured schema changes replayed in place, schedule paused while they run (untimed)"
+	if c.CreateSchema {
+		schema = "schema applied before the clock starts (--create-schema, untimed); " + schema
+	}
+	warm := "no warm-up"
+	if c.Warmup != "" {
+		warm = "warm-up " + c.Warmup + " (excluded from the figures)"
+	}
+	return fmt.Sprintf("%s; %s; %d measured round(s) per target, %s", schema, warm, max(c.Repeat, 1), cmp.Or(c.Order, "targets one at a time, interleaved round by round"))
+}
+
+// String is one line for the report.
+func (p Provenance) String() string {
+	s := fmt.Sprintf("nodes %s, %d segments, %d records dropped while capturing, %d bound values and %d statements redacted",
+		cmp.Or(strings.Join(p.Nodes, " "), "?"), p.Segments, p.Dropped, p.RedactedValues, p.RedactedQueries)
+	if p.Generated != "" {
+		s += ", generated by " + p.Generated
+	}
+	return s
 }
 
 // pace describes the pacing options after the mode.

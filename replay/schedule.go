@@ -54,7 +54,9 @@ type Op struct {
 	Due   time.Time         // filled by the scheduler
 	// Barrier ops (schema changes) run alone: every earlier op completes
 	// before, and every later op is sent after, because other sessions'
-	// statements depend on the schema they create.
+	// statements depend on the schema they create. They are untimed: the
+	// schedule pauses from a barrier's due time until it completes, so a
+	// slow CREATE TABLE makes no later op late (RunStats.Paused).
 	Barrier bool
 
 	class string             // statement class for reports: the fingerprint, or "BATCH"
@@ -85,8 +87,12 @@ type ScheduleOptions struct {
 	Concurrency int     // ModeMax; <= 0 means 1
 	QueueLen    int     // per-session queue; <= 0 means 1024
 	Clock       Clock   // nil means RealClock
-	// Duration stops scheduling ops due later than start+Duration (0: all).
+	// Duration stops scheduling ops due later than start+Duration (0: all);
+	// at ModeMax it stops dispatching once Duration of wall time passed.
+	// Paused time (barriers) does not count.
 	Duration time.Duration
+	// MaxOps stops after this many ops (0: all).
+	MaxOps int64
 	// Spin is how long before each due time the pacer stops sleeping and
 	// busy-waits (yielding), with a clock that supports it (RealClock):
 	// Go's timers wake up to ~1 ms late on an idle process. 0 means
@@ -164,12 +170,13 @@ func NewScheduler(opts ScheduleOptions) (*Scheduler, error) {
 // dueOffset is the op's offset from the start of the run. It is computed
 // from absolute values each time (float64 nanoseconds, rounded once), so
 // fractional speeds never accumulate drift.
-func (s *Scheduler) dueOffset(op *Op, t0 int64) time.Duration {
+// i is the op's position in this run (0-based).
+func (s *Scheduler) dueOffset(op *Op, t0, i int64) time.Duration {
 	switch s.opts.Mode {
 	case ModeSpeed:
 		return time.Duration(math.Round(float64(op.Time-t0) / s.opts.Speed))
 	case ModeRate:
-		return time.Duration(math.Round(float64(op.Index) * 1e9 / s.opts.Rate))
+		return time.Duration(math.Round(float64(i) * 1e9 / s.opts.Rate))
 	}
 	return 0
 }
@@ -179,7 +186,22 @@ type RunStats struct {
 	Start, End time.Time
 	LastDue    time.Time // due time of the last scheduled op
 	Ops        int64
-	Truncated  bool // Duration cut the run short
+	Truncated  bool // Duration or MaxOps cut the run short
+	// Paused is the time the schedule stood still for barriers (schema
+	// changes): from each barrier's due time (or its dispatch, at --max)
+	// to its completion.
+	Paused time.Duration
+}
+
+// Measured is the run's wall time without the paused time.
+func (st RunStats) Measured() time.Duration { return st.End.Sub(st.Start) - st.Paused }
+
+// MeasuredSpan is start to the last due time without the paused time.
+func (st RunStats) MeasuredSpan() time.Duration {
+	if st.LastDue.IsZero() {
+		return 0
+	}
+	return st.LastDue.Sub(st.Start) - st.Paused
 }
 
 // Run feeds ops from src to one goroutine per captured session and
@@ -313,17 +335,24 @@ func (r *runner) dispatch(src Source) (RunStats, error) {
 		if first {
 			t0, first = op.Time, false
 		}
+		if s.opts.MaxOps > 0 && stats.Ops >= s.opts.MaxOps {
+			stats.Truncated = true
+			break
+		}
 		if r.paced {
-			off := s.dueOffset(op, t0)
+			off := s.dueOffset(op, t0, stats.Ops)
 			if s.opts.Duration > 0 && off > s.opts.Duration {
 				stats.Truncated = true
 				break
 			}
-			op.Due = stats.Start.Add(off)
+			op.Due = stats.Start.Add(off + stats.Paused)
 			stats.LastDue = op.Due
 			if !r.wait(op.Due) {
 				break
 			}
+		} else if s.opts.Duration > 0 && s.clock.Now().Sub(stats.Start)-stats.Paused > s.opts.Duration {
+			stats.Truncated = true
+			break
 		}
 		stats.Ops++
 		ss := r.sessions[op.Key]
@@ -334,11 +363,18 @@ func (r *runner) dispatch(src Source) (RunStats, error) {
 			go r.session(ss)
 		}
 		if op.Barrier {
+			from := op.Due
+			if !r.paced {
+				from = s.clock.Now()
+			}
 			r.drain()
-		}
-		r.push(ss, op, op.Barrier)
-		if op.Barrier {
+			r.push(ss, op, true)
 			r.drain()
+			// The schedule stands still while the schema changes: later
+			// ops are due that much later.
+			stats.Paused += max(s.clock.Now().Sub(from), 0)
+		} else {
+			r.push(ss, op, false)
 		}
 		if r.ctx.Err() != nil {
 			break

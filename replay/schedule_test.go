@@ -283,15 +283,25 @@ func TestReplayBarrierRunsAlone(t *testing.T) {
 	}
 	s, _ := NewScheduler(ScheduleOptions{Mode: ModeSpeed, Speed: 1, Clock: clk})
 	sent := map[int64]time.Duration{}
+	var lag2 time.Duration
 	var mu sync.Mutex
-	if _, err := s.Run(context.Background(), &sliceSource{ops: ops}, exec, func(op *Op, tm Timing) {
+	st, err := s.Run(context.Background(), &sliceSource{ops: ops}, exec, func(op *Op, tm Timing) {
 		mu.Lock()
 		sent[op.Index] = tm.Sent.Sub(epoch)
+		if op.Index == 2 {
+			lag2 = tm.Lag()
+		}
 		mu.Unlock()
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]time.Duration{0: 0, 1: 10 * time.Millisecond, 2: 20 * time.Millisecond}
+	if st.Paused != 20*time.Millisecond || lag2 != 0 {
+		t.Fatalf("paused %v, op 2 lag %v; want 20ms and 0", st.Paused, lag2)
+	}
+	// The schedule pauses from the barrier's due time (0) to its end
+	// (20ms): op 2, due at 1ms, is due at 21ms and is not late.
+	want := map[int64]time.Duration{0: 0, 1: 10 * time.Millisecond, 2: 21 * time.Millisecond}
 	if fmt.Sprint(sent) != fmt.Sprint(want) {
 		t.Fatalf("sent at %v, want %v", sent, want)
 	}

@@ -36,6 +36,9 @@ type replayFlags struct {
 	lateFraction float64
 	spin         time.Duration
 	quiet        bool
+	warmup       string
+	repeat       int
+	baseline     string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -75,6 +78,9 @@ not keep up.`,
 	fl.Float64Var(&f.lateFraction, "late-fraction", 0.1, "a target could not keep up when it finishes this fraction later than the schedule")
 	fl.DurationVar(&f.spin, "spin", replay.DefaultSpin, "busy-wait this long before each due time for precise pacing (0: timers only, ~1 ms precision, no CPU spent waiting)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&f.warmup, "warmup", "", "replay the first DURATION (10s) or OPS (5000) of the capture once per target before measuring, in no figure")
+	fl.IntVar(&f.repeat, "repeat", 1, "measured rounds per target, interleaved (A1 B1 A2 B2 ...): figures become medians with their spread, ratios get intervals")
+	fl.StringVar(&f.baseline, "baseline", "", "target name (t1:cassandra) or URL the verdict compares the others with (default: the first --target)")
 	return cmd
 }
 
@@ -89,6 +95,20 @@ func parseShard(s string) (replay.Shard, error) {
 		return replay.Shard{}, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
 	}
 	return replay.Shard{I: i, N: n}, nil
+}
+
+// parseWarmup reads --warmup: a duration (10s) or an op count (5000).
+func parseWarmup(s string) (replay.Warmup, error) {
+	if s == "" {
+		return replay.Warmup{}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+		return replay.Warmup{Ops: n}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return replay.Warmup{Duration: d}, nil
+	}
+	return replay.Warmup{}, fmt.Errorf("--warmup %q: want a duration (10s) or a positive op count (5000)", s)
 }
 
 func parseSpeeds(s string) ([]float64, error) {
@@ -143,6 +163,13 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 	if err != nil {
 		return err
 	}
+	warm, err := parseWarmup(f.warmup)
+	if err != nil {
+		return err
+	}
+	if f.repeat < 1 {
+		return fmt.Errorf("--repeat %d: want at least 1", f.repeat)
+	}
 	base := replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration, Spin: f.spin}
 	if f.spin <= 0 {
 		base.Spin = -1 // never
@@ -164,6 +191,11 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		CaptureBytes: sum.FileBytes, Sessions: sum.Sessions, Mode: base.Mode.String(),
 		Rate: f.rate, Duration: f.duration, DohyoVersion: buildVersion(), CaptureDohyos: sum.Versions,
 		LagThreshold: f.lagThreshold, LateFraction: f.lateFraction,
+		CreateSchema: f.createSchema, Warmup: f.warmup, Repeat: f.repeat,
+		Order:   "targets one at a time, interleaved round by round (A1 B1 A2 B2 ...)",
+		Machine: describeMachine(),
+		Provenance: replay.Provenance{Nodes: sum.Nodes, Segments: sum.Segments, Dropped: sum.Dropped,
+			RedactedValues: sum.RedactedValues, RedactedQueries: sum.RedactedQueries, Generated: generatedBy(sum.Nodes)},
 	}}
 	if base.Mode == replay.ModeSpeed {
 		rep.Conditions.Speeds = speeds
@@ -187,7 +219,13 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		}
 		name := fmt.Sprintf("t%d:%s", i+1, strings.SplitN(raw, ":", 2)[0])
 		targets = append(targets, replay.NamedTarget{Name: name, Target: t})
+		if f.baseline == raw || f.baseline == name {
+			rep.Conditions.Baseline = name
+		}
 		rep.Conditions.Targets = append(rep.Conditions.Targets, replay.TargetInfo{Name: name, URL: replay.RedactURL(raw), Settings: settings})
+	}
+	if f.baseline != "" && rep.Conditions.Baseline == "" {
+		return fmt.Errorf("replay: --baseline %q names no --target (names are t1:scheme, t2:scheme... or the URL)", f.baseline)
 	}
 	for _, sp := range speeds {
 		so := base
@@ -202,8 +240,9 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		}
 		var done atomic.Int64
 		opts := replay.Options{Captures: captures, Schedule: so, Shard: shard, CreateSchema: f.createSchema,
+			Warmup: warm, Repeat: f.repeat,
 			AbortLag: f.abortLag, LagThreshold: f.lagThreshold, LateFraction: f.lateFraction, Progress: &done}
-		stop := startProgress(stderr, f.quiet, label, &done, int64(sum.Records)*int64(len(targets)))
+		stop := startProgress(stderr, f.quiet, label, &done, int64(sum.Records)*int64(len(targets))*int64(f.repeat))
 		run, err := replay.Replay(ctx, opts, targets)
 		stop()
 		if err != nil {
@@ -216,6 +255,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		}
 	}
 	describeTargets(ctx, rep, f.targets, targets)
+	rep.Conditions.Warnings = replay.CompareConditions(rep.Conditions.Targets)
 	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
 		return err
 	}

@@ -298,7 +298,7 @@ func TestReplaySweep(t *testing.T) {
 		t.Fatalf("runs %d, want speed=2 and speed=4 with 2 targets each", len(rep.Runs))
 	}
 	html, err := os.ReadFile(htmlOut)
-	if err != nil || !strings.Contains(string(html), "sweep: throughput vs intended p99") {
+	if err != nil || !strings.Contains(string(html), "sweep: throughput vs offered rate") || !strings.Contains(string(html), "sweep: intended p99 vs offered rate") {
 		t.Fatalf("HTML lacks the sweep chart (err %v)", err)
 	}
 }
