@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +52,9 @@ type Options struct {
 	// LateFraction later than its schedule.
 	LagThreshold time.Duration
 	LateFraction float64
+	// Baseline names the target reads are compared with (and the verdict
+	// compares with); "" or an unknown name: the first.
+	Baseline string
 	// Progress, if set, counts executed ops (summed over targets).
 	Progress *atomic.Int64
 	// openRecords replaces capture.NewMerger (tests).
@@ -64,10 +69,15 @@ func (o *Options) open(ctx context.Context) (recordSource, string, func() error,
 	if err != nil {
 		return nil, "", nil, err
 	}
-	ddl := ""
-	if hs := m.Headers(); len(hs) > 0 {
-		ddl = hs[0].SchemaDDL
+	// Every capture's schema (captures of different clusters or
+	// generated workloads each bring their own); repeats once.
+	var ddls []string
+	for _, h := range m.Headers() {
+		if h.SchemaDDL != "" && !slices.Contains(ddls, h.SchemaDDL) {
+			ddls = append(ddls, h.SchemaDDL)
+		}
 	}
+	ddl := strings.Join(ddls, "\n")
 	ra := newReadAhead(m)
 	return ra, ddl, func() error { ra.Close(); return m.Close() }, nil
 }
@@ -85,7 +95,7 @@ func (o *Options) open(ctx context.Context) (recordSource, string, func() error,
 // Schema changes captured in the stream are replayed in place (later
 // statements depend on them) with the schedule paused while they run: they
 // are reported in the schema table, not in the figures. Reads are compared
-// with the capture and with the first target in the warm-up and round 1,
+// with the capture and with the baseline target in the warm-up and round 1,
 // which together are one pass over the capture; later rounds start from a
 // state the capture never saw, so they are timed only.
 func Replay(ctx context.Context, opts Options, targets []NamedTarget) (*Run, error) {
@@ -151,7 +161,8 @@ func Replay(ctx context.Context, opts Options, targets []NamedTarget) (*Run, err
 		}
 		run.Aborted = err.Error()
 	}
-	compare(run, checks)
+	base := slices.IndexFunc(targets, func(t NamedTarget) bool { return t.Name == opts.Baseline })
+	compare(run, checks, max(base, 0))
 	return run, nil
 }
 

@@ -93,8 +93,11 @@ func (r Ratio) String() string {
 }
 
 func ratioNum(v float64) string {
-	if v >= 10 {
+	switch {
+	case v >= 10:
 		return fmt.Sprintf("%.1f", v)
+	case v < 0.1:
+		return fmt.Sprintf("%.2g", v)
 	}
 	return fmt.Sprintf("%.2f", v)
 }

@@ -44,6 +44,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd())
+	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd(), newWorkloadCmd())
 	return root
 }

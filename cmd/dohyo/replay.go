@@ -240,7 +240,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		}
 		var done atomic.Int64
 		opts := replay.Options{Captures: captures, Schedule: so, Shard: shard, CreateSchema: f.createSchema,
-			Warmup: warm, Repeat: f.repeat,
+			Warmup: warm, Repeat: f.repeat, Baseline: rep.Conditions.Baseline,
 			AbortLag: f.abortLag, LagThreshold: f.lagThreshold, LateFraction: f.lateFraction, Progress: &done}
 		stop := startProgress(stderr, f.quiet, label, &done, int64(sum.Records)*int64(len(targets))*int64(f.repeat))
 		run, err := replay.Replay(ctx, opts, targets)
