@@ -219,7 +219,13 @@ type Verdict struct {
 	Rows     []VerdictRow `json:"comparison"` // every other target vs the baseline
 	// Sentences say the comparison in words, one per target.
 	Sentences []string `json:"sentences"`
+	// Omitted counts classes beyond the busiest maxVerdictClasses, left
+	// out of the comparison rows (the statement classes table has them).
+	Omitted int `json:"omitted_classes,omitempty"`
 }
+
+// maxVerdictClasses bounds the classes compared per target, busiest first.
+const maxVerdictClasses = 6
 
 // TargetFigs are a target's figures overall and per class.
 type TargetFigs struct {
@@ -261,6 +267,10 @@ func NewVerdict(run *Run, baseline string) *Verdict {
 	v.Baseline = base.Name
 	order := append([]*TargetStats{base}, slices.Delete(slices.Clone(run.Targets), bi, bi+1)...)
 	classes := classOrder(base, run.Targets)
+	if len(classes) > maxVerdictClasses {
+		v.Omitted = len(classes) - maxVerdictClasses
+		classes = classes[:maxVerdictClasses]
+	}
 	figs := map[string]map[string]Figures{}
 	for _, t := range order {
 		tf := TargetFigs{Target: t.Name, Overall: t.figures("")}
@@ -454,6 +464,9 @@ func (v *Verdict) writeText(ew *errWriter) {
 				r.Errors, r.unexpectedCell(), r.mismatchCell(), r.lagCell())
 		}
 	}
+	if v.Omitted > 0 {
+		ew.printf("# (%d less busy statement classes are not compared here; see the per-class lines above)\n", v.Omitted)
+	}
 	ew.printf("#\n# figures (median [min–max] over rounds; latency from the intended send time, ms)\n")
 	ew.printf("# %-14s %-40s %10s %-30s %-26s %-26s %-26s\n", "target", "class", "ops", "ops/s", "p50", "p99", "p99.9")
 	for _, tf := range v.Figures {
@@ -483,6 +496,9 @@ func (r VerdictRow) unexpectedCell() string {
 }
 
 func (r VerdictRow) mismatchCell() string {
+	if r.Compared == 0 && r.Class != OverallClass {
+		return "– (no reads compared)"
+	}
 	return fmt.Sprintf("%s of %s", thousands(r.Mismatches+r.Cross), thousands(r.Compared))
 }
 

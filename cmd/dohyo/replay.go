@@ -111,6 +111,16 @@ func parseWarmup(s string) (replay.Warmup, error) {
 	return replay.Warmup{}, fmt.Errorf("--warmup %q: want a duration (10s) or a positive op count (5000)", s)
 }
 
+func describeWarmup(w replay.Warmup) string {
+	switch {
+	case w.Ops > 0:
+		return fmt.Sprintf("%d ops", w.Ops)
+	case w.Duration > 0:
+		return w.Duration.String()
+	}
+	return ""
+}
+
 func parseSpeeds(s string) ([]float64, error) {
 	var out []float64
 	for _, p := range strings.Split(s, ",") {
@@ -191,7 +201,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 		CaptureBytes: sum.FileBytes, Sessions: sum.Sessions, Mode: base.Mode.String(),
 		Rate: f.rate, Duration: f.duration, DohyoVersion: buildVersion(), CaptureDohyos: sum.Versions,
 		LagThreshold: f.lagThreshold, LateFraction: f.lateFraction,
-		CreateSchema: f.createSchema, Warmup: f.warmup, Repeat: f.repeat,
+		CreateSchema: f.createSchema, Warmup: describeWarmup(warm), Repeat: f.repeat,
 		Order:   "targets one at a time, interleaved round by round (A1 B1 A2 B2 ...)",
 		Machine: describeMachine(),
 		Provenance: replay.Provenance{Nodes: sum.Nodes, Segments: sum.Segments, Dropped: sum.Dropped,

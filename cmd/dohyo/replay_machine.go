@@ -56,10 +56,14 @@ func procField(path, key string) string {
 // generatedBy names the generator of a `dohyo workload` capture (its node
 // name says so), "" for a real capture.
 func generatedBy(nodes []string) string {
+	var ws []string
 	for _, n := range nodes {
-		if strings.HasPrefix(n, "workload-") {
-			return "dohyo workload " + strings.TrimPrefix(n, "workload-")
+		if w, ok := strings.CutPrefix(n, "workload-"); ok {
+			ws = append(ws, w)
 		}
 	}
-	return ""
+	if len(ws) == 0 {
+		return ""
+	}
+	return "dohyo workload " + strings.Join(ws, ", ")
 }
