@@ -329,27 +329,28 @@ func runCharts(run *Run, v *Verdict) []template.HTML {
 	for _, t := range run.Targets {
 		for _, b := range t.Timeline {
 			maxT = math.Max(maxT, float64(b.Ops))
-			maxL = math.Max(maxL, float64(b.MaxNs)/1e6)
+			maxL = math.Max(maxL, b.Quantile(.99)/1e6)
 		}
 	}
 	var tput, lat strings.Builder
 	for i, t := range run.Targets {
 		ts := series{Name: t.Name}
-		mean, mx := series{Name: "mean"}, series{Name: "max"}
+		p50, p99 := series{Name: "p50"}, series{Name: "p99"}
 		for _, b := range t.Timeline {
 			ts.X, ts.Y, ts.Grey = append(ts.X, float64(b.Sec)), append(ts.Y, float64(b.Ops)), append(ts.Grey, b.Round == 0)
 			if b.Ops > 0 {
-				mean.X, mean.Y, mean.Grey = append(mean.X, float64(b.Sec)), append(mean.Y, float64(b.SumNs)/float64(b.Ops)/1e6), append(mean.Grey, b.Round == 0)
-				mx.X, mx.Y, mx.Grey = append(mx.X, float64(b.Sec)), append(mx.Y, float64(b.MaxNs)/1e6), append(mx.Grey, b.Round == 0)
+				x, g := float64(b.Sec), b.Round == 0
+				p50.X, p50.Y, p50.Grey = append(p50.X, x), append(p50.Y, b.Quantile(.5)/1e6), append(p50.Grey, g)
+				p99.X, p99.Y, p99.Grey = append(p99.X, x), append(p99.Y, b.Quantile(.99)/1e6), append(p99.Grey, g)
 			}
 		}
 		col := palette[i%len(palette)]
 		tput.WriteString(string(svgChart(chartOpts{title: t.Name, xlabel: "seconds (grey: warm-up)", ylabel: "ops/s", w: 330, h: 200, yMax: maxT, color: col}, []series{ts})))
-		lat.WriteString(string(svgChart(chartOpts{title: t.Name, xlabel: "seconds (grey: warm-up)", ylabel: "ms", w: 330, h: 200, yMax: maxL, legend: true, color: col}, []series{mx, mean})))
+		lat.WriteString(string(svgChart(chartOpts{title: t.Name, xlabel: "seconds (grey: warm-up)", ylabel: "ms", w: 330, h: 200, yMax: maxL, legend: true, color: col}, []series{p99, p50})))
 	}
 	out = append(out,
 		template.HTML(`<h3>`+template.HTMLEscapeString(run.Label)+`: throughput over time, per target (same scale)</h3><div class="sm">`+tput.String()+`</div>`),
-		template.HTML(`<h3>`+template.HTMLEscapeString(run.Label)+`: intended latency per second (max and mean), per target (same scale)</h3><div class="sm">`+strings.ReplaceAll(lat.String(), "ms, log? no: linear", "ms")+`</div>`))
+		template.HTML(`<h3>`+template.HTMLEscapeString(run.Label)+`: intended latency per second (p50 and p99), per target (same scale)</h3><div class="sm">`+strings.ReplaceAll(lat.String(), "ms, log? no: linear", "ms")+`</div>`))
 	var cdf []series
 	for _, t := range run.Targets {
 		cs := series{Name: t.Name}

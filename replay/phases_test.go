@@ -283,3 +283,18 @@ func TestReplayUnequalConditionsWarn(t *testing.T) {
 		t.Fatalf("warnings %q, want one on consistency", ws)
 	}
 }
+
+func TestReplayBucketQuantiles(t *testing.T) {
+	var b Bucket
+	for i := int64(1); i <= 100; i++ {
+		b.record(i * int64(time.Millisecond))
+	}
+	for _, q := range []struct{ q, want float64 }{{0.5, 50e6}, {0.99, 99e6}} {
+		if got := b.Quantile(q.q); math.Abs(got-q.want)/q.want > 0.06 {
+			t.Errorf("p%g = %v, want %v ±6%%", q.q*100, got, q.want)
+		}
+	}
+	if (&Bucket{}).Quantile(.5) != 0 {
+		t.Error("an empty second has a quantile")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -208,6 +209,49 @@ type Bucket struct {
 	Ops   int64 `json:"ops"`
 	SumNs int64 `json:"sum_ns"` // intended latency sum
 	MaxNs int64 `json:"max_ns"`
+	// Lat counts the second's intended latencies in bins growing by 10%
+	// (binOf), for the percentiles-over-time chart (±5%).
+	Lat []uint32 `json:"lat,omitempty"`
+}
+
+// latBase is the growth of Bucket.Lat's bins.
+const latBase = 1.1
+
+func binOf(ns int64) int {
+	if ns < 1 {
+		return 0
+	}
+	return int(math.Log(float64(ns)) / math.Log(latBase))
+}
+
+// record adds one latency to the bucket's bins.
+func (b *Bucket) record(ns int64) {
+	i := binOf(ns)
+	for len(b.Lat) <= i {
+		b.Lat = append(b.Lat, 0)
+	}
+	b.Lat[i]++
+}
+
+// Quantile is the q-quantile of the second's latencies (ns, the middle of
+// its bin), 0 without data.
+func (b *Bucket) Quantile(q float64) float64 {
+	var n uint64
+	for _, c := range b.Lat {
+		n += uint64(c)
+	}
+	if n == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(n)))
+	var seen uint64
+	for i, c := range b.Lat {
+		seen += uint64(c)
+		if seen >= max(rank, 1) {
+			return math.Pow(latBase, float64(i)+0.5)
+		}
+	}
+	return float64(b.MaxNs)
 }
 
 // maxExamples bounds the examples kept per class.
@@ -258,6 +302,7 @@ func (s *TargetStats) observe(start time.Time, fp string, tm Timing, out *Outcom
 	}
 	b := &s.Timeline[sec]
 	b.Ops++
+	b.record(in)
 	b.SumNs += in
 	if in > b.MaxNs {
 		b.MaxNs = in
@@ -434,6 +479,12 @@ func (s *TargetStats) add(o *TargetStats) {
 		}
 		d := &s.Timeline[b.Sec]
 		d.Ops += b.Ops
+		for len(d.Lat) < len(b.Lat) {
+			d.Lat = append(d.Lat, 0)
+		}
+		for i, c := range b.Lat {
+			d.Lat[i] += c
+		}
 		d.SumNs += b.SumNs
 		d.MaxNs = max(d.MaxNs, b.MaxNs)
 	}
