@@ -14,7 +14,9 @@
 // ops; observations are delivered per batch so stats locks are taken once
 // per batch. Latency is measured from the due time (coordinated-omission
 // corrected) and from the actual send; lag is send − due. Schema changes
-// are barriers: they run alone. FakeClock is virtual time for tests.
+// are barriers: they run alone, and the schedule pauses while they run
+// (RunStats.Paused), so they make no later op late. FakeClock is virtual
+// time for tests.
 //
 // opBuilder (source.go) turns the merged capture stream into ops (decoded
 // ahead on a goroutine of its own, readAhead): batch
@@ -29,9 +31,15 @@
 //
 // Targets (target.go, cqltarget) execute ops: BackendTarget over any
 // bindings.Backend (re-preparing prepared statements once), cqltarget over
-// gocql with raw bytes in and out. Replay (engine.go) runs every target on
-// its own copy of the schedule, then compares each read against the capture
-// and against the first target. Report (report.go, html.go) holds HDR
+// gocql with raw bytes in and out. Replay (engine.go) runs the phases: the
+// schema (--create-schema, untimed, statement by statement), the warm-up
+// (the first part of the capture, once per target, in no figure), then
+// Repeat measured rounds per target, one target at a time, interleaved
+// round by round; it compares each read against the capture and against
+// the baseline target. The verdict (verdict.go) compares every target with
+// the baseline: medians over rounds with their range, ratios with a
+// percentile bootstrap interval over rounds (fixed seed), "within noise"
+// when the interval holds 1. Report (report.go, html.go) holds HDR
 // histograms per target and statement class, writes YCSB-style text, JSON
 // that MergeReports adds exactly across shards, and a self-contained HTML
 // page with inline SVG charts; ExitCode has bit flags.
