@@ -594,6 +594,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				ew.printf("[OVERALL], CouldNotKeepUp, %s\n", t.LateReason)
 			}
 			writeOp(ew, "ALL", t.Ops, t.Actual, t.Intended, nil, 0)
+			if strings.Contains(r.Conditions.Provenance.Generated, "ycsb") {
+				writeYCSBOps(ew, t)
+			}
 			fps := make([]string, 0, len(t.Classes))
 			for fp := range t.Classes {
 				fps = append(fps, fp)
@@ -726,6 +729,52 @@ func writeOp(ew *errWriter, name string, ops int64, act, in *hdr.Histogram, errs
 	if mism > 0 {
 		ew.printf("[%s], Mismatches, %d\n", name, mism)
 	}
+}
+
+// writeYCSBOps adds YCSB's own operation names ([READ], [UPDATE],
+// [INSERT], [SCAN]) for a generated YCSB workload, each the sum of its
+// statement classes, so the lines compare with YCSB's output.
+func writeYCSBOps(ew *errWriter, t *TargetStats) {
+	type agg struct {
+		ops         int64
+		act, intent *hdr.Histogram
+		errs        map[string]int64
+	}
+	byOp := map[string]*agg{}
+	for fp, c := range t.Classes {
+		name := ycsbOp(fp)
+		a := byOp[name]
+		if a == nil {
+			a = &agg{act: hdr.New(), intent: hdr.New(), errs: map[string]int64{}}
+			byOp[name] = a
+		}
+		a.ops += c.Ops
+		a.act.Merge(c.Actual)
+		a.intent.Merge(c.Intended)
+		for k, v := range c.Errors {
+			a.errs[k] += v
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(byOp)) {
+		a := byOp[name]
+		writeOp(ew, name, a.ops, a.act, a.intent, a.errs, 0)
+	}
+}
+
+// ycsbOp names a statement class as YCSB does.
+func ycsbOp(fp string) string {
+	u := strings.ToUpper(fp)
+	switch {
+	case strings.HasPrefix(u, "SELECT") && strings.Contains(u, "TOKEN("):
+		return "SCAN"
+	case strings.HasPrefix(u, "SELECT"):
+		return "READ"
+	case strings.HasPrefix(u, "UPDATE"):
+		return "UPDATE"
+	case strings.HasPrefix(u, "INSERT"):
+		return "INSERT"
+	}
+	return "OTHER"
 }
 
 func us(ns int64) int64 { return ns / 1e3 }
