@@ -441,7 +441,7 @@ var Columns = []struct{ Name, Help string }{
 	{"–", "not applicable: no ops of this class on one side, or a per-class cell of a whole-run figure (lag, could not keep up)"},
 }
 
-// verdictRounds describes the rounds for a heading.
+// heading describes the run, baseline, rounds and interval method.
 func (v *Verdict) heading() string {
 	return fmt.Sprintf("run %s, baseline %s, %d measured round(s) per target; ratios are medians over rounds, [95%% bootstrap interval, %d resamples, seed %d]",
 		v.Run, v.Baseline, v.Rounds, bootstrapResamples, bootstrapSeed)
