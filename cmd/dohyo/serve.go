@@ -160,6 +160,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	s.coord.Subscribe(s.tap.schemaChanged)
 	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
 	s.refreshKeyspaces(ctx)
+	watchSharedSchema(s.set, s.coord)
 
 	if s.relays, err = openRelays(ctx, s.set, func() *proxy.Coordinator { return s.coord }, log); err != nil {
 		return nil, err
