@@ -84,6 +84,8 @@ type server struct {
 	// roles are dohyo's users, roles and grants (nil: no store for them);
 	// the HTTP door authenticates and authorizes with them too.
 	roles *auth.Manager
+	// tier is the membership of a tier over a shared HBase (nil: none).
+	tier *membership
 	// tracer traces requests; stopTracer flushes its exporter.
 	tracer     *telemetry.Tracer
 	stopTracer func(context.Context) error
@@ -190,11 +192,17 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 
+	var members func() []cqlserver.Member
+	if s.tier = newMembership(s.set, s.coord, log); s.tier != nil {
+		members = s.tier.peers
+	}
 	s.cql, err = cqlserver.New(cqlserver.Config{
 		Coordinator:        s.coord,
 		Logger:             log,
 		ClusterName:        cfg.ClusterName,
 		Peers:              cfg.Peers,
+		Members:            members,
+		ListenAddr:         cfg.AdvertiseAddr,
 		NumTokens:          cfg.NumTokens,
 		MaxFrameBytes:      cfg.MaxFrameBytes,
 		ReleaseVersion:     "5.0.0-dohyo-" + buildVersion(),
@@ -328,6 +336,17 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 			}
 		}
 	}()
+	if s.tier != nil {
+		self := advertisedAddr(cfg, s.cqlLn.Addr())
+		if self == "" {
+			s.log.Warn("tier membership: this instance is not registered (it listens on every address); set advertise-addr")
+		}
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			s.tier.run(bgCtx, self)
+		}()
+	}
 	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()
 	serveHTTP := func(srv *http.Server, ln net.Listener, what string) {
 		var err error

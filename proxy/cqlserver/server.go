@@ -39,6 +39,10 @@ type Config struct {
 	// Peers are the CQL host:port of the other dohyo instances; they are
 	// listed in system.peers so drivers spread load over them.
 	Peers []string
+	// Members, when set, returns the live other instances of the tier found
+	// through the shared backend (dohyo serve's membership); they are
+	// listed in system.peers next to Peers, each with its schema version.
+	Members func() []Member
 	// NumTokens is the number of Murmur3 tokens each instance owns.
 	NumTokens int
 	// MaxFrameBytes bounds a frame body (and a decompressed body).
