@@ -308,6 +308,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 			}
 			return err
 		})
+		s.Close() // the single-host client of instance 0 would only log its death
 	}
 	b, c := tierSession(t, tr.addrs[1]), tierSession(t, tr.addrs[2])
 	all := tierSession(t, tr.addrs...)
@@ -395,4 +396,22 @@ func TestTierKillUnderLoad(t *testing.T) {
 		t.Fatalf("restarted instance reads a row written meanwhile: %d, %v", v, err)
 	}
 	_ = setup.Query("DROP KEYSPACE " + ks).Exec()
+}
+
+// The embedded store is single-process: a second dohyo serve on the same
+// data directory fails and says why.
+func TestServeDataDirHeld(t *testing.T) {
+	dir := t.TempDir()
+	backend := "embedded://" + dir
+	startServe(t, "--backend", backend)
+	out, err := runTool(t, time.Minute, dohyoBinary(t), "serve", "--cql-addr", "127.0.0.1:0",
+		"--http-addr", "127.0.0.1:0", "--backend", backend)
+	if err == nil {
+		t.Fatalf("second dohyo serve on %s started:\n%s", dir, out)
+	}
+	for _, want := range []string{dir, "in use by another dohyo process", "--backend embedded:///"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("second dohyo serve's message lacks %q:\n%s", want, out)
+		}
+	}
 }
