@@ -112,3 +112,31 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 	}
 	exec(t, a, "DROP KEYSPACE "+ks)
 }
+
+func TestMembersHeartbeat(t *testing.T) {
+	s := openTestStore(t)
+	defer s.Close()
+	ctx := context.Background()
+	before := time.Now().Add(-time.Minute)
+	for _, a := range []string{"127.0.0.2:9042", "127.0.0.1:9042"} {
+		if err := s.Heartbeat(ctx, Member{Addr: a, SchemaVersion: "v-" + a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := s.Members(ctx)
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("members %+v, %v; want 2", ms, err)
+	}
+	for _, m := range ms {
+		if m.SchemaVersion != "v-"+m.Addr || m.Heartbeat.Before(before) {
+			t.Errorf("member %+v", m)
+		}
+	}
+	if err := s.Leave(ctx, "127.0.0.1:9042"); err != nil {
+		t.Fatal(err)
+	}
+	ms, err = s.Members(ctx)
+	if err != nil || len(ms) != 1 || ms[0].Addr != "127.0.0.2:9042" {
+		t.Fatalf("members after a leave: %+v, %v", ms, err)
+	}
+}

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
 
 // tierSession connects gocql to the given instances of a tier. With one
@@ -129,7 +132,7 @@ func TestTierSchemaVisibleEverywhere(t *testing.T) {
 		}
 	}
 	var v string
-	if err := singles[0].Query("SELECT v FROM "+ks+".t WHERE k = 2").Scan(&v); err != nil || v != "via 2" {
+	if err := singles[0].Query("SELECT v FROM " + ks + ".t WHERE k = 2").Scan(&v); err != nil || v != "via 2" {
 		t.Fatalf("row written through instance 2, read through 0: %q, %v", v, err)
 	}
 	// Every instance reports one schema version for itself and its peers
@@ -155,7 +158,7 @@ func TestTierSchemaVisibleEverywhere(t *testing.T) {
 	if err := all.Query("ALTER TABLE " + ks + ".t ADD w int").Exec(); err != nil {
 		t.Fatalf("ALTER TABLE (with schema agreement): %v", err)
 	}
-	if err := singles[2].Query("INSERT INTO "+ks+".t (k, w) VALUES (3, 3)").Exec(); err != nil {
+	if err := singles[2].Query("INSERT INTO " + ks + ".t (k, w) VALUES (3, 3)").Exec(); err != nil {
 		t.Fatalf("column added through another instance, used through instance 2: %v", err)
 	}
 	if err := all.Query("DROP KEYSPACE " + ks).Exec(); err != nil {
@@ -392,7 +395,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 	})
 	s := tierSession(t, tr.addrs[0])
 	var v int
-	if err := s.Query("SELECT v FROM "+ks+".kv WHERE k = 5000").Scan(&v); err != nil || v != 1 {
+	if err := s.Query("SELECT v FROM " + ks + ".kv WHERE k = 5000").Scan(&v); err != nil || v != 1 {
 		t.Fatalf("restarted instance reads a row written meanwhile: %d, %v", v, err)
 	}
 	_ = setup.Query("DROP KEYSPACE " + ks).Exec()
@@ -413,5 +416,20 @@ func TestServeDataDirHeld(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("second dohyo serve's message lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestLiveMembers(t *testing.T) {
+	now := time.Unix(1000, 0)
+	all := []hbase.Member{
+		{Addr: "10.0.0.3:9042", SchemaVersion: "c", Heartbeat: now.Add(-time.Second)},
+		{Addr: "10.0.0.1:9042", SchemaVersion: "a", Heartbeat: now}, // self
+		{Addr: "10.0.0.2:9042", SchemaVersion: "b", Heartbeat: now.Add(-2999 * time.Millisecond)},
+		{Addr: "10.0.0.4:9042", SchemaVersion: "d", Heartbeat: now.Add(-3 * time.Second)}, // dead
+	}
+	got := liveMembers(all, "10.0.0.1:9042", now, 3*time.Second)
+	want := []cqlserver.Member{{Addr: "10.0.0.2:9042", SchemaVersion: "b"}, {Addr: "10.0.0.3:9042", SchemaVersion: "c"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("live members %v, want %v", got, want)
 	}
 }
