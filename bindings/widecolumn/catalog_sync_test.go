@@ -62,7 +62,8 @@ func newSharedEngines(t *testing.T, n int, poll time.Duration) []*Engine {
 	base, cell := newMemKV(), &schemaCell{}
 	out := make([]*Engine, n)
 	for i := range out {
-		e, err := New(context.Background(), &sharedKV{memKV: base.reopen(), cell: cell}, Options{SchemaPoll: poll})
+		// One memKV (one lock) for all: the engines are closed together.
+		e, err := New(context.Background(), &sharedKV{memKV: base, cell: cell}, Options{SchemaPoll: poll})
 		if err != nil {
 			t.Fatal(err)
 		}
