@@ -221,6 +221,14 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
+	if s.tier != nil {
+		s.tier.onChange = func(change, addr string) {
+			s.log.Info("tier membership changed", "change", change, "member", addr)
+			if err := s.cql.PushNodeEvent(change, addr); err != nil {
+				s.log.Debug("tier node event not sent", "err", err)
+			}
+		}
+	}
 	if err := s.watch(m); err != nil {
 		return nil, err
 	}

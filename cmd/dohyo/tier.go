@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"sync/atomic"
@@ -39,6 +40,10 @@ type membership struct {
 	now   func() time.Time
 	every time.Duration
 	live  atomic.Pointer[[]cqlserver.Member]
+	// onChange, when set, is told of joins, leaves, deaths and returns
+	// (cqlserver.NodeNew, NodeRemoved, NodeDown, NodeUp) of other members.
+	onChange func(change, addr string)
+	known    map[string]bool // addr -> live at the last beat; run's goroutine only
 }
 
 // newMembership returns the membership of the tier over the default
@@ -114,9 +119,43 @@ func (m *membership) beat(ctx context.Context, self string) error {
 	if err != nil {
 		return err
 	}
-	live := liveMembers(all, self, m.now(), m.every*deadAfterBeats)
+	now, deadAfter := m.now(), m.every*deadAfterBeats
+	live := liveMembers(all, self, now, deadAfter)
 	m.live.Store(&live)
+	m.track(all, self, now, deadAfter)
 	return nil
+}
+
+// track compares the members with the last beat's and reports the
+// changes; the first listing is reported by nothing (clients read peers).
+func (m *membership) track(all []hbase.Member, self string, now time.Time, deadAfter time.Duration) {
+	cur := map[string]bool{}
+	for _, mb := range all {
+		if mb.Addr != self {
+			cur[mb.Addr] = now.Sub(mb.Heartbeat) < deadAfter
+		}
+	}
+	prev := m.known
+	m.known = cur
+	if prev == nil || m.onChange == nil {
+		return
+	}
+	for _, addr := range slices.Sorted(maps.Keys(cur)) {
+		was, seen := prev[addr]
+		switch alive := cur[addr]; {
+		case !seen && alive:
+			m.onChange(cqlserver.NodeNew, addr)
+		case seen && !was && alive:
+			m.onChange(cqlserver.NodeUp, addr)
+		case seen && was && !alive:
+			m.onChange(cqlserver.NodeDown, addr)
+		}
+	}
+	for _, addr := range slices.Sorted(maps.Keys(prev)) {
+		if _, ok := cur[addr]; !ok {
+			m.onChange(cqlserver.NodeRemoved, addr)
+		}
+	}
 }
 
 // liveMembers keeps the members other than self whose last heartbeat is

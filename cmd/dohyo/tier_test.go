@@ -386,6 +386,15 @@ func TestTierKillUnderLoad(t *testing.T) {
 		}
 		return nil
 	})
+	nodeEvent := func(i int, change string) func() error {
+		return func() error {
+			if want := "change=" + change + " member=" + tr.addrs[0]; !strings.Contains(tr.procs[i].Output(), want) {
+				return fmt.Errorf("instance %d did not log %q", i, want)
+			}
+			return nil
+		}
+	}
+	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE DOWN", nodeEvent(1, "DOWN"))
 	tr.restart(0)
 	eventually(t, 10*time.Second, "survivors list the restarted instance", func() error {
 		if p := peersOf(c); !slices.Contains(p, dead) {
@@ -393,6 +402,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 		}
 		return nil
 	})
+	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE UP", nodeEvent(2, "UP"))
 	s := tierSession(t, tr.addrs[0])
 	var v int
 	if err := s.Query("SELECT v FROM " + ks + ".kv WHERE k = 5000").Scan(&v); err != nil || v != 1 {
@@ -431,5 +441,24 @@ func TestLiveMembers(t *testing.T) {
 	want := []cqlserver.Member{{Addr: "10.0.0.2:9042", SchemaVersion: "b"}, {Addr: "10.0.0.3:9042", SchemaVersion: "c"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("live members %v, want %v", got, want)
+	}
+}
+
+func TestMembershipTrack(t *testing.T) {
+	var got []string
+	m := &membership{onChange: func(change, addr string) { got = append(got, change+" "+addr) }}
+	now := time.Unix(1000, 0)
+	beat := func(rows ...hbase.Member) {
+		m.track(append(rows, hbase.Member{Addr: "self:1", Heartbeat: now}), "self:1", now, 3*time.Second)
+	}
+	fresh := func(a string) hbase.Member { return hbase.Member{Addr: a, Heartbeat: now} }
+	stale := func(a string) hbase.Member { return hbase.Member{Addr: a, Heartbeat: now.Add(-time.Minute)} }
+	beat(fresh("a:1"), stale("b:1")) // first listing: no events
+	beat(fresh("a:1"), stale("b:1"), fresh("c:1"))
+	beat(stale("a:1"), fresh("b:1"), fresh("c:1"))
+	beat(fresh("b:1"))
+	want := []string{"NEW_NODE c:1", "DOWN a:1", "UP b:1", "REMOVED_NODE a:1", "REMOVED_NODE c:1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
 	}
 }

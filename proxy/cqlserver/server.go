@@ -123,7 +123,7 @@ type Server struct {
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
-	evConns   map[*conn]struct{} // registered for SCHEMA_CHANGE events
+	evConns   map[*conn]struct{} // registered for events (conn.evTypes says which)
 	connWG    sync.WaitGroup
 	active    int // conns not being refused (guarded by mu)
 	rejecting int // conns kept open only to be refused (guarded by mu)
@@ -360,18 +360,12 @@ func (s *Server) onSchemaChange(ch *bindings.SchemaChange) {
 	if ch == nil {
 		return
 	}
-	s.mu.Lock()
-	targets := make([]*conn, 0, len(s.evConns))
-	for c := range s.evConns {
-		targets = append(targets, c)
-	}
-	s.mu.Unlock()
-	for _, c := range targets {
+	for _, c := range s.eventTargets(eventSchema) {
 		c.pushEvent(ch)
 	}
 }
 
-// registerEvents subscribes c to SCHEMA_CHANGE events.
+// registerEvents subscribes c to the events of its evTypes.
 func (s *Server) registerEvents(c *conn) {
 	s.mu.Lock()
 	if _, live := s.conns[c]; live {
