@@ -140,3 +140,23 @@ func TestMembersHeartbeat(t *testing.T) {
 		t.Fatalf("members after a leave: %+v, %v", ms, err)
 	}
 }
+
+// BenchmarkSchemaVersionPoll is the cost of one poll of the tier's shared
+// schema version (one small Get of the version cell), which every instance
+// makes every 250 ms:
+//
+//	DOHYO_TEST_HBASE_ZK=127.0.0.1:2181 go test -run '^$' -bench SchemaVersionPoll -benchtime 3s ./bindings/hbase/
+func BenchmarkSchemaVersionPoll(b *testing.B) {
+	s := openTestStore(b)
+	defer s.Close()
+	ctx := context.Background()
+	if ok, err := s.CommitSchema(ctx, 0, widecolumn.SchemaMeta{Catalog: []byte("{}"), Salts: []byte("{}")}); !ok || err != nil {
+		b.Fatalf("commit: %v %v", ok, err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if v, err := s.SchemaVersion(ctx); err != nil || v != 1 {
+			b.Fatalf("version %d, %v", v, err)
+		}
+	}
+}

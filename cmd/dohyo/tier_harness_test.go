@@ -18,7 +18,8 @@ import (
 //	tr.kill(1)              // SIGKILL, as a crash
 //	tr.restart(1)           // same address, same catalog
 type tier struct {
-	t       *testing.T
+	t       testing.TB
+	bin     string // the dohyo build the instances run
 	backend string
 	port    int
 	addrs   []string
@@ -28,7 +29,13 @@ type tier struct {
 // startTier starts n instances (at most 8) over a fresh catalog on the
 // HBase named by DOHYO_TEST_HBASE_ZK; extra arguments go to every
 // instance. Without HBase the test is skipped (a failure under CI=true).
-func startTier(t *testing.T, n int, extra ...string) *tier {
+func startTier(t testing.TB, n int, extra ...string) *tier {
+	t.Helper()
+	return startTierBin(t, dohyoBinary(t), n, extra...)
+}
+
+// startTierBin is startTier with another build of dohyo (benchmarks).
+func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
 	t.Helper()
 	zk := os.Getenv("DOHYO_TEST_HBASE_ZK")
 	if zk == "" {
@@ -39,6 +46,7 @@ func startTier(t *testing.T, n int, extra ...string) *tier {
 	}
 	tr := &tier{
 		t:       t,
+		bin:     bin,
 		backend: fmt.Sprintf("hbase://%s?salt=4&catalog=tier%d", zk, time.Now().UnixNano()),
 		port:    freeTierPort(t, n),
 		procs:   make([]*serveProc, n),
@@ -47,7 +55,7 @@ func startTier(t *testing.T, n int, extra ...string) *tier {
 		tr.addrs = append(tr.addrs, net.JoinHostPort(tierHost(i), strconv.Itoa(tr.port)))
 	}
 	for i := range n {
-		tr.procs[i] = startServe(t, tr.args(i, extra)...)
+		tr.procs[i] = startServeBin(t, bin, tr.args(i, extra)...)
 	}
 	return tr
 }
@@ -76,11 +84,11 @@ func (tr *tier) kill(i int) {
 // restart starts instance i again (after kill) on its address.
 func (tr *tier) restart(i int, extra ...string) {
 	tr.t.Helper()
-	tr.procs[i] = startServe(tr.t, tr.args(i, extra)...)
+	tr.procs[i] = startServeBin(tr.t, tr.bin, tr.args(i, extra)...)
 }
 
 // freeTierPort finds a port free on the n tier addresses.
-func freeTierPort(t *testing.T, n int) int {
+func freeTierPort(t testing.TB, n int) int {
 	t.Helper()
 	for range 50 {
 		ln, err := net.Listen("tcp", tierHost(0)+":0")

@@ -20,7 +20,7 @@ import (
 // tierSession connects gocql to the given instances of a tier. With one
 // address the driver uses that instance only; with several it discovers
 // the rest through system.peers and routes token-aware.
-func tierSession(t *testing.T, addrs ...string) *gocql.Session {
+func tierSession(t testing.TB, addrs ...string) *gocql.Session {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(addrs[0])
 	hosts := []string{host}
@@ -39,6 +39,11 @@ func tierSession(t *testing.T, addrs ...string) *gocql.Session {
 	if len(addrs) == 1 {
 		c.DisableInitialHostLookup = true
 		c.HostFilter = gocql.WhiteListHostFilter(host)
+		// gocql answers a TOPOLOGY_CHANGE with a ring refresh that, without
+		// the initial host lookup, drops the one host it has: a client
+		// pinned to one instance does not follow the tier.
+		c.Events.DisableTopologyEvents = true
+		c.Events.DisableNodeStatusEvents = true
 	} else {
 		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
 		c.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 3}
