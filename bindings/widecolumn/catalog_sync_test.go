@@ -17,6 +17,7 @@ type schemaCell struct {
 	mu      sync.Mutex
 	m       SchemaMeta
 	commits int
+	creates int // tables created in the store
 }
 
 // sharedKV is one process's handle on a memKV shared with others.
@@ -25,6 +26,19 @@ type sharedKV struct {
 	cell *schemaCell
 	// beforeCommit, when set, runs once at the start of the next commit.
 	beforeCommit func()
+}
+
+// CreateTable counts the tables created (not already there).
+func (s *sharedKV) CreateTable(ctx context.Context, t *TableSpec) error {
+	s.memKV.mu.Lock()
+	fresh := s.memKV.tables[t.ID] == nil
+	s.memKV.mu.Unlock()
+	if fresh {
+		s.cell.mu.Lock()
+		s.cell.creates++
+		s.cell.mu.Unlock()
+	}
+	return s.memKV.CreateTable(ctx, t)
 }
 
 func (s *sharedKV) SchemaVersion(context.Context) (int64, error) {
@@ -193,6 +207,29 @@ func TestSharedSchemaCommitConflictRetries(t *testing.T) {
 	if cat.Table("ks", "ta") == nil || cat.Table("ks", "tb") == nil {
 		t.Fatalf("tables after the retried commit: %v", cat.Keyspace("ks").TableNames())
 	}
+	// The retry reused the storage of the lost attempt: two tables
+	// created, none left over.
+	if n, c := storedTables(skv.memKV), skv.cell.creates; n != 2 || c != 2 {
+		t.Fatalf("%d tables in the store, %d created; want 2 and 2", n, c)
+	}
+
+	// A retry that fails (the same table was created meanwhile) drops the
+	// storage its lost attempt created.
+	skv.beforeCommit = func() { mustExecOn(t, a, "ks", "CREATE TABLE tc (k int PRIMARY KEY)") }
+	_, err := execOn(b, "ks", "CREATE TABLE tc (k int PRIMARY KEY, v int)")
+	var be *bindings.Error
+	if !errors.As(err, &be) || be.Code != bindings.CodeAlreadyExists {
+		t.Fatalf("CREATE TABLE tc after a's: %v, want AlreadyExists", err)
+	}
+	if n := storedTables(skv.memKV); n != 3 {
+		t.Fatalf("%d tables in the store, want 3 (ta, tb, a's tc)", n)
+	}
+}
+
+func storedTables(m *memKV) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.tables)
 }
 
 func TestSharedSchemaPollAndEvents(t *testing.T) {

@@ -1,8 +1,11 @@
 package widecolumn
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
+	"io"
 	"maps"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -48,8 +51,13 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 		}
 		return &bindings.Result{Kind: bindings.ResultVoid}, nil
 	}
+	a, err := e.newDDLAttempts()
+	if err != nil {
+		return nil, err
+	}
+	defer e.dropUnused(ctx, a)
 	for attempt := 1; ; attempt++ {
-		res, committed, err := e.tryDDL(ctx, ks, stmt)
+		res, committed, err := e.tryDDL(ctx, ks, stmt, a)
 		if err != nil || committed {
 			return res, err
 		}
@@ -64,32 +72,73 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 	}
 }
 
+// ddlAttempts is what the attempts of one DDL statement share: the random
+// bytes the schema package draws table ids from, replayed on every attempt
+// so a retried CREATE TABLE gets the same id and reuses the storage the
+// lost attempt created, and that storage.
+type ddlAttempts struct {
+	seed []byte
+	made map[string]*tableInfo // by table id; nil once a commit's outcome is unknown
+}
+
+func (e *Engine) newDDLAttempts() (*ddlAttempts, error) {
+	src := e.opts.Schema.Rand
+	if src == nil {
+		src = rand.Reader
+	}
+	a := &ddlAttempts{seed: make([]byte, 256), made: map[string]*tableInfo{}}
+	if _, err := io.ReadFull(src, a.seed); err != nil {
+		return nil, fmt.Errorf("schema random source: %w", err)
+	}
+	return a, nil
+}
+
+// schemaOptions are the engine's schema options drawing from a's seed.
+func (a *ddlAttempts) schemaOptions(o schema.Options) schema.Options {
+	o.Rand = io.MultiReader(bytes.NewReader(a.seed), rand.Reader)
+	return o
+}
+
+// dropUnused drops the storage the attempts created that the loaded
+// schema does not name (a statement that failed in the end).
+func (e *Engine) dropUnused(ctx context.Context, a *ddlAttempts) {
+	st := e.st.Load()
+	ids := tablesByID(st)
+	var unused []*tableInfo
+	for id, ti := range a.made {
+		if ids[id] == nil {
+			unused = append(unused, ti)
+		}
+	}
+	e.dropTables(ctx, unused)
+}
+
 // tryDDL applies stmt to the loaded schema and commits it. committed is
 // false (with a nil error) when another engine committed first.
-func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement) (_ *bindings.Result, committed bool, _ error) {
+func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *ddlAttempts) (_ *bindings.Result, committed bool, _ error) {
 	old := e.st.Load()
-	cat, change, err := old.cat.Apply(stmt, ks)
+	base := old.cat.WithOptions(a.schemaOptions(e.opts.Schema))
+	cat, change, err := base.Apply(stmt, ks)
 	if err != nil {
 		return nil, false, err
 	}
-	if change == nil || cat == old.cat {
+	if change == nil || cat == base {
 		// IF [NOT] EXISTS that changed nothing: Cassandra answers Void.
 		return &bindings.Result{Kind: bindings.ResultVoid}, true, nil
 	}
+	cat = cat.WithOptions(e.opts.Schema)
 	salts := maps.Clone(old.salts)
 	st, err := e.newState(cat, salts)
 	if err != nil {
 		return nil, false, err
 	}
 	oldIDs, newIDs := tablesByID(old), tablesByID(st)
-	var created []*tableInfo
 	for id, ti := range newIDs {
 		if oldIDs[id] == nil {
 			if err := e.kv.CreateTable(ctx, ti.spec); err != nil {
-				e.dropTables(ctx, created)
 				return nil, false, fmt.Errorf("create table %s: %w", ti, err)
 			}
-			created = append(created, ti)
+			a.made[id] = ti
 		}
 	}
 	for id := range salts {
@@ -101,11 +150,10 @@ func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement) (_ *
 	if err != nil {
 		// The commit may have been applied: keep the new tables (the
 		// poll loads the schema that names them, if it is committed).
+		a.made = nil
 		return nil, false, err
 	}
 	if !ok {
-		// Tables of a lost attempt are named by no catalog: fresh ids.
-		e.dropTables(ctx, created)
 		return nil, false, nil
 	}
 	st.version = old.version + 1
