@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -112,6 +113,12 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	}
 	db, err := pebble.Open(dir, popts)
 	if err != nil {
+		if !memory && errors.Is(err, syscall.EAGAIN) {
+			// Pebble's LOCK file is held: the embedded store is single-process.
+			return nil, fmt.Errorf("embedded: data directory %s is in use by another dohyo process "+
+				"(the embedded store serves one process only; stop that process, or give this one its own "+
+				"data directory with --backend embedded:///other/dir): %w", dir, err)
+		}
 		return nil, fmt.Errorf("embedded: open pebble: %w", err)
 	}
 	// Pebble refuses synced writes without a WAL.

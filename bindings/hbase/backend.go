@@ -99,6 +99,10 @@ func (b *Backend) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	return b.eng.Catalog(ctx)
 }
 
+// OnSchemaChange registers fn for the schema changes that other dohyo
+// instances sharing this HBase commit (see widecolumn.Engine.OnSchemaChange).
+func (b *Backend) OnSchemaChange(fn func(*bindings.SchemaChange)) { b.eng.OnSchemaChange(fn) }
+
 // Ping reports whether the engine is open and HBase answers a read of the
 // catalog table within the op timeout (readiness).
 func (b *Backend) Ping(ctx context.Context) error {

@@ -9,7 +9,10 @@
 // (HBase treats it as an opaque long), value = the engine's cell value.
 // Tombstones are cells like any other; HBase deletes are never used (their
 // markers would hide later writes with older timestamps). Engine metadata
-// (the catalog) lives in dohyo:catalog, row "<catalog name>/<key>".
+// lives in dohyo:catalog, row "<catalog name>/<key>": the shared schema in
+// row "<catalog>/schema", committed with CheckAndPut on its version cell
+// (schema_meta.go), and the tier's members in rows "<catalog>/member/<addr>"
+// (members.go), so several dohyo instances share one catalog.
 //
 // Semantics and their limits:
 //   - The highest timestamp wins, as in Cassandra. Of two writes with equal

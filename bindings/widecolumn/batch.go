@@ -104,7 +104,7 @@ func (e *Engine) batch(ctx context.Context, req *bindings.BatchRequest) (*bindin
 		default:
 			return nil, invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 		}
-		cp, err := e.planFor(req.Keyspace, ent.Query, p)
+		cp, err := e.planFor(ctx, req.Keyspace, ent.Query, p)
 		if err != nil {
 			return nil, err
 		}

@@ -1,25 +1,48 @@
 package widecolumn
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/rand"
 	"fmt"
+	"io"
 	"maps"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/schema"
 )
 
 // execDDL applies a schema statement: the schema package validates it and
-// returns a new catalog; the engine creates or drops KV tables, persists
-// the catalog and swaps its state. DDL is serialised by ddlMu.
+// returns a new catalog; the engine creates or drops KV tables, commits the
+// catalog with a compare-and-set on the store's schema version and swaps
+// its state. When another engine sharing the store committed first, the
+// engine reloads the schema and applies the statement again against it
+// (bounded), so no change is lost and of two conflicting statements one
+// fails as Cassandra would (e.g. AlreadyExists). DDL is serialised within
+// the engine by ddlMu.
 func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*bindings.Result, error) {
+	var picked []*bindings.SchemaChange // committed elsewhere, reported once unlocked
+	defer func() { e.notify(picked) }()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	old := e.st.Load()
-
+	reload := func() error {
+		ch, err := e.reloadLocked(ctx)
+		picked = append(picked, ch...)
+		return err
+	}
+	if e.shared {
+		// Start from the newest schema: a cheap version read.
+		if v, err := e.meta.SchemaVersion(ctx); err != nil {
+			return nil, fmt.Errorf("read schema version: %w", err)
+		} else if v != e.st.Load().version {
+			if err := reload(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if tr, ok := stmt.(*cql.Truncate); ok {
-		ti, err := old.lookupTable(ks, tr.Keyspace, tr.Name)
+		ti, err := e.st.Load().lookupTable(ks, tr.Keyspace, tr.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -28,33 +51,94 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 		}
 		return &bindings.Result{Kind: bindings.ResultVoid}, nil
 	}
-
-	cat, change, err := old.cat.Apply(stmt, ks)
+	a, err := e.newDDLAttempts()
 	if err != nil {
 		return nil, err
 	}
-	if change == nil || cat == old.cat {
-		// IF [NOT] EXISTS that changed nothing: Cassandra answers Void.
-		return &bindings.Result{Kind: bindings.ResultVoid}, nil
+	defer e.dropUnused(ctx, a)
+	for attempt := 1; ; attempt++ {
+		res, committed, err := e.tryDDL(ctx, ks, stmt, a)
+		if err != nil || committed {
+			return res, err
+		}
+		if attempt == maxDDLAttempts {
+			return nil, bindings.Errorf(bindings.CodeServerError,
+				"schema change not applied: the schema kept changing concurrently (%d attempts); retry", attempt)
+		}
+		e.log.Debug("widecolumn: schema changed concurrently; retrying DDL", "attempt", attempt)
+		if err := reload(); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// ddlAttempts is what the attempts of one DDL statement share: the random
+// bytes the schema package draws table ids from, replayed on every attempt
+// so a retried CREATE TABLE gets the same id and reuses the storage the
+// lost attempt created, and that storage.
+type ddlAttempts struct {
+	seed []byte
+	made map[string]*tableInfo // by table id; nil once a commit's outcome is unknown
+}
+
+func (e *Engine) newDDLAttempts() (*ddlAttempts, error) {
+	src := e.opts.Schema.Rand
+	if src == nil {
+		src = rand.Reader
+	}
+	a := &ddlAttempts{seed: make([]byte, 256), made: map[string]*tableInfo{}}
+	if _, err := io.ReadFull(src, a.seed); err != nil {
+		return nil, fmt.Errorf("schema random source: %w", err)
+	}
+	return a, nil
+}
+
+// schemaOptions are the engine's schema options drawing from a's seed.
+func (a *ddlAttempts) schemaOptions(o schema.Options) schema.Options {
+	o.Rand = io.MultiReader(bytes.NewReader(a.seed), rand.Reader)
+	return o
+}
+
+// dropUnused drops the storage the attempts created that the loaded
+// schema does not name (a statement that failed in the end).
+func (e *Engine) dropUnused(ctx context.Context, a *ddlAttempts) {
+	st := e.st.Load()
+	ids := tablesByID(st)
+	var unused []*tableInfo
+	for id, ti := range a.made {
+		if ids[id] == nil {
+			unused = append(unused, ti)
+		}
+	}
+	e.dropTables(ctx, unused)
+}
+
+// tryDDL applies stmt to the loaded schema and commits it. committed is
+// false (with a nil error) when another engine committed first.
+func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *ddlAttempts) (_ *bindings.Result, committed bool, _ error) {
+	old := e.st.Load()
+	base := old.cat.WithOptions(a.schemaOptions(e.opts.Schema))
+	cat, change, err := base.Apply(stmt, ks)
+	if err != nil {
+		return nil, false, err
+	}
+	if change == nil || cat == base {
+		// IF [NOT] EXISTS that changed nothing: Cassandra answers Void.
+		return &bindings.Result{Kind: bindings.ResultVoid}, true, nil
+	}
+	cat = cat.WithOptions(e.opts.Schema)
 	salts := maps.Clone(old.salts)
 	st, err := e.newState(cat, salts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	oldIDs := map[string]*tableInfo{}
-	for _, ti := range old.tables {
-		oldIDs[ti.t.ID] = ti
-	}
-	newIDs := map[string]*tableInfo{}
-	for _, ti := range st.tables {
-		newIDs[ti.t.ID] = ti
-	}
+	oldIDs, newIDs := tablesByID(old), tablesByID(st)
 	for id, ti := range newIDs {
 		if oldIDs[id] == nil {
 			if err := e.kv.CreateTable(ctx, ti.spec); err != nil {
-				return nil, fmt.Errorf("create table %s: %w", ti, err)
+				return nil, false, fmt.Errorf("create table %s: %w", ti, err)
 			}
+			a.made[id] = ti
 		}
 	}
 	for id := range salts {
@@ -62,42 +146,51 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 			delete(salts, id)
 		}
 	}
-	if err := e.persist(ctx, cat, salts); err != nil {
-		return nil, err
+	ok, err := e.commitSchema(ctx, old.version, cat, salts)
+	if err != nil {
+		// The commit may have been applied: keep the new tables (the
+		// poll loads the schema that names them, if it is committed).
+		a.made = nil
+		return nil, false, err
 	}
+	if !ok {
+		return nil, false, nil
+	}
+	st.version = old.version + 1
 	e.st.Store(st)
+	var dropped []*tableInfo
 	for id, ti := range oldIDs {
 		if newIDs[id] == nil {
-			if err := e.kv.DropTable(ctx, ti.spec); err != nil {
-				// The catalog no longer names the table; its data is
-				// unreachable. Report, but the DDL itself succeeded.
-				e.log.Warn("widecolumn: drop table storage", "table", ti.String(), "err", err)
-			}
+			dropped = append(dropped, ti)
 		}
 	}
-	return &bindings.Result{Kind: bindings.ResultSchemaChange, Change: &bindings.SchemaChange{
-		Type:     bindings.ChangeType(change.Type),
-		Target:   bindings.ChangeTarget(change.Target),
-		Keyspace: change.Keyspace,
-		Object:   change.Table,
-	}}, nil
+	e.dropTables(ctx, dropped)
+	return &bindings.Result{Kind: bindings.ResultSchemaChange, Change: schemaChange(change)}, true, nil
 }
 
-func (e *Engine) persist(ctx context.Context, cat any, salts map[string]int) error {
-	raw, err := json.Marshal(cat)
-	if err != nil {
-		return fmt.Errorf("encode catalog: %w", err)
+func schemaChange(ch *schema.Change) *bindings.SchemaChange {
+	return &bindings.SchemaChange{
+		Type:     bindings.ChangeType(ch.Type),
+		Target:   bindings.ChangeTarget(ch.Target),
+		Keyspace: ch.Keyspace,
+		Object:   ch.Table,
 	}
-	sraw, err := json.Marshal(salts)
-	if err != nil {
-		return fmt.Errorf("encode salts: %w", err)
+}
+
+func tablesByID(st *state) map[string]*tableInfo {
+	out := make(map[string]*tableInfo, len(st.tables))
+	for _, ti := range st.tables {
+		out[ti.t.ID] = ti
 	}
-	// Salts first: a table id with a salt but no catalog entry is harmless.
-	if err := e.kv.PutMeta(ctx, metaSalts, sraw); err != nil {
-		return fmt.Errorf("persist salts: %w", err)
+	return out
+}
+
+// dropTables removes the storage of tables no committed catalog names. A
+// failure leaves unreachable data behind: reported, not returned.
+func (e *Engine) dropTables(ctx context.Context, tables []*tableInfo) {
+	for _, ti := range tables {
+		if err := e.kv.DropTable(ctx, ti.spec); err != nil {
+			e.log.Warn("widecolumn: drop table storage", "table", ti.String(), "err", err)
+		}
 	}
-	if err := e.kv.PutMeta(ctx, metaCatalog, raw); err != nil {
-		return fmt.Errorf("persist catalog: %w", err)
-	}
-	return nil
 }

@@ -6,7 +6,9 @@
 //
 //	engine.go     Engine: New, Execute, caches (parsed text, plans per
 //	              keyspace and query), timestamps, stripe locks
-//	ddl.go        DDL through schema.Apply; KV tables; catalog persistence
+//	ddl.go        DDL through schema.Apply; KV tables; the catalog commit
+//	catalog_sync.go  the shared schema: compare-and-set commits, version
+//	              poll, reload on unknown names, change events
 //	layout.go     the storage layout (qualifiers, tombstones): a format
 //	read.go       reconciliation of KV rows into CQL rows
 //	plan.go       planner core, bind-marker specs, PREPARE, USING

@@ -2,7 +2,6 @@ package widecolumn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -50,6 +49,10 @@ type Options struct {
 	// error abandons the operation there, as if the process died (fault
 	// injection for tests).
 	AfterCommit func() error
+	// SchemaPoll is how often an engine on a shared store (one that
+	// implements SharedSchema) checks for schema committed by other engines
+	// (0: 250ms; negative: never, only on unknown names).
+	SchemaPoll time.Duration
 }
 
 // metaCatalog and metaSalt are the KV metadata keys of the engine.
@@ -76,6 +79,15 @@ type Engine struct {
 	locks  [256]sync.Mutex
 	seed   maphash.Seed
 	closed atomic.Bool
+
+	// meta keeps the committed schema; shared when other processes commit
+	// to it too (then pollStop/pollDone run the version poll).
+	meta      SharedSchema
+	shared    bool
+	listenMu  sync.Mutex
+	listeners []func(*bindings.SchemaChange)
+	pollStop  chan struct{}
+	pollDone  chan struct{}
 }
 
 var (
@@ -91,6 +103,8 @@ type state struct {
 	cat    *schema.Catalog
 	tables map[tableKey]*tableInfo
 	salts  map[string]int // table id -> salt buckets
+	// version is the committed schema version cat was loaded from.
+	version int64
 }
 
 type tableKey struct{ ks, name string }
@@ -125,27 +139,11 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	e.plans = lru.New[planKey, *cachedPlan](n)
 	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
 
-	cat := schema.NewWithOptions(e.opts.Schema)
-	raw, err := kv.GetMeta(ctx, metaCatalog)
-	if err != nil {
-		return nil, fmt.Errorf("widecolumn: load catalog: %w", err)
+	e.meta, e.shared = kv.(SharedSchema)
+	if !e.shared {
+		e.meta = &localSchema{kv: kv}
 	}
-	if raw != nil {
-		loaded, err := schema.UnmarshalCatalog(raw)
-		if err != nil {
-			return nil, fmt.Errorf("widecolumn: decode catalog: %w", err)
-		}
-		cat = loaded.WithOptions(e.opts.Schema)
-	}
-	salts := map[string]int{}
-	if raw, err := kv.GetMeta(ctx, metaSalts); err != nil {
-		return nil, fmt.Errorf("widecolumn: load salts: %w", err)
-	} else if raw != nil {
-		if err := json.Unmarshal(raw, &salts); err != nil {
-			return nil, fmt.Errorf("widecolumn: decode salts: %w", err)
-		}
-	}
-	st, err := e.newState(cat, salts)
+	st, err := e.loadState(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +155,13 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 		}
 	}
 	e.st.Store(st)
+	if poll := opts.SchemaPoll; e.shared && poll >= 0 {
+		if poll == 0 {
+			poll = defaultSchemaPoll
+		}
+		e.pollStop, e.pollDone = make(chan struct{}), make(chan struct{})
+		go e.pollSchema(poll, e.pollStop, e.pollDone)
+	}
 	return e, nil
 }
 
@@ -191,6 +196,10 @@ func (e *Engine) newState(cat *schema.Catalog, salts map[string]int) (*state, er
 func (e *Engine) Close() error {
 	if e.closed.Swap(true) {
 		return nil
+	}
+	if e.pollStop != nil {
+		close(e.pollStop)
+		<-e.pollDone
 	}
 	return e.kv.Close()
 }
@@ -286,11 +295,12 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	}
 	switch s := p.Stmt.(type) {
 	case *cql.Use:
-		st := e.st.Load()
-		if st.cat.Keyspace(s.Keyspace) == nil {
-			return nil, bindings.Errorf(bindings.CodeInvalid, "Keyspace '%s' does not exist", s.Keyspace)
-		}
-		return &bindings.Result{Kind: bindings.ResultSetKeyspace, Keyspace: s.Keyspace}, nil
+		return retryFresh(ctx, e, func() (*bindings.Result, error) {
+			if e.st.Load().cat.Keyspace(s.Keyspace) == nil {
+				return nil, bindings.Errorf(bindings.CodeInvalid, "Keyspace '%s' does not exist", s.Keyspace)
+			}
+			return &bindings.Result{Kind: bindings.ResultSetKeyspace, Keyspace: s.Keyspace}, nil
+		})
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
@@ -300,7 +310,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 		}
 		return e.execDDL(ctx, req.Keyspace, p.Stmt)
 	}
-	cp, err := e.planFor(req.Keyspace, req.Query, p)
+	cp, err := e.planFor(ctx, req.Keyspace, req.Query, p)
 	if err != nil {
 		return nil, err
 	}
@@ -332,8 +342,14 @@ type plan interface {
 }
 
 // planFor returns the plan of a parsed DML statement, cached per (keyspace,
-// query) and rebuilt after DDL.
-func (e *Engine) planFor(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
+// query) and rebuilt after DDL. A statement naming a keyspace or table
+// this engine does not know is planned again after a schema reload when
+// another engine has committed a newer schema.
+func (e *Engine) planFor(ctx context.Context, ks, query string, p *cql.Parsed) (*cachedPlan, error) {
+	return retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
+}
+
+func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
 	st := e.st.Load()
 	key := planKey{ks, query}
 	if query != "" {

@@ -237,14 +237,14 @@ func be32u(b []byte) uint32 {
 // Prepare describes a statement's bind markers and result columns.
 func (e *Engine) Prepare(ctx context.Context, keyspace, query string) (res *bindings.Prepared, err error) {
 	defer e.recoverTo(&err, query)
-	res, err = e.prepare(keyspace, query)
+	res, err = e.prepare(ctx, keyspace, query)
 	if err != nil {
 		return nil, cqlError(err)
 	}
 	return res, nil
 }
 
-func (e *Engine) prepare(keyspace, query string) (*bindings.Prepared, error) {
+func (e *Engine) prepare(ctx context.Context, keyspace, query string) (*bindings.Prepared, error) {
 	p, err := e.parse(query, nil)
 	if err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func (e *Engine) prepare(keyspace, query string) (*bindings.Prepared, error) {
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	}
-	cp, err := e.planFor(keyspace, query, p)
+	cp, err := e.planFor(ctx, keyspace, query, p)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/proxy"
 )
 
 // openBackend opens a backend from its URL. The scheme picks the binding.
@@ -76,4 +77,27 @@ func (s *backendSet) close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// schemaWatcher is a backend whose schema other dohyo instances change too
+// (HBase: the tier shares one catalog); it reports the changes it picks up.
+type schemaWatcher interface {
+	OnSchemaChange(func(*bindings.SchemaChange))
+}
+
+// watchSharedSchema pushes the schema changes that backends pick up from
+// other instances to this instance's clients (SCHEMA_CHANGE events), for
+// keyspaces routed to that backend.
+func watchSharedSchema(set *backendSet, coord *proxy.Coordinator) {
+	for name, b := range set.byName {
+		w, ok := b.(schemaWatcher)
+		if !ok {
+			continue
+		}
+		w.OnSchemaChange(func(ch *bindings.SchemaChange) {
+			if coord.Route(ch.Keyspace).Backend == name {
+				coord.NotifySchemaChange(ch)
+			}
+		})
+	}
 }

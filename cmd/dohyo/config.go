@@ -32,6 +32,7 @@ type Config struct {
 
 	ClusterName   string        `yaml:"cluster-name" help:"cluster name reported in system.local"`
 	Peers         []string      `yaml:"peer" help:"CQL addresses of the other dohyo instances, reported in system.peers (repeatable)"`
+	AdvertiseAddr string        `yaml:"advertise-addr" help:"CQL host:port under which the other instances of a tier (one HBase backend) list this one in system.peers; default: cql-addr when it names a host"`
 	NumTokens     int           `yaml:"num-tokens" help:"Murmur3 tokens per instance reported to drivers"`
 	NodeID        string        `yaml:"node-id" help:"this instance's id (capture file names); default: host name"`
 	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
@@ -210,6 +211,11 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown-grace", "must not be negative")
+	}
+	if c.AdvertiseAddr != "" {
+		if _, _, err := net.SplitHostPort(c.AdvertiseAddr); err != nil {
+			bad("advertise-addr", "%q is not host:port: %v", c.AdvertiseAddr, err)
+		}
 	}
 	if c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {

@@ -292,6 +292,10 @@ func TestKubernetesManifests(t *testing.T) {
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
+	if env["POD_IP"] != "status.podIP" || env["DOHYO_ADVERTISE_ADDR"] != "$(POD_IP):"+strconv.Itoa(ports["cql"]) {
+		t.Errorf("advertise-addr: POD_IP = %q, DOHYO_ADVERTISE_ADDR = %q, want the pod IP and the CQL port",
+			env["POD_IP"], env["DOHYO_ADVERTISE_ADDR"])
+	}
 	if strconv.Itoa(ports["cql"]) != port(t, cfg.CQLAddr) || strconv.Itoa(ports["http"]) != port(t, cfg.HTTPAddr) {
 		t.Errorf("container ports %v do not match the config's %s and %s", ports, cfg.CQLAddr, cfg.HTTPAddr)
 	}

@@ -23,7 +23,7 @@ var (
 	buildErr  error
 )
 
-func dohyoBinary(t *testing.T) string {
+func dohyoBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "dohyo-bin-")
@@ -58,7 +58,13 @@ var listenLine = regexp.MustCompile(`^\s*(CQL|HTTP):\s+(?:http://)?(\S+)`)
 
 // startServe runs `dohyo serve` on ephemeral ports with the given extra
 // arguments and waits until it prints where it listens.
-func startServe(t *testing.T, args ...string) *serveProc {
+func startServe(t testing.TB, args ...string) *serveProc {
+	t.Helper()
+	return startServeBin(t, dohyoBinary(t), args...)
+}
+
+// startServeBin is startServe with another build of dohyo (benchmarks).
+func startServeBin(t testing.TB, bin string, args ...string) *serveProc {
 	t.Helper()
 	return startServeBin(t, dohyoBinary(t), nil, args...)
 }
@@ -133,7 +139,7 @@ func (p *serveProc) Output() string {
 }
 
 // stop sends SIGTERM and waits for a graceful exit.
-func (p *serveProc) stop(t *testing.T) {
+func (p *serveProc) stop(t testing.TB) {
 	t.Helper()
 	select {
 	case <-p.done:

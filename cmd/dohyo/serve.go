@@ -84,6 +84,8 @@ type server struct {
 	// roles are dohyo's users, roles and grants (nil: no store for them);
 	// the HTTP door authenticates and authorizes with them too.
 	roles *auth.Manager
+	// tier is the membership of a tier over a shared HBase (nil: none).
+	tier *membership
 	// tracer traces requests; stopTracer flushes its exporter.
 	tracer     *telemetry.Tracer
 	stopTracer func(context.Context) error
@@ -160,6 +162,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	s.coord.Subscribe(s.tap.schemaChanged)
 	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
 	s.refreshKeyspaces(ctx)
+	watchSharedSchema(s.set, s.coord)
 
 	if s.relays, err = openRelays(ctx, s.set, func() *proxy.Coordinator { return s.coord }, log); err != nil {
 		return nil, err
@@ -189,11 +192,17 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 
+	var members func() []cqlserver.Member
+	if s.tier = newMembership(s.set, s.coord, log); s.tier != nil {
+		members = s.tier.peers
+	}
 	s.cql, err = cqlserver.New(cqlserver.Config{
 		Coordinator:        s.coord,
 		Logger:             log,
 		ClusterName:        cfg.ClusterName,
 		Peers:              cfg.Peers,
+		Members:            members,
+		ListenAddr:         cfg.AdvertiseAddr,
 		NumTokens:          cfg.NumTokens,
 		MaxFrameBytes:      cfg.MaxFrameBytes,
 		ReleaseVersion:     "5.0.0-dohyo-" + buildVersion(),
@@ -222,6 +231,14 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.tier != nil {
+		s.tier.onChange = func(change, addr string) {
+			s.log.Info("tier membership changed", "change", change, "member", addr)
+			if err := s.cql.PushNodeEvent(change, addr); err != nil {
+				s.log.Debug("tier node event not sent", "err", err)
+			}
+		}
 	}
 	if err := s.watch(m); err != nil {
 		return nil, err
@@ -339,6 +356,17 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 			}
 		}
 	}()
+	if s.tier != nil {
+		self := advertisedAddr(cfg, s.cqlLn.Addr())
+		if self == "" {
+			s.log.Warn("tier membership: this instance is not registered (it listens on every address); set advertise-addr")
+		}
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			s.tier.run(bgCtx, self)
+		}()
+	}
 	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()
 	serveHTTP := func(srv *http.Server, ln net.Listener, what string) {
 		var err error

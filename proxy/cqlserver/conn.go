@@ -70,6 +70,7 @@ type conn struct {
 	evMu       sync.Mutex
 	events     [][]byte
 	evSignal   chan struct{}
+	evTypes    atomic.Uint32 // eventSchema | eventTopology | eventStatus, from REGISTER
 
 	inflight sync.WaitGroup
 	sem      limiter // the connection's in-flight slots
@@ -376,10 +377,14 @@ func (c *conn) send(frame []byte) {
 // pushEvent queues an event frame without ever blocking the caller (a DDL
 // request on another connection).
 func (c *conn) pushEvent(ch *bindings.SchemaChange) {
+	c.pushEventFrame(encodeEvent(startFrame(nil, c.version, 0, -1, opEvent), ch))
+}
+
+// pushEventFrame queues an encoded event body (after its frame header).
+func (c *conn) pushEventFrame(f []byte) {
 	if c.stopping.Load() {
 		return
 	}
-	f := encodeEvent(startFrame(nil, c.version, 0, -1, opEvent), ch)
 	finishFrame(f)
 	if c.body != nil && c.version < 5 {
 		if z := c.body.compress(append([]byte(nil), f[:headerLen]...), f[headerLen:]); len(z) < len(f) {

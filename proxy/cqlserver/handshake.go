@@ -293,18 +293,21 @@ func (c *conn) register(h header, r *rbuf) error {
 	if err := noTrailing(r, h.op); err != nil {
 		return err
 	}
-	schema := false
+	var want uint32
 	for _, t := range types {
 		switch t {
 		case "SCHEMA_CHANGE":
-			schema = true
-		case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
-			// Accepted; dohyo's topology is static, so none is ever sent.
+			want |= eventSchema
+		case "TOPOLOGY_CHANGE":
+			want |= eventTopology // tier membership: PushNodeEvent
+		case "STATUS_CHANGE":
+			want |= eventStatus
 		default:
 			return protocolErrorf("Invalid event type %q in REGISTER", t)
 		}
 	}
-	if schema {
+	if want != 0 {
+		c.evTypes.Or(want)
 		c.srv.registerEvents(c)
 	}
 	c.send(startFrame(getBuf(), c.version, 0, h.stream, opReady))

@@ -46,6 +46,10 @@ type Config struct {
 	// Peers are the CQL host:port of the other dohyo instances; they are
 	// listed in system.peers so drivers spread load over them.
 	Peers []string
+	// Members, when set, returns the live other instances of the tier found
+	// through the shared backend (dohyo serve's membership); they are
+	// listed in system.peers next to Peers, each with its schema version.
+	Members func() []Member
 	// NumTokens is the number of Murmur3 tokens each instance owns.
 	NumTokens int
 	// MaxFrameBytes bounds a frame body (and a decompressed body) once the
@@ -157,7 +161,7 @@ type Server struct {
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
-	evConns   map[*conn]struct{} // registered for SCHEMA_CHANGE events
+	evConns   map[*conn]struct{} // registered for events (conn.evTypes says which)
 	connWG    sync.WaitGroup
 	active    int // conns past their handshake, not being refused (guarded by mu)
 	rejecting int // conns kept open only to be refused (guarded by mu)
@@ -403,18 +407,12 @@ func (s *Server) onSchemaChange(ch *bindings.SchemaChange) {
 	if ch == nil {
 		return
 	}
-	s.mu.Lock()
-	targets := make([]*conn, 0, len(s.evConns))
-	for c := range s.evConns {
-		targets = append(targets, c)
-	}
-	s.mu.Unlock()
-	for _, c := range targets {
+	for _, c := range s.eventTargets(eventSchema) {
 		c.pushEvent(ch)
 	}
 }
 
-// registerEvents subscribes c to SCHEMA_CHANGE events.
+// registerEvents subscribes c to the events of its evTypes.
 func (s *Server) registerEvents(c *conn) {
 	s.mu.Lock()
 	if _, live := s.conns[c]; live {

@@ -42,10 +42,21 @@ func (v *virtualBackend) addNodeTables() {
 		systemParams, v.peerRows, false)
 }
 
+// Member is another dohyo instance of the tier: its advertised CQL
+// host:port and the catalog version it has loaded (the Coordinator's merged
+// catalog Version, reported as its system.local schema_version).
+type Member struct {
+	Addr          string
+	SchemaVersion string
+}
+
 // node is one dohyo instance as the ring sees it.
 type node struct {
 	ip   net.IP
 	port int
+	// schema is the instance's own schema version ("" for a static peer:
+	// the same backends, hence the local one).
+	schema string
 }
 
 func (n node) key() string { return net.JoinHostPort(n.ip.String(), strconv.Itoa(n.port)) }
@@ -93,13 +104,22 @@ func (v *virtualBackend) resolve(ctx context.Context, hostport string) (node, bo
 func (v *virtualBackend) ring(ctx context.Context) (self node, peers []node, tokens map[string][]string) {
 	self = v.self(ctx)
 	seen := map[string]bool{self.ip.String(): true}
-	for _, p := range v.srv.cfg.Peers {
-		n, ok := v.resolve(ctx, p)
+	add := func(addr, schema string) {
+		n, ok := v.resolve(ctx, addr)
 		if !ok || seen[n.ip.String()] {
-			continue
+			return
 		}
 		seen[n.ip.String()] = true
+		n.schema = schema
 		peers = append(peers, n)
+	}
+	for _, p := range v.srv.cfg.Peers {
+		add(p, "")
+	}
+	if v.srv.cfg.Members != nil {
+		for _, m := range v.srv.cfg.Members() {
+			add(m.Addr, m.SchemaVersion)
+		}
 	}
 	all := append([]node{self}, peers...)
 	sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
@@ -129,11 +149,15 @@ func ringTokens(i, n, per int) []string {
 func hostID(n node) string { return nameUUID("dohyo-host:" + n.key()) }
 
 // schemaVersion renders the catalog version as a uuid.
-func schemaVersion(cat *schema.Catalog) string {
-	if u, err := cql.ParseUUID(cat.Version); err == nil {
+func schemaVersion(cat *schema.Catalog) string { return renderSchemaVersion(cat.Version) }
+
+// renderSchemaVersion renders a catalog version (a uuid, or any string)
+// as a uuid.
+func renderSchemaVersion(v string) string {
+	if u, err := cql.ParseUUID(v); err == nil {
 		return u.String()
 	}
-	return nameUUID("dohyo-schema:" + cat.Version)
+	return nameUUID("dohyo-schema:" + v)
 }
 
 func (v *virtualBackend) localRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
@@ -169,6 +193,10 @@ func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][
 	_, peers, tokens := v.ring(ctx)
 	b := &rowBuilder{t: v.tables["system"]["peers"].meta}
 	for _, p := range peers {
+		sv := schemaVersion(cat) // a static peer serves the same backends
+		if p.schema != "" {
+			sv = renderSchemaVersion(p.schema)
+		}
 		b.add(map[string]any{
 			"peer":            p.ip,
 			"data_center":     cfg.DataCenter,
@@ -176,9 +204,8 @@ func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][
 			"rack":            cfg.Rack,
 			"release_version": cfg.ReleaseVersion,
 			"rpc_address":     p.ip,
-			// Every instance serves the same backends, hence one schema.
-			"schema_version": schemaVersion(cat),
-			"tokens":         tokens[p.key()],
+			"schema_version":  sv,
+			"tokens":          tokens[p.key()],
 		})
 	}
 	return b.sorted()

@@ -122,6 +122,37 @@ func TestSystemLocalAndPeers(t *testing.T) {
 	}
 }
 
+// Tier members (found through the shared backend) are listed next to the
+// static peers, each with the schema version it reported; a member on an
+// address already listed is not listed twice.
+func TestSystemPeersMembers(t *testing.T) {
+	members := []Member{
+		{Addr: "127.0.0.3:9042", SchemaVersion: "5f3e2a7c-0000-1000-8000-000000000001"},
+		{Addr: "127.0.0.4:9042", SchemaVersion: "not-a-uuid"},
+		{Addr: "127.0.0.2:9042"}, // also a static peer
+	}
+	ts := newTestServer(t, func(c *Config) {
+		c.Peers = []string{"127.0.0.2:9042"}
+		c.Members = func() []Member { return members }
+	})
+	c := ts.tcpClient(t, ts.listen(t), allVersions[len(allVersions)-1])
+	c.startup("")
+	local := rowMaps(c.rows("SELECT * FROM system.local WHERE key='local'", nil))[0]
+	ring := map[string][]any{"self": decode(t, "set<text>", local["tokens"]).([]any)}
+	got := map[string]string{}
+	for _, p := range rowMaps(c.rows("SELECT * FROM system.peers", nil)) {
+		ip := decode(t, "inet", p["peer"]).(net.IP).String()
+		got[ip] = decode(t, "uuid", p["schema_version"]).(cql.UUID).String()
+		ring[ip] = decode(t, "set<text>", p["tokens"]).([]any)
+	}
+	localSV := decode(t, "uuid", local["schema_version"]).(cql.UUID).String()
+	if len(got) != 3 || got["127.0.0.2"] != localSV || got["127.0.0.3"] != members[0].SchemaVersion ||
+		got["127.0.0.4"] == "" || got["127.0.0.4"] == localSV {
+		t.Errorf("peers and their schema versions: %v (local %s)", got, localSV)
+	}
+	checkRing(t, ring, 4, 4)
+}
+
 // checkRing asserts n instances own per tokens each, all distinct and
 // evenly spaced over the Murmur3 range.
 func checkRing(t *testing.T, ring map[string][]any, n, per int) {
