@@ -77,7 +77,7 @@ func twoEngines(t *testing.T, a, b Options, pauseA func()) (*Engine, *Engine) {
 	return ea, eb
 }
 
-func execOn(e *Engine, q string, cl bindings.Consistency) (*bindings.Result, error) {
+func execCL(e *Engine, q string, cl bindings.Consistency) (*bindings.Result, error) {
 	return e.Execute(context.Background(), &bindings.Request{Query: q, Consistency: cl})
 }
 
@@ -138,12 +138,12 @@ func TestCoordFencing(t *testing.T) {
 	mu.Unlock()
 	errA := make(chan error, 1)
 	go func() {
-		_, err := execOn(ea, "INSERT INTO ks.t (k, v) VALUES (1, 1) IF NOT EXISTS", bindings.One)
+		_, err := execCL(ea, "INSERT INTO ks.t (k, v) VALUES (1, 1) IF NOT EXISTS", bindings.One)
 		errA <- err
 	}()
 	<-paused
 	// B waits for A's lease to end, takes the partition and wins.
-	res, err := execOn(eb, "INSERT INTO ks.t (k, v) VALUES (1, 2) IF NOT EXISTS", bindings.One)
+	res, err := execCL(eb, "INSERT INTO ks.t (k, v) VALUES (1, 2) IF NOT EXISTS", bindings.One)
 	if err != nil || !bytes.Equal(res.Rows[0][0], boolTrue) {
 		t.Fatalf("B's LWT after A's lease expired: %v %v", res, err)
 	}
@@ -153,7 +153,7 @@ func TestCoordFencing(t *testing.T) {
 	if !errors.As(err, &be) || be.Code != bindings.CodeWriteTimeout || be.WriteType != "CAS" || !strings.Contains(be.Message, "lease") {
 		t.Fatalf("A's commit after losing its lease: %v, want a CAS WriteTimeout", err)
 	}
-	res, err = execOn(eb, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
+	res, err = execCL(eb, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0][3] != 2 {
 		t.Fatalf("after the race: %v %v, want B's v = 2 only", res, err)
 	}
@@ -169,18 +169,18 @@ func TestCoordCompletesCommittedProposal(t *testing.T) {
 		once.Do(func() { err = died })
 		return err
 	}}, Options{}, nil)
-	if _, err := execOn(ea, "UPDATE ks.t SET v = 5 WHERE k = 1 IF v = null", bindings.One); err == nil || !strings.Contains(err.Error(), "died") {
+	if _, err := execCL(ea, "UPDATE ks.t SET v = 5 WHERE k = 1 IF v = null", bindings.One); err == nil || !strings.Contains(err.Error(), "died") {
 		t.Fatalf("abandoned LWT: %v", err)
 	}
-	res, err := execOn(eb, "UPDATE ks.t SET v = 6 WHERE k = 1 IF v = 5", bindings.One)
+	res, err := execCL(eb, "UPDATE ks.t SET v = 6 WHERE k = 1 IF v = 5", bindings.One)
 	if err != nil || !bytes.Equal(res.Rows[0][0], boolTrue) {
 		t.Fatalf("CAS on the completed value: %v %v", res, err)
 	}
-	res, err = execOn(ea, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
+	res, err = execCL(ea, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0][3] != 6 {
 		t.Fatalf("SERIAL read: %v %v, want 6", res, err)
 	}
-	if _, err := execOn(ea, "SELECT v FROM ks.t WHERE k IN (1, 2)", bindings.Serial); err == nil {
+	if _, err := execCL(ea, "SELECT v FROM ks.t WHERE k IN (1, 2)", bindings.Serial); err == nil {
 		t.Error("SERIAL read of two partitions accepted")
 	}
 }
@@ -190,14 +190,14 @@ func TestCoordCompletesCommittedProposal(t *testing.T) {
 func TestCoordTimestampsMonotonicAcrossEngines(t *testing.T) {
 	behind := func() time.Time { return time.Now().Add(-time.Hour) }
 	ea, eb := twoEngines(t, Options{}, Options{Clock: behind}, nil)
-	if _, err := execOn(ea, "INSERT INTO ks.t (k, v) VALUES (1, 1) IF NOT EXISTS", bindings.One); err != nil {
+	if _, err := execCL(ea, "INSERT INTO ks.t (k, v) VALUES (1, 1) IF NOT EXISTS", bindings.One); err != nil {
 		t.Fatal(err)
 	}
-	res, err := execOn(eb, "UPDATE ks.t SET v = 2 WHERE k = 1 IF v = 1", bindings.One)
+	res, err := execCL(eb, "UPDATE ks.t SET v = 2 WHERE k = 1 IF v = 1", bindings.One)
 	if err != nil || !bytes.Equal(res.Rows[0][0], boolTrue) {
 		t.Fatalf("B's CAS: %v %v", res, err)
 	}
-	res, err = execOn(ea, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
+	res, err = execCL(ea, "SELECT v FROM ks.t WHERE k = 1", bindings.Serial)
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0][3] != 2 {
 		t.Fatalf("after B's CAS with a slow clock: %v %v, want 2", res, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,33 +25,6 @@ import (
 // attackRSSBound is the resident memory dohyo serve must stay under
 // during every attack (docs/SECURITY.md).
 const attackRSSBound = 512 << 20
-
-var (
-	plainOnce sync.Once
-	plainBin  string
-	plainErr  error
-)
-
-// plainBinary builds dohyo without -race: RSS figures of a race build say
-// nothing about production.
-func plainBinary(t *testing.T) string {
-	t.Helper()
-	plainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "dohyo-plain-")
-		if err != nil {
-			plainErr = err
-			return
-		}
-		plainBin = filepath.Join(dir, "dohyo")
-		if out, err := exec.Command("go", "build", "-o", plainBin, ".").CombinedOutput(); err != nil {
-			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
-	}
-	return plainBin
-}
 
 // rssSampler records the peak VmRSS of a process.
 type rssSampler struct {

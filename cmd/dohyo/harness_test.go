@@ -17,31 +17,42 @@ import (
 )
 
 // The end-to-end tests run the real dohyo binary, built once per test run.
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// A build of dohyo per test binary: with the race detector for tests,
+// without it for memory figures and benchmarks (a race build's RSS and
+// speed say nothing about production).
+type dohyoBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-func dohyoBinary(t testing.TB) string {
+var raceBuild, plainBuild dohyoBuild
+
+func (b *dohyoBuild) get(t testing.TB, flags ...string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "dohyo-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "dohyo")
-		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		b.path = filepath.Join(dir, "dohyo")
+		args := append(append([]string{"build"}, flags...), "-o", b.path, ".")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
+
+// dohyoBinary is dohyo built with the race detector.
+func dohyoBinary(t testing.TB) string { return raceBuild.get(t, "-race") }
+
+// plainBinary is dohyo built without the race detector.
+func plainBinary(t testing.TB) string { return plainBuild.get(t) }
 
 // serveProc is a running `dohyo serve`.
 type serveProc struct {
@@ -60,17 +71,13 @@ var listenLine = regexp.MustCompile(`^\s*(CQL|HTTP):\s+(?:http://)?(\S+)`)
 // arguments and waits until it prints where it listens.
 func startServe(t testing.TB, args ...string) *serveProc {
 	t.Helper()
-	return startServeBin(t, dohyoBinary(t), args...)
-}
-
-// startServeBin is startServe with another build of dohyo (benchmarks).
-func startServeBin(t testing.TB, bin string, args ...string) *serveProc {
-	t.Helper()
 	return startServeBin(t, dohyoBinary(t), nil, args...)
 }
 
-// startServeBin is startServe with a given binary and extra environment.
-func startServeBin(t *testing.T, bin string, env []string, args ...string) *serveProc {
+// startServeBin is startServe with a given build of dohyo (benchmarks and
+// memory measurements use one without the race detector) and extra
+// environment.
+func startServeBin(t testing.TB, bin string, env []string, args ...string) *serveProc {
 	t.Helper()
 	all := append([]string{"serve", "--cql-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, all...)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 )
@@ -16,10 +14,7 @@ import (
 //
 //	DOHYO_TEST_HBASE_ZK=127.0.0.1:2181 go test -run '^$' -bench TierPointOps -benchtime 10s ./cmd/dohyo/
 func BenchmarkTierPointOps(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "dohyo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := plainBinary(b)
 	if os.Getenv("DOHYO_TEST_HBASE_ZK") == "" {
 		b.Skip("DOHYO_TEST_HBASE_ZK not set")
 	}

@@ -55,7 +55,7 @@ func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
 		tr.addrs = append(tr.addrs, net.JoinHostPort(tierHost(i), strconv.Itoa(tr.port)))
 	}
 	for i := range n {
-		tr.procs[i] = startServeBin(t, bin, tr.args(i, extra)...)
+		tr.procs[i] = startServeBin(t, bin, nil, tr.args(i, extra)...)
 	}
 	return tr
 }
@@ -84,7 +84,7 @@ func (tr *tier) kill(i int) {
 // restart starts instance i again (after kill) on its address.
 func (tr *tier) restart(i int, extra ...string) {
 	tr.t.Helper()
-	tr.procs[i] = startServeBin(tr.t, tr.bin, tr.args(i, extra)...)
+	tr.procs[i] = startServeBin(tr.t, tr.bin, nil, tr.args(i, extra)...)
 }
 
 // freeTierPort finds a port free on the n tier addresses.
