@@ -61,30 +61,14 @@ func (s *Store) CellGet(ctx context.Context, key []byte) ([]byte, error) {
 // compares and writes under the row lock. An empty expected value matches
 // a missing cell (HBase's rule), which is why cell values are never empty.
 func (s *Store) CellSwap(ctx context.Context, key, expected, value []byte) (bool, error) {
-	if err := s.check(ctx); err != nil {
-		return false, err
-	}
 	if len(value) == 0 {
 		return false, errors.New("hbase: swap coordination cell: empty value")
 	}
 	if err := s.ensureLWT(ctx); err != nil {
 		return false, err
 	}
-	octx, cancel := opCtx(ctx, s.opTO)
-	defer cancel()
-	p, err := hrpc.NewPut(octx, []byte(lwtTable), s.cellRow(key),
-		map[string]map[string][]byte{family: {lwtQualifier: value}})
-	if err != nil {
-		return false, err
-	}
-	if expected == nil {
-		expected = []byte{}
-	}
-	ok, err := s.client.CheckAndPut(p, family, lwtQualifier, expected)
-	if err != nil {
-		return false, s.wrapErr(ctx, "swap coordination cell", err)
-	}
-	return ok, nil
+	return s.checkAndPut(ctx, lwtTable, s.cellRow(key), map[string][]byte{lwtQualifier: value},
+		lwtQualifier, expected, "swap coordination cell")
 }
 
 func (s *Store) cellRow(key []byte) []byte {

@@ -67,29 +67,15 @@ func (s *Store) ReadSchema(ctx context.Context) (widecolumn.SchemaMeta, error) {
 // CommitSchema writes m as version prev+1 if the version cell still holds
 // prev (is absent, for prev 0): one CheckAndPut.
 func (s *Store) CommitSchema(ctx context.Context, prev int64, m widecolumn.SchemaMeta) (bool, error) {
-	if err := s.check(ctx); err != nil {
-		return false, err
-	}
-	octx, cancel := opCtx(ctx, s.opTO)
-	defer cancel()
 	var expected []byte // absent
 	if prev > 0 {
 		expected = encodeSchemaVersion(prev)
 	}
-	vals := map[string]map[string][]byte{family: {
+	return s.checkAndPut(ctx, metaTable, metaRowKey(s.catalog, schemaRow), map[string][]byte{
 		schemaVersionQ: encodeSchemaVersion(prev + 1),
 		schemaCatalogQ: nonNil(m.Catalog),
 		schemaSaltsQ:   nonNil(m.Salts),
-	}}
-	p, err := hrpc.NewPut(octx, []byte(metaTable), metaRowKey(s.catalog, schemaRow), vals)
-	if err != nil {
-		return false, err
-	}
-	ok, err := s.client.CheckAndPut(p, family, schemaVersionQ, expected)
-	if err != nil {
-		return false, s.wrapErr(ctx, "commit schema", err)
-	}
-	return ok, nil
+	}, schemaVersionQ, expected, "commit schema")
 }
 
 // getSchemaRow reads the named cells of the schema row; missing cells are
