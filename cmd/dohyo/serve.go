@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/graphql"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
@@ -92,6 +94,7 @@ type server struct {
 
 	cqlLn, httpLn, metricsLn net.Listener
 	httpSrv, metricsSrv      *http.Server
+	guard                    *httpsec.Guard
 	httpTLS                  *tls.Config
 }
 
@@ -137,7 +140,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
-	s.tap = &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return s.coord }}
+	s.tap = &captureTap{cfg: capCfg, root: captureRoot(cfg), log: log, coord: func() *proxy.Coordinator { return s.coord }}
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
 		Next:      s.tap,
@@ -171,9 +174,13 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
 		return nil, err
 	}
+	// One user store for both doors: CQL's SASL PLAIN and HTTP's
+	// POST /v1/auth check passwords against dohyo's roles.
+	var pw *cqlserver.PasswordAuthenticator
 	var authn cqlserver.Authenticator
 	if len(users) > 0 {
-		authn = cqlserver.NewRoleAuthenticator(s.roles)
+		pw = cqlserver.NewRoleAuthenticator(s.roles)
+		authn = pw
 	} else {
 		authn = relayAuthenticator(s.relays)
 	}
@@ -244,6 +251,10 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
+		Authorizer:       s.authorizer(),
+		MaxDocumentBytes: cfg.GraphQLMaxDocument,
+		MaxNodes:         cfg.GraphQLMaxNodes,
+		MaxCost:          cfg.GraphQLMaxCost,
 		Tracer:           s.tracer,
 		Budgets:          proxy.Budgets{Default: cfg.RequestTimeout, Keyspaces: ksTimeouts},
 		OnBudgetExceeded: func(ks string) { budgetExceeded("graphql", ks) },
@@ -273,23 +284,80 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		closers = append(closers, s.metricsLn.Close)
 	}
 
+	if s.guard, err = newGuard(cfg, pw, log); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
-	s.tap.register(mux)
+	s.tap.register(mux, s.guard.RequireAdmin)
+	if cfg.HTTPPprof {
+		registerPprof(mux, s.guard.RequireAdmin)
+	}
 	s.gql.Register(mux) // /graphql/{keyspace}, /graphql-schema, /playground
 	mux.Handle("GET /metrics", metrics.Handler(s.reg))
-	s.httpSrv = &http.Server{
-		Handler:           m.TrackHTTP(mux, "/graphql"),
-		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig:         s.httpTLS,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	s.httpSrv = s.newHTTPServer(m.TrackHTTP(s.guard.Handler(mux), "/graphql"))
+	s.httpSrv.TLSConfig = s.httpTLS
 	if s.metricsLn != nil {
 		mm := http.NewServeMux()
 		mm.Handle("GET /metrics", metrics.Handler(s.reg))
-		s.metricsSrv = &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
+		s.metricsSrv = s.newHTTPServer(mm)
 	}
 	return s, nil
+}
+
+// newGuard builds the HTTP listener's guard: authentication with pw's
+// users (off when nil), Host and Origin checks, limits. Health probes and
+// the playground's static files are public.
+func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, log *slog.Logger) (*httpsec.Guard, error) {
+	gc := httpsec.Config{
+		Tokens:         httpsec.NewTokenStore(cfg.HTTPTokenTTL, 0, nil),
+		Admins:         httpsec.AdminUsers(cfg.AdminUsers),
+		Public:         []string{"/health/liveness", "/health/readiness", "/playground", "/playground/assets/"},
+		Hosts:          cfg.HTTPHosts,
+		AllowedOrigins: cfg.HTTPAllowedOrigins,
+		MaxInFlight:    cfg.HTTPMaxInFlight,
+		MaxBodyBytes:   int64(cfg.HTTPMaxBodyBytes),
+		RequestTimeout: cfg.HTTPRequestTimeout,
+		Logger:         log,
+	}
+	if pw != nil {
+		gc.Passwords = pw
+		if len(cfg.AdminUsers) == 0 {
+			log.Warn("authentication is on and admin-user is empty: the admin endpoints refuse everyone")
+		}
+	}
+	g, err := httpsec.New(gc)
+	if err != nil {
+		return nil, &FieldError{Key: "http-allowed-origins", Err: err}
+	}
+	return g, nil
+}
+
+// newHTTPServer applies the HTTP timeouts to h.
+func (s *server) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: s.cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:       s.cfg.HTTPReadTimeout,
+		WriteTimeout:      s.cfg.HTTPWriteTimeout,
+		IdleTimeout:       s.cfg.HTTPIdleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// authorizer is GraphQL's permission check; nil: graphql.AllowAll (every
+// authenticated user may do everything). The role store's authorizer
+// plugs in here.
+func (s *server) authorizer() graphql.Authorizer { return nil }
+
+// registerPprof serves net/http/pprof's handlers behind admin (not
+// /debug/pprof/cmdline: a command line may hold secrets).
+func registerPprof(mux *http.ServeMux, admin func(http.Handler) http.Handler) {
+	mux.Handle("/debug/pprof/", admin(http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/profile", admin(http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/symbol", admin(http.HandlerFunc(pprof.Symbol)))
+	mux.Handle("/debug/pprof/trace", admin(http.HandlerFunc(pprof.Trace)))
 }
 
 // watch exports the gauges and counters other packages keep.
