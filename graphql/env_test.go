@@ -142,12 +142,13 @@ func newEnv(t *testing.T, tb testBackend, mutate func(*Config)) *testEnv {
 
 func newEnvTB(t testing.TB, tb testBackend, mutate func(*Config)) *testEnv {
 	t.Helper()
-	return newEnvWith(t, tb, mutate, nil)
+	return newEnvWith(t, tb, mutate, nil, nil)
 }
 
 // newEnvWith serves the GraphQL routes behind an httpsec.Guard built from
-// guard (none when nil), as dohyo serve does.
-func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *httpsec.Config) *testEnv {
+// guard (none when nil), as dohyo serve does; wrap, when set, wraps the
+// whole handler (to observe what reaches the server).
+func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *httpsec.Config, wrap func(http.Handler) http.Handler) *testEnv {
 	t.Helper()
 	tap := &recordingTap{}
 	coord, err := proxy.New(proxy.Config{
@@ -175,6 +176,9 @@ func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *https
 			t.Fatal(err)
 		}
 		h = g.Handler(mux)
+	}
+	if wrap != nil {
+		h = wrap(h)
 	}
 	hs := httptest.NewServer(h)
 	e := &testEnv{t: t, coord: coord, gql: srv, http: hs, tap: tap, guard: g,

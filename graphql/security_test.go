@@ -89,7 +89,7 @@ func (e *testEnv) do(method, path, body string, hdr map[string]string) (int, str
 // token from POST /v1/auth, and serves requests carrying one in
 // X-Cassandra-Token or Authorization: Bearer.
 func TestTokenFlow(t *testing.T) {
-	e := newEnvWith(t, testBackends()[0], nil, guardedConfig(t, "alice"))
+	e := newEnvWith(t, testBackends()[0], nil, guardedConfig(t, "alice"), nil)
 	e.cql(`CREATE TABLE secrets (k int PRIMARY KEY, v text)`, `INSERT INTO secrets (k, v) VALUES (1, 'hidden')`)
 	read := "/graphql/" + e.ks + "?query=" + url.QueryEscape(`{ secrets { values { v } } }`)
 	for _, c := range []struct {
@@ -139,7 +139,7 @@ func TestTokenExpiry(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	g := guardedConfig(t, "alice")
 	g.Tokens = httpsec.NewTokenStore(time.Minute, 0, clock)
-	e := newEnvWith(t, testBackends()[0], nil, g)
+	e := newEnvWith(t, testBackends()[0], nil, g, nil)
 	_, token := e.login("alice", "pw-alice")
 	q := `{"query":"{ keyspaces { name } }"}`
 	if status, body := e.do("POST", "/graphql-schema", q, map[string]string{httpsec.TokenHeader: token}); status != 200 {
@@ -182,7 +182,7 @@ func (a *recordingAuthorizer) questions() string {
 // Unauthorized error of the field and nothing runs.
 func TestAuthorizerOnEveryField(t *testing.T) {
 	az := &recordingAuthorizer{deny: map[string]bool{}}
-	e := newEnvWith(t, testBackends()[0], func(c *Config) { c.Authorizer = az }, guardedConfig(t, "bob"))
+	e := newEnvWith(t, testBackends()[0], func(c *Config) { c.Authorizer = az }, guardedConfig(t, "bob"), nil)
 	e.cql(`CREATE TABLE t (k int PRIMARY KEY, v text)`, `INSERT INTO t (k, v) VALUES (1, 'one')`)
 	az.deny[fmt.Sprintf("bob SELECT <table %s.t>", e.ks)] = true
 	az.deny[fmt.Sprintf("bob DROP <keyspace %s>", e.ks)] = true
