@@ -1,6 +1,7 @@
 package graphql
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/graphql-go/graphql/language/ast"
@@ -58,6 +59,11 @@ func (l docLimits) checkDocument(doc *ast.Document) (docShape, error) {
 			}
 			sh.nodes += len(x.Directives) + countNodes(x.SelectionSet)
 		case *ast.OperationDefinition:
+			for _, v := range x.VariableDefinitions {
+				if v == nil || v.Type == nil || v.Variable == nil || v.Variable.Name == nil {
+					return sh, errors.New("Syntax Error: a variable definition needs a name and a type")
+				}
+			}
 			sh.nodes += len(x.Directives) + len(x.VariableDefinitions) + countNodes(x.SelectionSet)
 		}
 	}

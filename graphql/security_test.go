@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"strings"
@@ -324,4 +325,61 @@ func TestDocumentSizeLimit(t *testing.T) {
 	if r := e.post("/graphql-schema", "{ keyspaces { name } }", nil); len(r.Errors) > 0 {
 		t.Errorf("small document: %s", r.errorText())
 	}
+}
+
+// FuzzGraphQLRequest sends documents and variables through the whole
+// HTTP request path (guard, parsing, limits, validation, execution on the
+// embedded backend): every request is answered with JSON and a known
+// status, within the request deadline, and nothing panics.
+func FuzzGraphQLRequest(f *testing.F) {
+	e := newEnvWith(f, testBackends()[0], func(c *Config) { c.MaxDocumentBytes = 8 << 10 },
+		&httpsec.Config{RequestTimeout: 5 * time.Second}, nil)
+	e.cql(`CREATE TABLE t (k int PRIMARY KEY, v text, l list<int>)`, `INSERT INTO t (k, v) VALUES (1, 'one')`)
+	for _, seed := range []struct{ q, vars string }{
+		{`{ t { values { k v l } } }`, ``},
+		{`query q($k: Int) { t(value: {k: $k}) { values { v } } }`, `{"k": 1}`},
+		{`mutation m($v: String) { insertt(value: {k: 2, v: $v}) { applied } }`, `{"v": "x"}`},
+		{`{ a: __schema { types { name } } b: __type(name: "t") { name } }`, `null`},
+		{`{ t { ...F } } fragment F on tResult { values { ...G ...G } } fragment G on t { k }`, `{}`},
+		{`{ t(options: {pageSize: 99999999999}) { values { k } } }`, `{"x": [1, {"y": null}]}`},
+		{`{ keyspaces { name tables { name } } }`, `[]`},
+	} {
+		f.Add(seed.q, seed.vars, true)
+		f.Add(seed.q, seed.vars, false)
+	}
+	h := e.http.Config.Handler
+	f.Fuzz(func(t *testing.T, query, vars string, keyspace bool) {
+		path := "/graphql-schema"
+		if keyspace {
+			path = "/graphql/" + e.ks
+		}
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": json.RawMessage(validJSONOr(vars))})
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(body)))
+		req.Host = "127.0.0.1"
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() { defer close(done); h.ServeHTTP(rec, req) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no answer after 20s for %q %q", query, vars)
+		}
+		switch rec.Code {
+		case 200, 400, 404, 405, 413, 415:
+		default:
+			t.Fatalf("status %d for %q %q: %s", rec.Code, query, vars, rec.Body)
+		}
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("answer is not JSON for %q %q: %s", query, vars, rec.Body)
+		}
+	})
+}
+
+// validJSONOr returns s when it is a JSON document, else null.
+func validJSONOr(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	return "null"
 }

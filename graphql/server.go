@@ -421,10 +421,24 @@ func (s *Server) checkDocument(sch *graphql.Schema, query string) (*ast.Document
 	if _, err := lim.checkDocument(doc); err != nil {
 		return nil, err
 	}
-	if v := graphql.ValidateDocument(sch, doc, nil); !v.IsValid {
-		return nil, &validationErrors{v.Errors}
+	if err := validate(sch, doc); err != nil {
+		return nil, err
 	}
 	return doc, nil
+}
+
+// validate runs graphql-go's validator, turning its panics on malformed
+// documents the parser let through into an error.
+func validate(sch *graphql.Schema, doc *ast.Document) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("Invalid document (%v)", p)
+		}
+	}()
+	if v := graphql.ValidateDocument(sch, doc, nil); !v.IsValid {
+		return &validationErrors{v.Errors}
+	}
+	return nil
 }
 
 // validationErrors carries graphql-go's validation errors through
