@@ -111,6 +111,9 @@ func TestServeHTTPNeedsIdentity(t *testing.T) {
 			t.Errorf("GET %s without a token: %d %.200s, want 200", path, status, body)
 		}
 	}
+	if status, body := httpCall(t, p, "POST", httpsec.AuthPath, `{"username":"`+strings.Repeat("a", 20<<10)+`","password":"x"}`, nil); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("20 KiB login body: %d %.200s, want 413", status, body)
+	}
 	bob := map[string]string{httpsec.TokenHeader: httpLogin(t, p, "bob", "pw-bob")}
 	alice := map[string]string{"Authorization": "Bearer " + httpLogin(t, p, "alice", "pw-alice")}
 	if status, body := httpCall(t, p, "GET", read, "", bob); status != 200 || !strings.Contains(body, "private") {
@@ -167,6 +170,13 @@ func TestServeHTTPBrowserChecks(t *testing.T) {
 	get := "/graphql-schema?query=" + url.QueryEscape(`mutation { dropKeyspace(name: "sechttp2") }`)
 	if status, body := httpCall(t, p, "GET", get, "", nil); status != http.StatusMethodNotAllowed {
 		t.Errorf("GET mutation: %d %s, want 405", status, body)
+	}
+	// Oversized bodies and headers.
+	if status, body := httpCall(t, p, "POST", "/graphql-schema", `{"query":"`+strings.Repeat(" ", 5<<20)+`{ keyspaces { name } }"}`, nil); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("5 MiB body: %d %.200s, want 413", status, body)
+	}
+	if status, _ := httpCall(t, p, "GET", "/health/liveness", "", map[string]string{"X-Big": strings.Repeat("a", 2<<20)}); status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("2 MiB header: %d, want 431", status)
 	}
 	var name string
 	if err := s.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = 'sechttp2'").Scan(&name); err != nil {
