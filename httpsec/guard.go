@@ -85,6 +85,7 @@ type Guard struct {
 	cfg      Config
 	log      *slog.Logger
 	inflight chan struct{}
+	logins   *loginThrottle
 }
 
 // New returns a Guard.
@@ -109,7 +110,8 @@ func New(cfg Config) (*Guard, error) {
 			return nil, errors.New("httpsec: allowed origin " + strconv.Quote(o) + " is not scheme://host[:port]")
 		}
 	}
-	g := &Guard{cfg: cfg, log: cfg.Logger, inflight: make(chan struct{}, cfg.MaxInFlight)}
+	g := &Guard{cfg: cfg, log: cfg.Logger, inflight: make(chan struct{}, cfg.MaxInFlight),
+		logins: newLoginThrottle(time.Now)}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}

@@ -255,3 +255,43 @@ func TestTokenStore(t *testing.T) {
 		t.Error("expired token accepted")
 	}
 }
+
+// TestLoginBackoff: after five bad passwords from one address, POST
+// /v1/auth answers 429 with Retry-After, even for the right password, until
+// the backoff passes; a good login clears the count.
+func TestLoginBackoff(t *testing.T) {
+	s, g := serve(t, Config{Passwords: fixedPasswords{}}, nil)
+	var mu sync.Mutex
+	now := time.Now()
+	g.logins.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	login := func(pass string) (int, string) {
+		res, body := send(t, s, "POST", AuthPath, nil, `{"username":"u","password":"`+pass+`"}`)
+		return res.StatusCode, res.Header.Get("Retry-After") + " " + body
+	}
+	for i := 0; i < freeFailures; i++ {
+		if st, b := login("bad"); st != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s", i+1, st, b)
+		}
+	}
+	if st, b := login("p"); st != http.StatusTooManyRequests || !strings.HasPrefix(b, "1 ") {
+		t.Fatalf("after %d failures: %d %s, want 429 with Retry-After: 1", freeFailures, st, b)
+	}
+	mu.Lock()
+	now = now.Add(1100 * time.Millisecond)
+	mu.Unlock()
+	if st, b := login("bad"); st != http.StatusUnauthorized {
+		t.Fatalf("after the backoff: %d %s", st, b)
+	}
+	if st, b := login("bad"); st != http.StatusTooManyRequests || !strings.HasPrefix(b, "2 ") {
+		t.Fatalf("next backoff: %d %s, want 429 with Retry-After: 2", st, b)
+	}
+	mu.Lock()
+	now = now.Add(3 * time.Second)
+	mu.Unlock()
+	if st, b := login("p"); st != http.StatusCreated {
+		t.Fatalf("right password after the backoff: %d %s", st, b)
+	}
+	if st, b := login("bad"); st != http.StatusUnauthorized {
+		t.Errorf("a good login did not clear the count: %d %s", st, b)
+	}
+}

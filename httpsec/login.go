@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -26,6 +27,12 @@ func (g *Guard) serveAuth(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusNotFound, "Authentication is off: requests need no token")
 		return
 	}
+	ip := clientIP(r.RemoteAddr)
+	if d := g.logins.wait(ip); d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+		fail(http.StatusTooManyRequests, "Too many failed logins from this address: retry later")
+		return
+	}
 	var creds struct {
 		Username string `json:"username"`
 		Password string `json:"password"`
@@ -44,10 +51,12 @@ func (g *Guard) serveAuth(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !g.cfg.Passwords.CheckPassword(creds.Username, creds.Password) {
+		g.logins.failed(ip)
 		g.log.Info("http authentication failed", "user", creds.Username, "remote", r.RemoteAddr)
 		fail(http.StatusUnauthorized, "Failed to create token: Invalid credentials provided")
 		return
 	}
+	g.logins.succeeded(ip)
 	token, expires := g.cfg.Tokens.Issue(creds.Username)
 	writeJSON(w, http.StatusCreated, map[string]any{"authToken": token, "expires": expires.UTC().Format(time.RFC3339)})
 }
