@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -313,7 +314,7 @@ func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, log *slog.Logger)
 		Tokens:         httpsec.NewTokenStore(cfg.HTTPTokenTTL, 0, nil),
 		Admins:         httpsec.AdminUsers(cfg.AdminUsers),
 		Public:         []string{"/health/liveness", "/health/readiness", "/playground", "/playground/assets/"},
-		Hosts:          cfg.HTTPHosts,
+		Hosts:          httpHosts(cfg),
 		AllowedOrigins: cfg.HTTPAllowedOrigins,
 		MaxInFlight:    cfg.HTTPMaxInFlight,
 		MaxBodyBytes:   int64(cfg.HTTPMaxBodyBytes),
@@ -331,6 +332,16 @@ func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, log *slog.Logger)
 		return nil, &FieldError{Key: "http-allowed-origins", Err: err}
 	}
 	return g, nil
+}
+
+// httpHosts is http-host plus http-addr's host when it is a name (IP
+// addresses and localhost are always accepted).
+func httpHosts(cfg Config) []string {
+	hosts := cfg.HTTPHosts
+	if h, _, err := net.SplitHostPort(cfg.HTTPAddr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(slices.Clone(hosts), h)
+	}
+	return hosts
 }
 
 // newHTTPServer applies the HTTP timeouts to h.
