@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/graphql-go/graphql"
@@ -59,11 +60,16 @@ func (AllowAll) Authorize(context.Context, string, Permission, Resource) error {
 // is a CQL Unauthorized error of the field, as Stargate reports it.
 func (s *Server) authorize(ctx context.Context, perm Permission, res Resource) error {
 	id, _ := httpsec.IdentityFrom(ctx)
-	if err := s.cfg.Authorizer.Authorize(ctx, id, perm, res); err != nil {
-		return &bindings.Error{Code: bindings.CodeUnauthorized,
-			Message: fmt.Sprintf("User %s has no %s permission on %s or any of its parents: %v", id, perm, res, err)}
+	err := s.cfg.Authorizer.Authorize(ctx, id, perm, res)
+	if err == nil {
+		return nil
 	}
-	return nil
+	var be *bindings.Error
+	if errors.As(err, &be) && be.Code == bindings.CodeUnauthorized {
+		return err // already Cassandra's message
+	}
+	return &bindings.Error{Code: bindings.CodeUnauthorized,
+		Message: fmt.Sprintf("User %s has no %s permission on %s or any of its parents: %v", id, perm, res, err)}
 }
 
 // guarded wraps a resolver of a field whose permission and resource are

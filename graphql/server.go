@@ -22,6 +22,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
@@ -385,6 +386,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 		return
 	}
 	session := s.cfg.Coordinator.NewSession(bindings.SourceGraphQL)
+	if id, ok := httpsec.IdentityFrom(r.Context()); ok {
+		session.SetRole(id) // the coordinator checks each statement as for CQL
+	}
 	if keyspace != "" {
 		session.SetKeyspace(keyspace)
 	}

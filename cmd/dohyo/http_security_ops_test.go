@@ -80,16 +80,18 @@ func TestServeHTTPNeedsIdentity(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	cfg := opsConfig()
-	cfg.AuthUsers = []string{authUser(t, "alice"), authUser(t, "bob")}
-	cfg.AdminUsers = []string{"alice"}
+	cfg.AuthUsers = []string{authUser(t, "alice")} // a bootstrap superuser
+	cfg.AdminUsers = []string{"carol"}
 	cfg.CaptureRoot = root
 	cfg.HTTPPprof = true
 	p := startInProcess(t, cfg)
 
-	// The same user store as CQL: bob's password opens a gocql session.
+	// One identity model: roles made with CQL log in over HTTP too.
 	c := cluster(p.cqlAddr())
-	c.Authenticator = gocql.PasswordAuthenticator{Username: "bob", Password: "pw-bob"}
+	c.Authenticator = gocql.PasswordAuthenticator{Username: "alice", Password: "pw-alice"}
 	s := session(t, c)
+	mustExec(t, s, "CREATE ROLE bob WITH PASSWORD = 'pw-bob' AND LOGIN = true")
+	mustExec(t, s, "CREATE ROLE carol WITH PASSWORD = 'pw-carol' AND LOGIN = true")
 	mustExec(t, s, "CREATE KEYSPACE sechttp WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE sechttp.t (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "INSERT INTO sechttp.t (k, v) VALUES (1, 'private')")
@@ -115,9 +117,23 @@ func TestServeHTTPNeedsIdentity(t *testing.T) {
 		t.Errorf("20 KiB login body: %d %.200s, want 413", status, body)
 	}
 	bob := map[string]string{httpsec.TokenHeader: httpLogin(t, p, "bob", "pw-bob")}
+	carol := map[string]string{httpsec.TokenHeader: httpLogin(t, p, "carol", "pw-carol")}
 	alice := map[string]string{"Authorization": "Bearer " + httpLogin(t, p, "alice", "pw-alice")}
-	if status, body := httpCall(t, p, "GET", read, "", bob); status != 200 || !strings.Contains(body, "private") {
-		t.Errorf("GraphQL read with a token: %d %s", status, body)
+	// Roles and grants hold on GraphQL: bob reads only once granted SELECT,
+	// and may not drop the keyspace.
+	if status, body := httpCall(t, p, "GET", read, "", bob); status != 200 || !strings.Contains(body, "User bob has no SELECT permission on \\u003ctable sechttp.t") || strings.Contains(body, "private") {
+		t.Errorf("GraphQL read without a grant: %d %s", status, body)
+	}
+	mustExec(t, s, "GRANT SELECT ON KEYSPACE sechttp TO bob")
+	poll(t, 10*time.Second, "bob's SELECT grant on GraphQL", func() bool {
+		_, body := httpCall(t, p, "GET", read, "", bob)
+		return strings.Contains(body, "private")
+	})
+	if status, body := httpCall(t, p, "POST", "/graphql-schema", drop, bob); status != 200 || !strings.Contains(body, "User bob has no DROP permission on \\u003ckeyspace sechttp") {
+		t.Errorf("GraphQL dropKeyspace as bob: %d %s", status, body)
+	}
+	if status, body := httpCall(t, p, "GET", read, "", alice); status != 200 || !strings.Contains(body, "private") {
+		t.Errorf("keyspace gone or superuser refused: %d %s", status, body)
 	}
 	if status, body := httpCall(t, p, "GET", "/metrics", "", bob); status != 200 || !strings.Contains(body, "dohyo_") {
 		t.Errorf("/metrics with a token: %d %.200s", status, body)
@@ -127,7 +143,10 @@ func TestServeHTTPNeedsIdentity(t *testing.T) {
 			t.Errorf("GET %s as bob (no admin): %d %.200s, want 403", path, status, body)
 		}
 		if status, body := httpCall(t, p, "GET", path, "", alice); status != 200 {
-			t.Errorf("GET %s as alice (admin): %d %.200s, want 200", path, status, body)
+			t.Errorf("GET %s as alice (superuser): %d %.200s, want 200", path, status, body)
+		}
+		if status, body := httpCall(t, p, "GET", path, "", carol); status != 200 {
+			t.Errorf("GET %s as carol (admin-user): %d %.200s, want 200", path, status, body)
 		}
 	}
 

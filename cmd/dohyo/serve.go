@@ -252,7 +252,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
-		Authorizer:       s.authorizer(),
+		Authorizer:       graphqlAuthorizer(s.roles, pw != nil),
 		MaxDocumentBytes: cfg.GraphQLMaxDocument,
 		MaxNodes:         cfg.GraphQLMaxNodes,
 		MaxCost:          cfg.GraphQLMaxCost,
@@ -285,7 +285,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		closers = append(closers, s.metricsLn.Close)
 	}
 
-	if s.guard, err = newGuard(cfg, pw, log); err != nil {
+	if s.guard, err = newGuard(cfg, pw, s.roles, log); err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
@@ -309,10 +309,10 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 // newGuard builds the HTTP listener's guard: authentication with pw's
 // users (off when nil), Host and Origin checks, limits. Health probes and
 // the playground's static files are public.
-func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, log *slog.Logger) (*httpsec.Guard, error) {
+func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, roles *auth.Manager, log *slog.Logger) (*httpsec.Guard, error) {
 	gc := httpsec.Config{
 		Tokens:         httpsec.NewTokenStore(cfg.HTTPTokenTTL, 0, nil),
-		Admins:         httpsec.AdminUsers(cfg.AdminUsers),
+		Admins:         httpAdmins{roles: roles, users: cfg.AdminUsers},
 		Public:         []string{"/health/liveness", "/health/readiness", "/playground", "/playground/assets/"},
 		Hosts:          httpHosts(cfg),
 		AllowedOrigins: cfg.HTTPAllowedOrigins,
@@ -323,9 +323,6 @@ func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, log *slog.Logger)
 	}
 	if pw != nil {
 		gc.Passwords = pw
-		if len(cfg.AdminUsers) == 0 {
-			log.Warn("authentication is on and admin-user is empty: the admin endpoints refuse everyone")
-		}
 	}
 	g, err := httpsec.New(gc)
 	if err != nil {
@@ -357,10 +354,14 @@ func (s *server) newHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// authorizer is GraphQL's permission check; nil: graphql.AllowAll (every
-// authenticated user may do everything). The role store's authorizer
-// plugs in here.
-func (s *server) authorizer() graphql.Authorizer { return nil }
+// graphqlAuthorizer is GraphQL's permission check: dohyo's roles when
+// authentication is on (nil: graphql.AllowAll).
+func graphqlAuthorizer(roles *auth.Manager, authOn bool) graphql.Authorizer {
+	if roles == nil || !authOn {
+		return nil
+	}
+	return roleAuthorizer{roles}
+}
 
 // registerPprof serves net/http/pprof's handlers behind admin (not
 // /debug/pprof/cmdline: a command line may hold secrets).
