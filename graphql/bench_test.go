@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/httpsec"
 )
 
 // BenchmarkPointRead reads the same row through the same coordinator as CQL
@@ -128,4 +131,73 @@ func TestConcurrentRequests(t *testing.T) {
 			t.Errorf("rows = %d, want 80", n)
 		}
 	})
+}
+
+// BenchmarkPointReadAuth reads one row over GraphQL through three HTTP
+// servers on the same GraphQL server, interleaved in one run: without the
+// httpsec guard, behind the guard with authentication off (Host, Origin,
+// in-flight, body and deadline checks only), and behind the guard with a
+// token. It reports each latency and the guard's overheads.
+func BenchmarkPointReadAuth(b *testing.B) {
+	e := newBenchEnv(b, testBackends()[0])
+	mux := http.NewServeMux()
+	e.gql.Register(mux)
+	serve := func(cfg *httpsec.Config) *httptest.Server {
+		var h http.Handler = mux
+		if cfg != nil {
+			g, err := httpsec.New(*cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h = g.Handler(mux)
+		}
+		s := httptest.NewServer(h)
+		b.Cleanup(s.Close)
+		return s
+	}
+	plain := serve(nil)
+	open := serve(&httpsec.Config{})
+	tokens := httpsec.NewTokenStore(0, 0, nil)
+	guarded := serve(&httpsec.Config{Passwords: passwordStore(b, "bench"), Tokens: tokens})
+	token, _ := tokens.Issue("bench")
+	body, _ := json.Marshal(map[string]any{"query": `{ kv(value: {k: 42}) { values { k v } } }`})
+	read := func(s *httptest.Server, token string) {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/graphql/"+e.ks, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set(httpsec.TokenHeader, token)
+		}
+		res, err := s.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !bytes.Contains(out, []byte(`"v":"forty-two"`)) {
+			b.Fatalf("graphql read: %d %s", res.StatusCode, out)
+		}
+	}
+	for _, s := range []*httptest.Server{plain, open} {
+		read(s, "")
+	}
+	read(guarded, token)
+	b.ResetTimer()
+	var tPlain, tOpen, tAuth time.Duration
+	steps := []func(){
+		func() { t := time.Now(); read(plain, ""); tPlain += time.Since(t) },
+		func() { t := time.Now(); read(open, ""); tOpen += time.Since(t) },
+		func() { t := time.Now(); read(guarded, token); tAuth += time.Since(t) },
+	}
+	for i := 0; i < b.N; i++ {
+		for j := range steps { // rotate the order: no server is always first
+			steps[(i+j)%len(steps)]()
+		}
+	}
+	b.StopTimer()
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+	b.ReportMetric(per(tPlain), "noguard-ns/op")
+	b.ReportMetric(per(tOpen), "authoff-ns/op")
+	b.ReportMetric(per(tAuth), "authon-ns/op")
+	b.ReportMetric(per(tOpen)/per(tPlain), "authoff/noguard")
+	b.ReportMetric(per(tAuth)/per(tOpen), "authon/authoff")
 }

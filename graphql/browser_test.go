@@ -21,65 +21,14 @@ const chromiumPath = "/usr/bin/chromium"
 // result panel. It skips without Chromium, except in CI (CI=true), where
 // scripts/install-chromium.sh must have installed it.
 func TestPlaygroundInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium not found at %s (run scripts/install-chromium.sh): %v", chromiumPath, err)
-		}
-		t.Skipf("chromium not found at %s (run scripts/install-chromium.sh)", chromiumPath)
-	}
+	requireChromium(t)
 	e := newEnv(t, testBackends()[0], nil)
 	e.cql(`CREATE TABLE books (title text PRIMARY KEY, author text, year int)`,
 		`INSERT INTO books (title, author, year) VALUES ('Dune', 'Frank Herbert', 1965)`,
 		`INSERT INTO books (title, author, year) VALUES ('Solaris', 'Stanisław Lem', 1961)`)
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 860),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	// Start the browser, then collect page errors (exceptions, CSP
-	// violations) to report them with a failure.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	var mu sync.Mutex
-	var pageErrors []string
-	consoleCtx, stopConsole := context.WithCancel(bctx)
-	defer stopConsole()
-	consoleDone := make(chan struct{})
-	go func() {
-		defer close(consoleDone)
-		for m, err := range chromedp.Console(consoleCtx) {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
-				mu.Lock()
-				pageErrors = append(pageErrors, m.Text)
-				mu.Unlock()
-			}
-		}
-	}()
-	errorsText := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(pageErrors, "\n")
-	}
+	b := newBrowser(t)
+	bctx, errorsText := b.ctx, b.errorsText
+	pageErrors := func() []string { return b.pageErrors() }
 
 	endpoint := "/graphql/" + e.ks
 	query := "query {\n  books(filter: {title: {in: [\"Dune\", \"Solaris\"]}}) {\n    values { title author year }\n  }\n}\n"
@@ -136,11 +85,87 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", file, len(shot))
-	stopConsole()
-	<-consoleDone
-	for _, pe := range pageErrors {
+	for _, pe := range pageErrors() {
 		if strings.Contains(pe, "Content Security Policy") {
 			t.Errorf("page violated its CSP: %s", pe)
 		}
 	}
 }
+
+// requireChromium skips without Chromium, except in CI (CI=true), where
+// scripts/install-chromium.sh must have installed it.
+func requireChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium not found at %s (run scripts/install-chromium.sh): %v", chromiumPath, err)
+		}
+		t.Skipf("chromium not found at %s (run scripts/install-chromium.sh)", chromiumPath)
+	}
+}
+
+// browser is a headless Chromium for one test, collecting page errors
+// (exceptions, CSP violations) to report them with a failure.
+type browser struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	errs []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 860),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		cancel()
+		t.Fatalf("start chromium: %v", err)
+	}
+	b := &browser{ctx: bctx}
+	consoleCtx, stopConsole := context.WithCancel(bctx)
+	consoleDone := make(chan struct{})
+	go func() {
+		defer close(consoleDone)
+		for m, err := range chromedp.Console(consoleCtx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				b.mu.Lock()
+				b.errs = append(b.errs, m.Text)
+				b.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stopConsole()
+		<-consoleDone
+		cancelBrowser()
+		cancelAlloc()
+		cancel()
+	})
+	return b
+}
+
+func (b *browser) pageErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errs...)
+}
+
+func (b *browser) errorsText() string { return strings.Join(b.pageErrors(), "\n") }

@@ -285,6 +285,9 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			}),
 		},
 	}
+	if err := s.guardDDL(mutation); err != nil {
+		return graphql.Schema{}, err
+	}
 	query := graphql.Fields{
 		"keyspace": {
 			Type: keyspace,
@@ -625,4 +628,52 @@ func buildCreateKeyspace(a map[string]any) (string, error) {
 		repl = "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "CREATE KEYSPACE " + ifNotExists(a) + cql.QuoteIdent(name) + " WITH replication = " + repl, nil
+}
+
+// ddlPermissions is what each DDL mutation needs, as Cassandra's
+// CassandraAuthorizer asks for the statement it runs: the resource comes
+// from the mutation's arguments. DROP INDEX needs ALTER on the keyspace
+// (the index's table is not among the arguments).
+var ddlPermissions = map[string]struct {
+	perm  Permission
+	table string // argument naming the table; "" for keyspace resources
+	ks    string // argument naming the keyspace; "" for all keyspaces
+}{
+	"createTable":    {PermCreate, "", "keyspaceName"},
+	"alterTableAdd":  {PermAlter, "tableName", "keyspaceName"},
+	"alterTableDrop": {PermAlter, "tableName", "keyspaceName"},
+	"dropTable":      {PermDrop, "tableName", "keyspaceName"},
+	"createType":     {PermCreate, "", "keyspaceName"},
+	"dropType":       {PermDrop, "", "keyspaceName"},
+	"createIndex":    {PermAlter, "tableName", "keyspaceName"},
+	"dropIndex":      {PermAlter, "", "keyspaceName"},
+	"createKeyspace": {PermCreate, "", ""},
+	"dropKeyspace":   {PermDrop, "", "name"},
+}
+
+// guardDDL makes every DDL mutation ask the Authorizer first; a mutation
+// without an entry in ddlPermissions is a build error, so none is
+// forgotten.
+func (s *Server) guardDDL(mutation graphql.Fields) error {
+	for name, f := range mutation {
+		need, ok := ddlPermissions[name]
+		if !ok {
+			return fmt.Errorf("DDL mutation %s has no permission", name)
+		}
+		next := f.Resolve
+		f.Resolve = func(p graphql.ResolveParams) (any, error) {
+			var res Resource
+			if need.ks != "" {
+				res.Keyspace, _ = p.Args[need.ks].(string)
+			}
+			if need.table != "" {
+				res.Table, _ = p.Args[need.table].(string)
+			}
+			if err := s.authorize(p.Context, need.perm, res); err != nil {
+				return nil, wrapCQLError(err)
+			}
+			return next(p)
+		}
+	}
+	return nil
 }

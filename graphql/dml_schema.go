@@ -265,6 +265,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		},
 	})
 
+	res := Resource{Keyspace: t.Keyspace, Table: t.Name}
 	q := graphql.Fields{
 		gname: {
 			Type:        result,
@@ -275,7 +276,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: withCQLErrors(s.resolveQuery(d, ti)),
+			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
 		},
 		gname + "Filter": {
 			Type:              result,
@@ -285,7 +286,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: withCQLErrors(s.resolveQuery(d, ti)),
+			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
 		},
 	}
 	m := graphql.Fields{
@@ -298,7 +299,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: withCQLErrors(s.resolveMutation(d, ti, buildDelete)),
+			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildDelete)),
 		},
 		"insert" + gname: {
 			Type:        mutResult,
@@ -308,7 +309,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: withCQLErrors(s.resolveMutation(d, ti, buildInsert)),
+			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildInsert)),
 		},
 		"bulkInsert" + gname: {
 			Type:        graphql.NewList(mutResult),
@@ -318,7 +319,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: withCQLErrors(s.resolveBulkInsert(d, ti)),
+			Resolve: s.guarded(PermModify, res, s.resolveBulkInsert(d, ti)),
 		},
 		"update" + gname: {
 			Type:        mutResult,
@@ -329,7 +330,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: withCQLErrors(s.resolveMutation(d, ti, buildUpdate)),
+			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
 	return ti, q, m, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -124,6 +125,7 @@ type testEnv struct {
 	tap   *recordingTap
 	ks    string
 	token string
+	guard *httpsec.Guard
 }
 
 // keyspaceSeq and runID make keyspace names unique per test and per run,
@@ -139,6 +141,14 @@ func newEnv(t *testing.T, tb testBackend, mutate func(*Config)) *testEnv {
 }
 
 func newEnvTB(t testing.TB, tb testBackend, mutate func(*Config)) *testEnv {
+	t.Helper()
+	return newEnvWith(t, tb, mutate, nil, nil)
+}
+
+// newEnvWith serves the GraphQL routes behind an httpsec.Guard built from
+// guard (none when nil), as dohyo serve does; wrap, when set, wraps the
+// whole handler (to observe what reaches the server).
+func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *httpsec.Config, wrap func(http.Handler) http.Handler) *testEnv {
 	t.Helper()
 	tap := &recordingTap{}
 	coord, err := proxy.New(proxy.Config{
@@ -159,12 +169,20 @@ func newEnvTB(t testing.TB, tb testBackend, mutate func(*Config)) *testEnv {
 	}
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	hs := httptest.NewServer(mux)
-	e := &testEnv{t: t, coord: coord, gql: srv, http: hs, tap: tap,
-		ks: fmt.Sprintf("gq%x_%d", runID, keyspaceSeq.Add(1))}
-	if len(cfg.Tokens) > 0 {
-		e.token = cfg.Tokens[0]
+	var h http.Handler = mux
+	var g *httpsec.Guard
+	if guard != nil {
+		if g, err = httpsec.New(*guard); err != nil {
+			t.Fatal(err)
+		}
+		h = g.Handler(mux)
 	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	e := &testEnv{t: t, coord: coord, gql: srv, http: hs, tap: tap, guard: g,
+		ks: fmt.Sprintf("gq%x_%d", runID, keyspaceSeq.Add(1))}
 	t.Cleanup(func() {
 		hs.Close()
 		_ = srv.Close()
@@ -216,7 +234,7 @@ func (e *testEnv) post(path, query string, vars map[string]any) *gqlResponse {
 	req, _ := http.NewRequest(http.MethodPost, e.http.URL+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if e.token != "" {
-		req.Header.Set(TokenHeader, e.token)
+		req.Header.Set(httpsec.TokenHeader, e.token)
 	}
 	return e.send(req)
 }

@@ -2,7 +2,6 @@ package graphql
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
@@ -34,12 +34,23 @@ type Config struct {
 	Coordinator *proxy.Coordinator
 	// Logger receives request failures; nil discards.
 	Logger *slog.Logger
-	// Tokens, when non-empty, turns authentication on: every GraphQL
-	// request must carry one of them in X-Cassandra-Token.
-	Tokens []string
+	// Authorizer decides every field's permission for the request's
+	// identity (httpsec.IdentityFrom: authentication is the HTTP
+	// listener's guard, httpsec.Guard); nil means AllowAll.
+	Authorizer Authorizer
 	// MaxDepth bounds the nesting of selection sets (introspection
 	// excluded); 0 means DefaultMaxDepth.
 	MaxDepth int
+	// MaxDocumentBytes bounds a query document's text; 0 means
+	// DefaultMaxDocumentBytes.
+	MaxDocumentBytes int
+	// MaxNodes bounds the fields, fragment spreads, inline fragments,
+	// directives and arguments a document spells out; 0 means
+	// DefaultMaxNodes.
+	MaxNodes int
+	// MaxCost bounds a document's fields after fragment expansion, with
+	// __schema counting 1000 and __type 100 more; 0 means DefaultMaxCost.
+	MaxCost int
 	// MaxPageSize bounds QueryOptions.pageSize; 0 means DefaultMaxPageSize.
 	MaxPageSize int
 	// DefaultPageSize is QueryOptions.pageSize when absent; 0 means 100,
@@ -70,9 +81,6 @@ const (
 	docCacheSize           = 256 // validated documents kept per schema
 )
 
-// TokenHeader carries the auth token, as in Stargate.
-const TokenHeader = "X-Cassandra-Token"
-
 // Server serves the GraphQL API and the playground.
 type Server struct {
 	cfg     Config
@@ -95,11 +103,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Coordinator == nil {
 		return nil, errors.New("graphql: Config.Coordinator is required")
 	}
-	if cfg.MaxDepth < 0 || cfg.MaxPageSize < 0 || cfg.DefaultPageSize < 0 || cfg.AsyncTimeout < 0 {
-		return nil, errors.New("graphql: MaxDepth, MaxPageSize, DefaultPageSize and AsyncTimeout must not be negative")
+	if cfg.MaxDepth < 0 || cfg.MaxPageSize < 0 || cfg.DefaultPageSize < 0 || cfg.AsyncTimeout < 0 ||
+		cfg.MaxDocumentBytes < 0 || cfg.MaxNodes < 0 || cfg.MaxCost < 0 {
+		return nil, errors.New("graphql: MaxDepth, MaxPageSize, DefaultPageSize, AsyncTimeout, MaxDocumentBytes, MaxNodes and MaxCost must not be negative")
 	}
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if cfg.MaxDocumentBytes == 0 {
+		cfg.MaxDocumentBytes = DefaultMaxDocumentBytes
+	}
+	if cfg.MaxNodes == 0 {
+		cfg.MaxNodes = DefaultMaxNodes
+	}
+	if cfg.MaxCost == 0 {
+		cfg.MaxCost = DefaultMaxCost
+	}
+	if cfg.Authorizer == nil {
+		cfg.Authorizer = AllowAll{}
 	}
 	if cfg.MaxPageSize == 0 {
 		cfg.MaxPageSize = DefaultMaxPageSize
@@ -112,11 +133,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AsyncTimeout == 0 {
 		cfg.AsyncTimeout = defaultAsyncTimeout
-	}
-	for i, t := range cfg.Tokens {
-		if t == "" {
-			return nil, fmt.Errorf("graphql: Tokens[%d] is empty", i)
-		}
 	}
 	s := &Server{
 		cfg:     cfg,
@@ -162,9 +178,6 @@ func (s *Server) Close() error {
 var keyspaceName = regexp.MustCompile(`^\w+$`)
 
 func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r) {
-		return
-	}
 	ks := r.PathValue("keyspace")
 	if !keyspaceName.MatchString(ks) {
 		writeError(w, http.StatusBadRequest, "Invalid keyspace name")
@@ -194,9 +207,6 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(w, r) {
-		return
-	}
 	r, rt, _ := s.begin(w, r, "/graphql-schema", "")
 	defer rt.End()
 	req, status, msg := parseRequest(r)
@@ -205,28 +215,6 @@ func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, r, &s.ddl, s.ddlDocs, "", req)
-}
-
-// authorized checks X-Cassandra-Token when tokens are configured.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if len(s.cfg.Tokens) == 0 {
-		return true
-	}
-	got := r.Header.Get(TokenHeader)
-	ok := false
-	for _, t := range s.cfg.Tokens {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(t)) == 1 {
-			ok = true
-		}
-	}
-	if !ok {
-		msg := "Missing or invalid token in header " + TokenHeader
-		if got == "" {
-			msg = "Missing token: set header " + TokenHeader
-		}
-		writeError(w, http.StatusUnauthorized, msg)
-	}
-	return ok
 }
 
 // keyspaceSchema returns the generated schema of a keyspace, rebuilding it
@@ -379,25 +367,28 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 	doc, ok := docs.get(req.Query)
 	if !ok {
 		var err error
-		doc, err = parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{
-			Body: []byte(req.Query), Name: "GraphQL request",
-		})})
-		if err != nil {
-			writeResult(w, &graphql.Result{Errors: gqlerrors.FormatErrors(err)})
-			return
-		}
-		if depth := queryDepth(doc); depth > s.cfg.MaxDepth {
-			writeResult(w, &graphql.Result{Errors: []gqlerrors.FormattedError{gqlerrors.NewFormattedError(
-				fmt.Sprintf("Query depth %d exceeds the maximum depth of %d", depth, s.cfg.MaxDepth))}})
-			return
-		}
-		if v := graphql.ValidateDocument(sch, doc, nil); !v.IsValid {
-			writeResult(w, &graphql.Result{Errors: v.Errors})
+		if doc, err = s.checkDocument(sch, req.Query); err != nil {
+			s.log.Debug("graphql: document refused", "keyspace", keyspace, "remote", r.RemoteAddr, "err", err)
+			if verr := (*validationErrors)(nil); errors.As(err, &verr) {
+				writeResult(w, &graphql.Result{Errors: verr.errs})
+			} else {
+				writeResult(w, &graphql.Result{Errors: gqlerrors.FormatErrors(err)})
+			}
 			return
 		}
 		docs.put(req.Query, doc)
 	}
+	// GraphQL over HTTP: a GET never changes anything (an <img src> on a
+	// foreign page must not drop a keyspace).
+	if r.Method == http.MethodGet && isMutation(doc, req.OperationName) {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "Mutations need POST: GET requests may only run queries")
+		return
+	}
 	session := s.cfg.Coordinator.NewSession(bindings.SourceGraphQL)
+	if id, ok := httpsec.IdentityFrom(r.Context()); ok {
+		session.SetRole(id) // the coordinator checks each statement as for CQL
+	}
 	if keyspace != "" {
 		session.SetKeyspace(keyspace)
 	}
@@ -418,53 +409,65 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 	writeResult(w, res)
 }
 
-// queryDepth is the deepest field nesting of any operation; introspection
-// fields (__schema, __type) are not counted, so tools keep working with
-// small limits.
-func queryDepth(doc *ast.Document) int {
-	frags := map[string]*ast.FragmentDefinition{}
-	for _, d := range doc.Definitions {
-		if fd, ok := d.(*ast.FragmentDefinition); ok && fd.Name != nil {
-			frags[fd.Name.Value] = fd
-		}
+// checkDocument parses and validates a query: size, nodes, depth and
+// cost first (cheap, linear), graphql-go's validator only after them.
+func (s *Server) checkDocument(sch *graphql.Schema, query string) (*ast.Document, error) {
+	if len(query) > s.cfg.MaxDocumentBytes {
+		return nil, fmt.Errorf("Query document of %d bytes exceeds the maximum of %d", len(query), s.cfg.MaxDocumentBytes)
 	}
-	var depth func(sel *ast.SelectionSet, visiting map[string]bool) int
-	depth = func(sel *ast.SelectionSet, visiting map[string]bool) int {
-		if sel == nil {
-			return 0
-		}
-		best := 0
-		for _, s := range sel.Selections {
-			d := 0
-			switch x := s.(type) {
-			case *ast.Field:
-				if n := fieldName(x); n == "__schema" || n == "__type" {
-					continue
-				}
-				d = 1 + depth(x.SelectionSet, visiting)
-			case *ast.InlineFragment:
-				d = depth(x.SelectionSet, visiting)
-			case *ast.FragmentSpread:
-				if x.Name == nil || visiting[x.Name.Value] {
-					continue // cycles are rejected by validation
-				}
-				if fd := frags[x.Name.Value]; fd != nil {
-					visiting[x.Name.Value] = true
-					d = depth(fd.SelectionSet, visiting)
-					delete(visiting, x.Name.Value)
-				}
-			}
-			best = max(best, d)
-		}
-		return best
+	doc, err := parser.Parse(parser.ParseParams{Source: source.NewSource(&source.Source{
+		Body: []byte(query), Name: "GraphQL request",
+	})})
+	if err != nil {
+		return nil, err
 	}
-	deepest := 0
+	lim := docLimits{maxNodes: s.cfg.MaxNodes, maxCost: s.cfg.MaxCost, maxDepth: s.cfg.MaxDepth}
+	if _, err := lim.checkDocument(doc); err != nil {
+		return nil, err
+	}
+	if err := validate(sch, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// validate runs graphql-go's validator, turning its panics on malformed
+// documents the parser let through into an error.
+func validate(sch *graphql.Schema, doc *ast.Document) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("Invalid document (%v)", p)
+		}
+	}()
+	if v := graphql.ValidateDocument(sch, doc, nil); !v.IsValid {
+		return &validationErrors{v.Errors}
+	}
+	return nil
+}
+
+// validationErrors carries graphql-go's validation errors through
+// checkDocument's error.
+type validationErrors struct{ errs []gqlerrors.FormattedError }
+
+func (v *validationErrors) Error() string {
+	if len(v.errs) == 0 {
+		return "invalid document"
+	}
+	return v.errs[0].Message
+}
+
+// isMutation tells whether the operation a request selects is a mutation
+// (an unknown or ambiguous selection is left to execution to report).
+func isMutation(doc *ast.Document, name string) bool {
+	var ops []*ast.OperationDefinition
 	for _, d := range doc.Definitions {
 		if op, ok := d.(*ast.OperationDefinition); ok {
-			deepest = max(deepest, depth(op.SelectionSet, map[string]bool{}))
+			if name == "" || (op.Name != nil && op.Name.Value == name) {
+				ops = append(ops, op)
+			}
 		}
 	}
-	return deepest
+	return len(ops) == 1 && ops[0].Operation == ast.OperationTypeMutation
 }
 
 // cqlError exposes a CQL error's code as a GraphQL error extension.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,7 +61,13 @@ func TestServeAuthGocql(t *testing.T) {
 		s.Close()
 		t.Error("connected without credentials")
 	}
-	samples := scrape(t, nil, "http://"+p.HTTPAddr+"/metrics")
+	// With authentication on, /metrics on the HTTP port needs a token too.
+	if res, err := http.Get("http://" + p.HTTPAddr + "/metrics"); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/metrics without a token: %v %v, want 401", res.Status, err)
+	} else {
+		res.Body.Close()
+	}
+	samples := scrape(t, tokenClient(t, p.HTTPAddr, "alice", "alicepw"), "http://"+p.HTTPAddr+"/metrics")
 	if got, _ := total(samples, "dohyo_auth_failures_total", nil); got < 2 {
 		t.Errorf("dohyo_auth_failures_total = %v, want >= 2", got)
 	}
@@ -78,4 +86,31 @@ func TestServeAuthPythonDriver(t *testing.T) {
 	if err != nil || !strings.Contains(out, "OK") {
 		t.Fatalf("python auth check failed: %v\n%s", err, out)
 	}
+}
+
+// tokenClient logs in at POST /v1/auth and returns a client that sends
+// the token with every request.
+func tokenClient(t *testing.T, httpAddr, user, pass string) *http.Client {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"username": user, "password": pass})
+	res, err := http.Post("http://"+httpAddr+"/v1/auth", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		AuthToken string `json:"authToken"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("login %s: %s %v", user, res.Status, err)
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: tokenTransport(out.AuthToken)}
+}
+
+type tokenTransport string
+
+func (tt tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Cassandra-Token", string(tt))
+	return http.DefaultTransport.RoundTrip(r)
 }

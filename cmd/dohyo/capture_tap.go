@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +28,7 @@ type captureTap struct {
 	cur   atomic.Pointer[capture.Writer]
 	mu    sync.Mutex // serialises start/stop
 	cfg   capture.WriterConfig
+	root  string // ?dir= must lie under it; "": ?dir= refused
 	log   *slog.Logger
 	coord func() *proxy.Coordinator
 
@@ -145,10 +149,12 @@ func schemaDDL(ctx context.Context, coord *proxy.Coordinator) string {
 	return b.String()
 }
 
-// register adds the admin endpoints: GET /admin/capture (status),
-// POST /admin/capture/start[?dir=DIR] and POST /admin/capture/stop.
-func (t *captureTap) register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /admin/capture", func(w http.ResponseWriter, r *http.Request) {
+// register adds the admin endpoints, each wrapped by admin: GET
+// /admin/capture (status), POST /admin/capture/start[?dir=DIR] (DIR under
+// the capture root) and POST /admin/capture/stop.
+func (t *captureTap) register(mux *http.ServeMux, admin func(http.Handler) http.Handler) {
+	handle := func(pattern string, h http.HandlerFunc) { mux.Handle(pattern, admin(h)) }
+	handle("GET /admin/capture", func(w http.ResponseWriter, r *http.Request) {
 		cw := t.cur.Load()
 		if cw == nil {
 			writeJSON(w, http.StatusOK, map[string]any{"running": false})
@@ -161,15 +167,24 @@ func (t *captureTap) register(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"running": true, "state": state, "stats": st})
 	})
-	mux.HandleFunc("POST /admin/capture/start", func(w http.ResponseWriter, r *http.Request) {
-		dir, err := t.start(r.Context(), r.URL.Query().Get("dir"))
+	handle("POST /admin/capture/start", func(w http.ResponseWriter, r *http.Request) {
+		dir := r.URL.Query().Get("dir")
+		if dir != "" {
+			var err error
+			if dir, err = dirUnder(t.root, dir); err != nil {
+				t.log.Warn("capture start refused", "remote", r.RemoteAddr, "err", err)
+				writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error()})
+				return
+			}
+		}
+		dir, err := t.start(r.Context(), dir)
 		if err != nil {
 			writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error()})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"running": true, "dir": dir})
 	})
-	mux.HandleFunc("POST /admin/capture/stop", func(w http.ResponseWriter, r *http.Request) {
+	handle("POST /admin/capture/stop", func(w http.ResponseWriter, r *http.Request) {
 		st, err := t.stop(r.Context())
 		if st == nil {
 			writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error()})
@@ -181,6 +196,70 @@ func (t *captureTap) register(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, body)
 	})
+}
+
+// captureRoot is the directory ?dir= must lie under: capture-root, else
+// capture-dir's parent, else none.
+func captureRoot(cfg Config) string {
+	switch {
+	case cfg.CaptureRoot != "":
+		return cfg.CaptureRoot
+	case cfg.CaptureDir != "":
+		return filepath.Dir(filepath.Clean(cfg.CaptureDir))
+	}
+	return ""
+}
+
+// dirUnder resolves dir (relative: to root) and checks that it lies under
+// root once symbolic links are followed; ".." is refused outright.
+func dirUnder(root, dir string) (string, error) {
+	if root == "" {
+		return "", errors.New("?dir= is refused: set capture-root (or capture-dir) to allow directories under it")
+	}
+	if slices.Contains(strings.Split(filepath.ToSlash(dir), "/"), "..") {
+		return "", fmt.Errorf("capture dir %q: \"..\" is not allowed", dir)
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("capture root: %w", err)
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return "", fmt.Errorf("capture root: %w", err)
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(absRoot, dir)
+	}
+	dir = filepath.Clean(dir)
+	real, err := realPath(dir)
+	if err != nil {
+		return "", fmt.Errorf("capture dir %q: %w", dir, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("capture dir %q is not under the capture root %s", dir, root)
+	}
+	return real, nil
+}
+
+// realPath follows the symbolic links of the longest existing prefix of p
+// (the rest does not exist yet, so it holds none).
+func realPath(p string) (string, error) {
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // captureConfig maps serve's settings onto the writer's.

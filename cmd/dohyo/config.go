@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/dohyo/dohyo/graphql"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -42,6 +44,22 @@ type Config struct {
 	MetricsAddr string `yaml:"metrics-addr" help:"also serve Prometheus /metrics on this address, plain HTTP (empty: only on http-addr)"`
 	HTTPTLSCert string `yaml:"http-tls-cert" help:"PEM certificate chain: serve HTTPS on http-addr (with http-tls-key)"`
 	HTTPTLSKey  string `yaml:"http-tls-key" help:"PEM private key of http-tls-cert"`
+
+	HTTPHosts             []string      `yaml:"http-host" help:"Host header names HTTP answers besides IP addresses and localhost, e.g. dohyo.example.com (repeatable; * turns the DNS-rebinding check off)"`
+	HTTPAllowedOrigins    []string      `yaml:"http-allowed-origins" help:"browser origins (scheme://host[:port]) allowed to call HTTP from other pages, answered with CORS (repeatable; empty: same origin only)"`
+	HTTPMaxInFlight       int           `yaml:"http-max-inflight" help:"HTTP requests served at once; more are answered 503 with Retry-After (health probes excluded)"`
+	HTTPMaxBodyBytes      int           `yaml:"http-max-body-bytes" help:"largest HTTP request body"`
+	HTTPReadHeaderTimeout time.Duration `yaml:"http-read-header-timeout" help:"time a client has to send an HTTP request's headers"`
+	HTTPReadTimeout       time.Duration `yaml:"http-read-timeout" help:"time a client has to send a whole HTTP request, body included"`
+	HTTPWriteTimeout      time.Duration `yaml:"http-write-timeout" help:"time from the end of the request headers to the end of the response"`
+	HTTPIdleTimeout       time.Duration `yaml:"http-idle-timeout" help:"how long an idle HTTP keep-alive connection stays open"`
+	HTTPRequestTimeout    time.Duration `yaml:"http-request-timeout" help:"deadline of an HTTP request's work (GraphQL execution stops at it)"`
+	HTTPTokenTTL          time.Duration `yaml:"http-token-ttl" help:"lifetime of a token from POST /v1/auth (with auth-user or auth-users-file)"`
+	HTTPPprof             bool          `yaml:"http-pprof" help:"serve /debug/pprof/ on http-addr (admins only when authentication is on)"`
+	AdminUsers            []string      `yaml:"admin-user" help:"users allowed on the admin endpoints (/admin/capture/*, /debug/pprof/) when authentication is on (repeatable; empty: nobody)"`
+	GraphQLMaxDocument    int           `yaml:"graphql-max-document-bytes" help:"largest GraphQL query document"`
+	GraphQLMaxNodes       int           `yaml:"graphql-max-nodes" help:"fields, fragment spreads, inline fragments, directives and arguments a GraphQL document may spell out"`
+	GraphQLMaxCost        int           `yaml:"graphql-max-cost" help:"fields a GraphQL document may select after fragment expansion (__schema counts 1000, __type 100)"`
 
 	CQLTLSCert     string   `yaml:"cql-tls-cert" help:"PEM certificate chain: require TLS on the CQL port (with cql-tls-key); re-read when the file changes"`
 	CQLTLSKey      string   `yaml:"cql-tls-key" help:"PEM private key of cql-tls-cert"`
@@ -72,6 +90,7 @@ type Config struct {
 	TraceSessions      int     `yaml:"trace-sessions" help:"CQL TRACING sessions kept in memory for system_traces (oldest dropped first)"`
 
 	CaptureDir        string        `yaml:"capture-dir" help:"capture every request into segment files in this directory (empty: off; start/stop at runtime via POST /admin/capture/{start,stop})"`
+	CaptureRoot       string        `yaml:"capture-root" help:"directories POST /admin/capture/start?dir= may name must lie under this one (default: capture-dir's parent; unset with no capture-dir: ?dir= is refused)"`
 	CaptureFlush      time.Duration `yaml:"capture-flush" help:"capture flush interval: a crash loses at most this much"`
 	CaptureSegment    int           `yaml:"capture-segment-bytes" help:"rotate capture segments at this size"`
 	CaptureSegmentAge time.Duration `yaml:"capture-segment-age" help:"rotate capture segments at this age"`
@@ -119,6 +138,17 @@ func DefaultConfig() Config {
 		AuthBackoffThreshold:     cqlserver.DefaultAuthBackoffThreshold,
 		AuthBackoffBase:          cqlserver.DefaultAuthBackoffBase,
 		AuthBackoffMax:           cqlserver.DefaultAuthBackoffMax,
+		HTTPMaxInFlight:          httpsec.DefaultMaxInFlight,
+		HTTPMaxBodyBytes:         httpsec.DefaultMaxBodyBytes,
+		HTTPReadHeaderTimeout:    10 * time.Second,
+		HTTPReadTimeout:          30 * time.Second,
+		HTTPWriteTimeout:         60 * time.Second,
+		HTTPIdleTimeout:          2 * time.Minute,
+		HTTPRequestTimeout:       httpsec.DefaultRequestTimeout,
+		HTTPTokenTTL:             httpsec.DefaultTokenTTL,
+		GraphQLMaxDocument:       graphql.DefaultMaxDocumentBytes,
+		GraphQLMaxNodes:          graphql.DefaultMaxNodes,
+		GraphQLMaxCost:           graphql.DefaultMaxCost,
 
 		TracingProtocol:    telemetry.ProtocolGRPC,
 		TracingSampleRatio: 0.1,
@@ -235,6 +265,19 @@ func (c *Config) Validate() error {
 		if _, _, err := parseAuthUser(u); err != nil {
 			// The entry itself is a secret: name its position only.
 			bad("auth-user", "entry %d: %v", i+1, err)
+		}
+	}
+	for key, v := range map[string]int{"http-max-inflight": c.HTTPMaxInFlight, "http-max-body-bytes": c.HTTPMaxBodyBytes,
+		"graphql-max-document-bytes": c.GraphQLMaxDocument, "graphql-max-nodes": c.GraphQLMaxNodes, "graphql-max-cost": c.GraphQLMaxCost} {
+		if v < 1 {
+			bad(key, "must be at least 1")
+		}
+	}
+	for key, d := range map[string]time.Duration{"http-read-header-timeout": c.HTTPReadHeaderTimeout,
+		"http-read-timeout": c.HTTPReadTimeout, "http-write-timeout": c.HTTPWriteTimeout,
+		"http-idle-timeout": c.HTTPIdleTimeout, "http-request-timeout": c.HTTPRequestTimeout, "http-token-ttl": c.HTTPTokenTTL} {
+		if d <= 0 {
+			bad(key, "must be positive")
 		}
 	}
 	if c.MaxClientConnections < 0 {

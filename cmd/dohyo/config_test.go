@@ -79,3 +79,15 @@ func TestEnvNames(t *testing.T) {
 		t.Errorf("envName = %s", got)
 	}
 }
+
+func TestHTTPHostsIncludeListenName(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HTTPAddr, cfg.HTTPHosts = "dohyo.internal:8080", []string{"api.example"}
+	if got := httpHosts(cfg); len(got) != 2 || got[0] != "api.example" || got[1] != "dohyo.internal" {
+		t.Errorf("httpHosts = %v", got)
+	}
+	cfg.HTTPAddr = "0.0.0.0:8080"
+	if got := httpHosts(cfg); len(got) != 1 {
+		t.Errorf("httpHosts with an IP listen address = %v", got)
+	}
+}

@@ -335,7 +335,7 @@ func attackSilent(t *testing.T, p *serveProc, pid int, s *gocql.Session) {
 	if err := fresh.Query("SELECT release_version FROM system.local").Scan(&v); err != nil {
 		t.Fatalf("new client: %v", err)
 	}
-	samples := scrape(t, nil, "http://"+p.HTTPAddr+"/metrics")
+	samples := scrape(t, tokenClient(t, p.HTTPAddr, "bob", "bobpw"), "http://"+p.HTTPAddr+"/metrics")
 	if got, _ := total(samples, "dohyo_cql_guard_closed_total", map[string]string{"reason": "pending_evicted"}); got < 1000 {
 		t.Errorf("pending_evicted = %v, want >= 1000 (2112 connections over a budget of 512)", got)
 	}
@@ -369,7 +369,7 @@ func attackNonReading(t *testing.T, p *serveProc, pid int) {
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		samples := scrape(t, nil, "http://"+p.HTTPAddr+"/metrics")
+		samples := scrape(t, tokenClient(t, p.HTTPAddr, "bob", "bobpw"), "http://"+p.HTTPAddr+"/metrics")
 		if got, _ := total(samples, "dohyo_cql_backpressure_total", nil); got >= 8 {
 			break
 		}
@@ -401,7 +401,7 @@ func attackPasswords(t *testing.T, p *serveProc) {
 	if last < 800*time.Millisecond {
 		t.Errorf("8th guess answered after %v, want >= 800ms", last)
 	}
-	samples := scrape(t, nil, "http://"+p.HTTPAddr+"/metrics")
+	samples := scrape(t, tokenClient(t, p.HTTPAddr, "bob", "bobpw"), "http://"+p.HTTPAddr+"/metrics")
 	if got, _ := total(samples, "dohyo_auth_throttled_total", nil); got < 3 {
 		t.Errorf("dohyo_auth_throttled_total = %v, want >= 3", got)
 	}

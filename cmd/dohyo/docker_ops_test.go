@@ -224,6 +224,9 @@ type k8sDoc struct {
 					ReadinessProbe struct {
 						HTTPGet struct{ Path string } `yaml:"httpGet"`
 					} `yaml:"readinessProbe"`
+					VolumeMounts []struct {
+						MountPath string `yaml:"mountPath"`
+					} `yaml:"volumeMounts"`
 					LivenessProbe struct {
 						HTTPGet struct{ Path string } `yaml:"httpGet"`
 					} `yaml:"livenessProbe"`
@@ -305,6 +308,30 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if svcPorts["cql"] != ports["cql"] || svcPorts["http"] != ports["http"] {
 		t.Errorf("service ports %v, container ports %v", svcPorts, ports)
+	}
+	// docs/SECURITY.md: HTTP on all interfaces only with authentication,
+	// and the users file mounted where the config says.
+	if host, _, _ := net.SplitHostPort(cfg.HTTPAddr); host == "" || net.ParseIP(host).IsUnspecified() {
+		if cfg.AuthUsersFile == "" && len(cfg.AuthUsers) == 0 {
+			t.Errorf("http-addr %s listens on every interface without auth-users-file or auth-user", cfg.HTTPAddr)
+		}
+		if cfg.CaptureRoot == "" {
+			t.Error("capture-root is not set: POST /admin/capture/start?dir= must be confined")
+		}
+	}
+	if cfg.AuthUsersFile != "" {
+		mounted := false
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == filepath.Dir(cfg.AuthUsersFile) {
+				mounted = true
+			}
+		}
+		if !mounted {
+			t.Errorf("auth-users-file %s is not on a mounted volume (%v)", cfg.AuthUsersFile, c.VolumeMounts)
+		}
+	}
+	if cfg.MetricsAddr != "" && ports["metrics"] == 0 {
+		t.Errorf("metrics-addr %s has no container port", cfg.MetricsAddr)
 	}
 	if grace := time.Duration(spec.TerminationGracePeriodSeconds) * time.Second; grace <= cfg.ShutdownGrace+5*time.Second {
 		t.Errorf("terminationGracePeriodSeconds %v must exceed shutdown-grace %v plus the preStop pause", grace, cfg.ShutdownGrace)

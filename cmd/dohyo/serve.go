@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/graphql"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
@@ -92,6 +95,7 @@ type server struct {
 
 	cqlLn, httpLn, metricsLn net.Listener
 	httpSrv, metricsSrv      *http.Server
+	guard                    *httpsec.Guard
 	httpTLS                  *tls.Config
 }
 
@@ -137,7 +141,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
-	s.tap = &captureTap{cfg: capCfg, log: log, coord: func() *proxy.Coordinator { return s.coord }}
+	s.tap = &captureTap{cfg: capCfg, root: captureRoot(cfg), log: log, coord: func() *proxy.Coordinator { return s.coord }}
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
 		Next:      s.tap,
@@ -171,9 +175,13 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
 		return nil, err
 	}
+	// One user store for both doors: CQL's SASL PLAIN and HTTP's
+	// POST /v1/auth check passwords against dohyo's roles.
+	var pw *cqlserver.PasswordAuthenticator
 	var authn cqlserver.Authenticator
 	if len(users) > 0 {
-		authn = cqlserver.NewRoleAuthenticator(s.roles)
+		pw = cqlserver.NewRoleAuthenticator(s.roles)
+		authn = pw
 	} else {
 		authn = relayAuthenticator(s.relays)
 	}
@@ -244,6 +252,10 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
+		Authorizer:       graphqlAuthorizer(s.roles, pw != nil),
+		MaxDocumentBytes: cfg.GraphQLMaxDocument,
+		MaxNodes:         cfg.GraphQLMaxNodes,
+		MaxCost:          cfg.GraphQLMaxCost,
 		Tracer:           s.tracer,
 		Budgets:          proxy.Budgets{Default: cfg.RequestTimeout, Keyspaces: ksTimeouts},
 		OnBudgetExceeded: func(ks string) { budgetExceeded("graphql", ks) },
@@ -273,23 +285,91 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		closers = append(closers, s.metricsLn.Close)
 	}
 
+	if s.guard, err = newGuard(cfg, pw, s.roles, log); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
-	s.tap.register(mux)
+	s.tap.register(mux, s.guard.RequireAdmin)
+	if cfg.HTTPPprof {
+		registerPprof(mux, s.guard.RequireAdmin)
+	}
 	s.gql.Register(mux) // /graphql/{keyspace}, /graphql-schema, /playground
 	mux.Handle("GET /metrics", metrics.Handler(s.reg))
-	s.httpSrv = &http.Server{
-		Handler:           m.TrackHTTP(mux, "/graphql"),
-		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig:         s.httpTLS,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	s.httpSrv = s.newHTTPServer(m.TrackHTTP(s.guard.Handler(mux), "/graphql"))
+	s.httpSrv.TLSConfig = s.httpTLS
 	if s.metricsLn != nil {
 		mm := http.NewServeMux()
 		mm.Handle("GET /metrics", metrics.Handler(s.reg))
-		s.metricsSrv = &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
+		s.metricsSrv = s.newHTTPServer(mm)
 	}
 	return s, nil
+}
+
+// newGuard builds the HTTP listener's guard: authentication with pw's
+// users (off when nil), Host and Origin checks, limits. Health probes and
+// the playground's static files are public.
+func newGuard(cfg Config, pw *cqlserver.PasswordAuthenticator, roles *auth.Manager, log *slog.Logger) (*httpsec.Guard, error) {
+	gc := httpsec.Config{
+		Tokens:         httpsec.NewTokenStore(cfg.HTTPTokenTTL, 0, nil),
+		Admins:         httpAdmins{roles: roles, users: cfg.AdminUsers},
+		Public:         []string{"/health/liveness", "/health/readiness", "/playground", "/playground/assets/"},
+		Hosts:          httpHosts(cfg),
+		AllowedOrigins: cfg.HTTPAllowedOrigins,
+		MaxInFlight:    cfg.HTTPMaxInFlight,
+		MaxBodyBytes:   int64(cfg.HTTPMaxBodyBytes),
+		RequestTimeout: cfg.HTTPRequestTimeout,
+		Logger:         log,
+	}
+	if pw != nil {
+		gc.Passwords = pw
+	}
+	g, err := httpsec.New(gc)
+	if err != nil {
+		return nil, &FieldError{Key: "http-allowed-origins", Err: err}
+	}
+	return g, nil
+}
+
+// httpHosts is http-host plus http-addr's host when it is a name (IP
+// addresses and localhost are always accepted).
+func httpHosts(cfg Config) []string {
+	hosts := cfg.HTTPHosts
+	if h, _, err := net.SplitHostPort(cfg.HTTPAddr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(slices.Clone(hosts), h)
+	}
+	return hosts
+}
+
+// newHTTPServer applies the HTTP timeouts to h.
+func (s *server) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: s.cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:       s.cfg.HTTPReadTimeout,
+		WriteTimeout:      s.cfg.HTTPWriteTimeout,
+		IdleTimeout:       s.cfg.HTTPIdleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// graphqlAuthorizer is GraphQL's permission check: dohyo's roles when
+// authentication is on (nil: graphql.AllowAll).
+func graphqlAuthorizer(roles *auth.Manager, authOn bool) graphql.Authorizer {
+	if roles == nil || !authOn {
+		return nil
+	}
+	return roleAuthorizer{roles}
+}
+
+// registerPprof serves net/http/pprof's handlers behind admin (not
+// /debug/pprof/cmdline: a command line may hold secrets).
+func registerPprof(mux *http.ServeMux, admin func(http.Handler) http.Handler) {
+	mux.Handle("/debug/pprof/", admin(http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/profile", admin(http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/symbol", admin(http.HandlerFunc(pprof.Symbol)))
+	mux.Handle("/debug/pprof/trace", admin(http.HandlerFunc(pprof.Trace)))
 }
 
 // watch exports the gauges and counters other packages keep.

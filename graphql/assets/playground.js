@@ -1,5 +1,6 @@
 // dohyo GraphQL playground: GraphiQL (vendored, see README.md) pointed at
-// /graphql-schema or /graphql/{keyspace}, with the X-Cassandra-Token header.
+// /graphql-schema or /graphql/{keyspace}, with the X-Cassandra-Token header
+// (typed in, or fetched by "Sign in" from POST /v1/auth).
 // Everything is served by dohyo itself: no network access beyond it.
 (function () {
   'use strict';
@@ -38,7 +39,7 @@
     }).then(function (res) {
       return res.json().then(function (json) {
         if (res.status === 401) {
-          setStatus('Unauthorized: set a valid X-Cassandra-Token');
+          setStatus('Unauthorized: sign in, or set a valid X-Cassandra-Token');
         } else if (!res.ok) {
           setStatus('HTTP ' + res.status);
         }
@@ -145,11 +146,35 @@
       });
   }
 
-  select.addEventListener('change', render);
-  tokenInput.addEventListener('change', function () {
-    sessionStorage.setItem('dohyo.token', tokenInput.value);
+  function setToken(token) {
+    tokenInput.value = token;
+    sessionStorage.setItem('dohyo.token', token);
     loadKeyspaces();
+  }
+
+  // Stargate's token flow: POST /v1/auth {username, password} -> {authToken}.
+  document.getElementById('login').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var password = document.getElementById('password');
+    fetch(base + '/v1/auth', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+      body: JSON.stringify({ username: document.getElementById('user').value, password: password.value }),
+      credentials: 'same-origin'
+    }).then(function (res) {
+      return res.json().then(function (json) {
+        password.value = '';
+        if (res.status === 201 && json.authToken) {
+          setToken(json.authToken);
+        } else {
+          setStatus('Sign in failed: ' + (json.description || ('HTTP ' + res.status)));
+        }
+      });
+    }).catch(function (err) { setStatus('Cannot reach dohyo: ' + err); });
   });
+
+  select.addEventListener('change', render);
+  tokenInput.addEventListener('change', function () { setToken(tokenInput.value); });
   reloadButton.addEventListener('click', loadKeyspaces);
   loadKeyspaces();
 })();

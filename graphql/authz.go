@@ -1,0 +1,84 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/graphql-go/graphql"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/httpsec"
+)
+
+// Permission is one of Cassandra's data permissions.
+type Permission string
+
+// The permissions GraphQL operations need, named as in CQL's GRANT.
+const (
+	PermSelect   Permission = "SELECT"
+	PermModify   Permission = "MODIFY"
+	PermCreate   Permission = "CREATE"
+	PermAlter    Permission = "ALTER"
+	PermDrop     Permission = "DROP"
+	PermDescribe Permission = "DESCRIBE"
+)
+
+// Resource is what a permission applies to: all keyspaces (Keyspace
+// empty), one keyspace (Table empty) or one table; as CQL's data
+// resources ALL KEYSPACES, KEYSPACE ks and TABLE ks.t.
+type Resource struct {
+	Keyspace, Table string
+}
+
+func (r Resource) String() string {
+	switch {
+	case r.Keyspace == "":
+		return "<all keyspaces>"
+	case r.Table == "":
+		return "<keyspace " + r.Keyspace + ">"
+	}
+	return "<table " + r.Keyspace + "." + r.Table + ">"
+}
+
+// Authorizer decides whether an authenticated identity may use a
+// permission on a resource; a non-nil error refuses (its text is shown to
+// the client). Identity is the user name the HTTP token was issued to
+// ("" when authentication is off).
+type Authorizer interface {
+	Authorize(ctx context.Context, identity string, perm Permission, res Resource) error
+}
+
+// AllowAll is the Authorizer used when none is configured: every
+// identity that authenticated may do everything.
+type AllowAll struct{}
+
+// Authorize implements Authorizer.
+func (AllowAll) Authorize(context.Context, string, Permission, Resource) error { return nil }
+
+// authorize is the one place GraphQL fields ask the Authorizer. A refusal
+// is a CQL Unauthorized error of the field, as Stargate reports it.
+func (s *Server) authorize(ctx context.Context, perm Permission, res Resource) error {
+	id, _ := httpsec.IdentityFrom(ctx)
+	err := s.cfg.Authorizer.Authorize(ctx, id, perm, res)
+	if err == nil {
+		return nil
+	}
+	var be *bindings.Error
+	if errors.As(err, &be) && be.Code == bindings.CodeUnauthorized {
+		return err // already Cassandra's message
+	}
+	return &bindings.Error{Code: bindings.CodeUnauthorized,
+		Message: fmt.Sprintf("User %s has no %s permission on %s or any of its parents: %v", id, perm, res, err)}
+}
+
+// guarded wraps a resolver of a field whose permission and resource are
+// fixed when the schema is built (the DML fields of a table).
+func (s *Server) guarded(perm Permission, res Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+	return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
+		if err := s.authorize(p.Context, perm, res); err != nil {
+			return nil, err
+		}
+		return fn(p)
+	})
+}
