@@ -43,7 +43,10 @@ func newRootCmd() *cobra.Command {
 		Short:         "dohyo: a CQL/GraphQL coordinator proxy that captures and replays traffic",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	// --version prints the same line as `dohyo version`.
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd(), newWorkloadCmd())
 	return root
 }
