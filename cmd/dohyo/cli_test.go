@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/capture"
 )
 
 func TestVersionFlagMatchesVersionCommand(t *testing.T) {
@@ -104,5 +107,36 @@ func TestReleaseVersionPassesCqlshCheck(t *testing.T) {
 	}
 	if base != "5.0.0" || !strings.Contains(releaseVersion, "dohyo") {
 		t.Fatalf("release_version %q: cqlsh compares %q with 5.0.0, and dohyo must stay visible", releaseVersion, base)
+	}
+}
+
+func TestInspectSummaryNamesErringStatements(t *testing.T) {
+	s := &capture.Summary{
+		Records: 12, Errors: 2, Probes: 3,
+		ErrCodes: map[bindings.ErrorCode]uint64{bindings.CodeInvalid: 2},
+		Statements: []capture.StatementSummary{
+			{Fingerprint: "SELECT a FROM ks.t WHERE k = ?", Count: 7},
+			{Fingerprint: "SELECT * FROM system.peers_v2", Count: 3, Probes: 3},
+			{Fingerprint: "INSERT INTO ks.u (a) VALUES (?)", Count: 2, Errors: 2,
+				ErrCodes: map[bindings.ErrorCode]uint64{bindings.CodeInvalid: 2}},
+		},
+	}
+	var out strings.Builder
+	if err := writeSummary(&out, s, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"errors             2 (Invalid 2)",
+		"driver probes      3 (reads of system.peers_v2 answered Invalid by design: not errors)",
+		"statements with errors",
+		"2/2  Invalid 2  INSERT INTO ks.u (a) VALUES (?)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got[strings.Index(got, "statements with errors"):], "peers_v2") {
+		t.Errorf("probes listed as erring statements:\n%s", got)
 	}
 }
