@@ -40,7 +40,14 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			log := newLogger(cmd.ErrOrStderr(), cfg.LogLevel, cfg.LogFormat)
-			return runServe(cmd.Context(), cfg, cmd.OutOrStdout(), log)
+			routeLibraryLogs(log, time.Now)
+			err = runServe(cmd.Context(), cfg, cmd.OutOrStdout(), log)
+			if err != nil && cfg.LogFormat == "json" {
+				// JSON logs stay JSON to the last line.
+				log.Error("dohyo serve failed", "err", err)
+				return &exitError{code: 1, err: err, logged: true}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (env DOHYO_CONFIG)")
