@@ -28,5 +28,10 @@ else
   apt_install gcc libc6-dev
 fi
 
-chromium="$(bash "$root/scripts/install-chromium.sh")" || it_die "chromium could not be installed (see above)"
-log "chromium (headless browser test): $chromium"
+if chromium="$(bash "$root/scripts/install-chromium.sh")"; then
+  log "chromium (headless browser test): $chromium"
+elif [[ "${CI:-}" == true ]]; then
+  it_die "chromium could not be installed (see above); CI runs the browser test"
+else
+  log "warning: chromium could not be installed (see above); the browser test will be skipped"
+fi
