@@ -16,14 +16,17 @@ import (
 	"time"
 )
 
-// env returns os.Environ with extra NAME=VALUE entries appended (later ones
-// win). CI is dropped so that tools behave as on a user's machine.
+// env returns os.Environ with extra NAME=VALUE entries appended, without
+// dohyo serve's DOHYO_* settings (a user's shell has none) and CI, so that
+// the blocks run as on a user's machine.
 func env(extra ...string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DOHYO_CQL_ADDR=") && !strings.HasPrefix(kv, "DOHYO_HTTP_ADDR=") {
-			out = append(out, kv)
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "CI" || (strings.HasPrefix(name, "DOHYO_") && !strings.HasPrefix(name, "DOHYO_TEST_") && !strings.HasPrefix(name, "DOHYO_IT_")) {
+			continue
 		}
+		out = append(out, kv)
 	}
 	return append(out, extra...)
 }
