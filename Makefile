@@ -68,4 +68,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf dohyo dohyo-data cap report.html report.json
+	rm -rf dohyo dohyo-data cap cap-a cap-c report.html report.json
