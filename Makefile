@@ -1,17 +1,29 @@
 # dohyo — build and test.
-#   make test     the whole suite: gofmt, vet, then — with real Cassandra and
-#                 HBase started by scripts/with-backends.sh — every Go test
-#                 under the race detector (real clients included) and a short
-#                 run of every fuzz target
+#   make test     the whole suite: checks that the test servers' ports are
+#                 free, installs the tools it needs (gcc for -race, chromium;
+#                 apt-get as root or with sudo), gofmt, vet, then — with real
+#                 Cassandra and HBase started by scripts/with-backends.sh —
+#                 every Go test under the race detector (real clients
+#                 included; one progress line per package) and a short run
+#                 of every fuzz target. README.md "Running the tests" says
+#                 what it needs. `make -n test` prints the steps only.
 #   make unit     the same without real servers (integration tests skip)
 #   make bench    benchmarks (see docs/BENCHMARKS.md for recorded figures)
+SHELL := /bin/bash
 GO ?= go
 FUZZTIME ?= 10s
 TESTFLAGS ?= -race -count=1 -timeout 60m
 # cassandra_ref: run the conformance scenarios against real Cassandra too.
 TAGS ?= cassandra_ref
 
-.PHONY: all build test unit fmt-check vet go-test fuzz-smoke integration bench clean
+# go test -json | this: a line per package started, the go test closing
+# lines, and the output of failing tests only.
+PROGRESS ?= $(GO) run ./scripts/testprogress
+# Recursive make goes through SUBMAKE: GNU make runs a line that names
+# $$(MAKE) even under -n, which would start the servers for `make -n test`.
+SUBMAKE = $(MAKE) --no-print-directory
+
+.PHONY: all build test unit fmt-check vet go-test fuzz-smoke integration bench clean preflight tools
 
 all: build
 
@@ -26,10 +38,11 @@ vet:
 	$(GO) vet -tags $(TAGS) ./...
 
 go-test:
-	$(GO) test $(TESTFLAGS) -tags $(TAGS) ./...
-	@# Tests that stop shared servers run alone, after everything else.
-	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill' ./cmd/dohyo/
-	DOHYO_TEST_DISRUPTIVE=1 $(GO) test $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/
+	@echo "[make] go test, every package (one line as each starts; failing tests' output in full)"
+	set -o pipefail; $(GO) test -json $(TESTFLAGS) -tags $(TAGS) ./... | $(PROGRESS)
+	@echo "[make] tests that stop and restart the servers, alone, after everything else"
+	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill' ./cmd/dohyo/ | $(PROGRESS)
+	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
@@ -37,9 +50,15 @@ fuzz-smoke:
 # integration runs inside scripts/with-backends.sh (servers up, env set).
 integration: go-test fuzz-smoke
 
-test: fmt-check vet
-	bash scripts/install-chromium.sh
-	bash scripts/with-backends.sh $(MAKE) --no-print-directory integration
+# Fails at once, before any install, when a server's port is taken.
+preflight:
+	bash scripts/with-backends.sh --check-ports
+
+tools:
+	bash scripts/install-tools.sh
+
+test: preflight tools fmt-check vet
+	bash scripts/with-backends.sh $(SUBMAKE) integration
 
 unit: fmt-check vet
 	$(GO) test $(TESTFLAGS) ./...
@@ -49,4 +68,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf dohyo dohyo-data
+	rm -rf dohyo dohyo-data cap cap-a cap-c report.html report.json

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -24,7 +25,11 @@ type Summary struct {
 	Records  uint64
 	Sessions int // distinct (node, session) pairs
 	Dropped  uint64
-	Errors   uint64 // records with an error outcome
+	Errors   uint64 // records with an error outcome, probes excluded
+	// Probes are drivers' reads of system.peers_v2 answered Invalid: dohyo
+	// (like Cassandra 3) has no such table and says so by design, which is
+	// how drivers learn to read system.peers instead. Not errors.
+	Probes uint64
 	// RedactedValues are bound values kept redacted (dropped, hashed or
 	// length only); RedactedQueries records whose text is its fingerprint.
 	RedactedValues  uint64
@@ -43,8 +48,10 @@ type Summary struct {
 type StatementSummary struct {
 	Fingerprint string
 	Count       uint64
-	Errors      uint64
-	Prepared    uint64 // records that arrived as EXECUTE
+	Errors      uint64                        // error outcomes, probes excluded
+	ErrCodes    map[bindings.ErrorCode]uint64 `json:",omitempty"`
+	Probes      uint64                        `json:",omitempty"` // see Summary.Probes
+	Prepared    uint64                        // records that arrived as EXECUTE
 	Rows        uint64
 	Latency     time.Duration // total; divide by Count for the mean
 }
@@ -114,10 +121,18 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 						s.RedactedValues++
 					}
 				}
-				if rec.Err {
+				switch {
+				case rec.Err && isPeersV2Probe(rec.Fingerprint, rec.ErrCode):
+					st.Probes++
+					s.Probes++
+				case rec.Err:
 					st.Errors++
 					s.Errors++
 					s.ErrCodes[rec.ErrCode]++
+					if st.ErrCodes == nil {
+						st.ErrCodes = map[bindings.ErrorCode]uint64{}
+					}
+					st.ErrCodes[rec.ErrCode]++
 				}
 				if s.Records%4096 == 0 {
 					if err := ctx.Err(); err != nil {
@@ -170,6 +185,16 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 		return a.Fingerprint < b.Fingerprint
 	})
 	return s, nil
+}
+
+// isPeersV2Probe reports whether a statement is a driver's read of
+// system.peers_v2 answered Invalid (see Summary.Probes).
+func isPeersV2Probe(fingerprint string, code bindings.ErrorCode) bool {
+	if code != bindings.CodeInvalid {
+		return false
+	}
+	f := strings.ToLower(fingerprint)
+	return strings.HasPrefix(f, "select ") && strings.Contains(f, " from system.peers_v2")
 }
 
 func scanSegment(ctx context.Context, path string, fn func(*Reader) error) error {

@@ -145,22 +145,26 @@ func TestInspectAndVerify(t *testing.T) {
 		Source: bindings.SourceGraphQL, Err: true, ErrCode: bindings.CodeInvalid})
 	w.Observe(&bindings.Observation{Time: t0, Session: 9, Keyspace: "ks", Query: "INSERT INTO t (a) VALUES (2)",
 		Source: bindings.SourceGraphQL})
+	// A driver's probe answered Invalid by design is not an error.
+	w.Observe(&bindings.Observation{Time: t0, Session: 9, Keyspace: "system", Query: "SELECT * FROM system.peers_v2",
+		Source: bindings.SourceGraphQL, Err: true, ErrCode: bindings.CodeInvalid})
 	closeWriter(t, w)
 
 	s, err := Inspect(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Records != 102 || s.Sessions != 5 || s.Segments != 1 || s.Torn != 0 || s.Unclosed != 0 {
+	if s.Records != 103 || s.Sessions != 5 || s.Segments != 1 || s.Torn != 0 || s.Unclosed != 0 {
 		t.Errorf("summary = %+v", s)
 	}
-	if len(s.Statements) != 2 || s.Statements[0].Count != 100 ||
+	if len(s.Statements) != 3 || s.Statements[0].Count != 100 ||
 		s.Statements[1].Fingerprint != cql.Fingerprint("INSERT INTO t (a) VALUES (3)") || s.Statements[1].Count != 2 ||
-		s.Statements[1].Errors != 1 {
+		s.Statements[1].Errors != 1 || s.Statements[1].ErrCodes[bindings.CodeInvalid] != 1 ||
+		s.Statements[2].Probes != 1 || s.Statements[2].Errors != 0 {
 		t.Errorf("statements = %+v", s.Statements)
 	}
-	if s.Span() != 99*time.Millisecond || s.Errors != 1 || s.ErrCodes[bindings.CodeInvalid] != 1 ||
-		s.Sources[bindings.SourceGraphQL] != 2 || s.Versions[0] != "v9" {
+	if s.Span() != 99*time.Millisecond || s.Errors != 1 || s.Probes != 1 || s.ErrCodes[bindings.CodeInvalid] != 1 ||
+		s.Sources[bindings.SourceGraphQL] != 3 || s.Versions[0] != "v9" {
 		t.Errorf("summary = %+v", s)
 	}
 	if s.BytesPerRecord <= 0 || s.CompressionRatio <= 1 {
@@ -168,7 +172,7 @@ func TestInspectAndVerify(t *testing.T) {
 	}
 
 	rep, err := Verify(context.Background(), dir)
-	if err != nil || !rep.OK() || rep.Records != 102 || !rep.Segments[0].Closed {
+	if err != nil || !rep.OK() || rep.Records != 103 || !rep.Segments[0].Closed {
 		t.Fatalf("verify = %+v, %v", rep, err)
 	}
 	// A torn copy is OK but flagged; a corrupted copy is not OK.

@@ -12,27 +12,60 @@ IT_RUN="${DOHYO_IT_RUN:-$IT_DIR/.run}"
 it_log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 it_die() { it_log "error: $*"; exit 1; }
 
-# apt_install PKG... installs Debian packages when running as root with apt;
-# otherwise says what is missing.
+# apt_install PKG... installs Debian/Ubuntu packages with apt-get, as root
+# or with passwordless sudo; otherwise says what is missing.
 apt_install() {
-  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-    it_die "missing $*; install it (Debian: apt-get install $*)"
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  fi
+  if ! command -v apt-get >/dev/null || { [[ $(id -u) -ne 0 ]] && [[ ${#sudo[@]} -eq 0 ]]; }; then
+    it_die "missing $*; install it (Debian/Ubuntu: apt-get install $*, as root)"
   fi
   it_log "apt-get install $*"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; then
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >&2; then
+    "${sudo[@]}" apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >&2
   fi
+}
+
+# it_jdk17_home [BIN] prints the home of an installed JDK 17 that has
+# bin/BIN (default java): DOHYO_IT_JAVA_HOME, else Debian's/Ubuntu's
+# /usr/lib/jvm/java-17-openjdk-ARCH for this machine's architecture (amd64,
+# arm64, ...). When none is installed it prints where apt-get will put it.
+it_jdk17_home() {
+  local bin="${1:-java}" arch d
+  if [[ -n "${DOHYO_IT_JAVA_HOME:-}" ]]; then
+    echo "$DOHYO_IT_JAVA_HOME"
+    return 0
+  fi
+  arch="$(dpkg --print-architecture 2>/dev/null || true)"
+  if [[ -z "$arch" ]]; then
+    case "$(uname -m)" in
+      x86_64) arch=amd64 ;;
+      aarch64) arch=arm64 ;;
+      *) arch="$(uname -m)" ;;
+    esac
+  fi
+  for d in "/usr/lib/jvm/java-17-openjdk-$arch" /usr/lib/jvm/java-17-openjdk-* /usr/lib/jvm/java-17-*; do
+    if [[ -x "$d/bin/$bin" ]]; then
+      echo "$d"
+      return 0
+    fi
+  done
+  echo "/usr/lib/jvm/java-17-openjdk-$arch"
 }
 
 # it_java prints the JDK 17 java binary, installing Debian's JRE if needed.
 # Neither server runs on the newer JDK that is also on these machines.
 it_java() {
-  local home="${DOHYO_IT_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+  local home
+  home="$(it_jdk17_home java)"
   if [[ ! -x "$home/bin/java" ]]; then
     apt_install openjdk-17-jre-headless >/dev/null
+    home="$(it_jdk17_home java)"
   fi
-  [[ -x "$home/bin/java" ]] || it_die "no JDK 17 at $home"
+  [[ -x "$home/bin/java" ]] || it_die "no JDK 17 at $home (set DOHYO_IT_JAVA_HOME to one)"
   echo "$home/bin/java"
 }
 

@@ -19,13 +19,14 @@ fi
 SUDO=()
 if [[ "$(id -u)" -ne 0 ]]; then
   if command -v sudo >/dev/null 2>&1; then
-    SUDO=(sudo -n)
+    SUDO=(sudo -n env DEBIAN_FRONTEND=noninteractive)
   else
     echo "install-chromium.sh: not root and no sudo; install chromium by hand" >&2
     exit 1
   fi
 fi
 
+echo "install-chromium.sh: apt-get install chromium fonts-liberation" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null

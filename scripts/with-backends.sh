@@ -22,6 +22,10 @@
 # wait) and left running afterwards. For a private set of servers next to
 # someone else's, set DOHYO_IT_RUN (run dir root) plus CASSANDRA_PORT,
 # HBASE_ZK_PORT, HBASE_MASTER_PORT and HBASE_RS_PORT.
+#
+#   with-backends.sh --check-ports   only checks, at once, that the ports of
+#                                    the servers to start are free (exit 1
+#                                    naming the port, its owner and the knob)
 # shellcheck disable=SC2317  # functions below run from traps
 set -uo pipefail
 
@@ -36,6 +40,58 @@ hbase="$root/it/hbase/run.sh"
 backends="${DOHYO_IT_BACKENDS:-cassandra hbase}"
 
 log() { echo "[with-backends $(date +%H:%M:%S)] $*" >&2; }
+
+# shellcheck source=../it/lib.sh
+source "$root/it/lib.sh"
+
+# port_owner PORT names the process listening on PORT, when ss can tell.
+port_owner() {
+  command -v ss >/dev/null || return 0
+  ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'users:(([^)]*' | head -1 | sed 's/users:((/ by /'
+}
+
+# check_ports fails when a port of a server this run would start is taken
+# by something else (a server already running from it/*/run.sh is reused,
+# so its ports are fine).
+check_ports() {
+  local b bad=0 p what knob cport
+  for b in $backends; do
+    case "$b" in
+      cassandra)
+        "$cass" status >/dev/null 2>&1 && continue
+        cport="${CASSANDRA_PORT:-9042}"
+        set -- "$cport:Cassandra CQL:CASSANDRA_PORT"
+        if [[ "$cport" == 9042 ]]; then
+          set -- "$@" "${CASSANDRA_STORAGE_PORT:-7000}:Cassandra storage:CASSANDRA_STORAGE_PORT"
+        else
+          set -- "$@" "${CASSANDRA_STORAGE_PORT:-$((cport + 1))}:Cassandra storage:CASSANDRA_STORAGE_PORT"
+        fi
+        ;;
+      hbase)
+        "$hbase" status >/dev/null 2>&1 && continue
+        set -- "${HBASE_ZK_PORT:-2181}:HBase ZooKeeper:HBASE_ZK_PORT" \
+          "${HBASE_MASTER_PORT:-16000}:HBase master:HBASE_MASTER_PORT" \
+          "${HBASE_RS_PORT:-16020}:HBase region server:HBASE_RS_PORT"
+        ;;
+      *) continue ;;
+    esac
+    for entry in "$@"; do
+      IFS=: read -r p what knob <<<"$entry"
+      if it_port_open 127.0.0.1 "$p"; then
+        log "error: port $p ($what) is already in use$(port_owner "$p"); stop that process, or give this run private ports: DOHYO_IT_RUN=/tmp/dohyo-it $knob=... (see the header of scripts/with-backends.sh)"
+        bad=1
+      fi
+    done
+  done
+  return "$bad"
+}
+
+if [[ "$1" == --check-ports ]]; then
+  check_ports || exit 1
+  log "ports free for: $backends"
+  exit 0
+fi
+check_ports || exit 1
 
 started=()
 child=""

@@ -38,8 +38,9 @@ func timeoutError(op opKind, cl bindings.Consistency) *bindings.Error {
 
 // convertError turns a gocql or native-client failure into a CQL error with
 // Cassandra's code and message (and the code-specific fields). Deadlines
-// become timeouts; lost connections become ServerError wrapping
-// bindings.ErrBadConn; cancellation stays the context's error.
+// become timeouts; a Cassandra that cannot be reached (no connection, a
+// refused dial) becomes Unavailable and a lost connection ServerError, both
+// wrapping bindings.ErrBadConn; cancellation stays the context's error.
 func convertError(ctx context.Context, err error, op opKind, cl bindings.Consistency) error {
 	if err == nil {
 		return nil
@@ -64,6 +65,9 @@ func convertError(ctx context.Context, err error, op opKind, cl bindings.Consist
 	if errors.Is(err, gocql.ErrQueryArgLength) {
 		return bindings.Errorf(bindings.CodeInvalid, "%s", err.Error())
 	}
+	if unreachable(err) {
+		return fmt.Errorf("%w: %w", bindings.ErrBadConn, unavailable(cl, "cassandra unreachable: %s", strings.TrimPrefix(err.Error(), "gocql: ")))
+	}
 	var ne net.Error
 	if errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrConnectionClosed) ||
 		errors.Is(err, gocql.ErrSessionClosed) || errors.Is(err, gocql.ErrNoConnectionsStarted) ||
@@ -73,6 +77,22 @@ func convertError(ctx context.Context, err error, op opKind, cl bindings.Consist
 			bindings.Errorf(bindings.CodeServerError, "cassandra: %s", strings.TrimPrefix(err.Error(), "gocql: ")))
 	}
 	return bindings.Errorf(bindings.CodeServerError, "cassandra: %s", strings.TrimPrefix(err.Error(), "gocql: "))
+}
+
+// unreachable reports whether err says no Cassandra node could be reached
+// at all: nothing was sent, the client may try elsewhere.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrNoConnectionsStarted) ||
+		(errors.As(err, &op) && op.Op == "dial")
+}
+
+// unavailable is Cassandra's Unavailable error at consistency cl, none of
+// the replicas alive.
+func unavailable(cl bindings.Consistency, format string, args ...any) *bindings.Error {
+	e := bindings.Errorf(bindings.CodeUnavailable, format, args...)
+	e.Consistency = cl
+	return e
 }
 
 // requestError converts an ERROR response decoded by gocql.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -95,7 +97,8 @@ func TestConvertError(t *testing.T) {
 		{"deadline write", expired, fmt.Errorf("x: %w", context.DeadlineExceeded), opSimple, bindings.CodeWriteTimeout, false, false},
 		{"gocql timeout", ctx, gocql.ErrTimeoutNoResponse, opSimple, bindings.CodeWriteTimeout, false, false},
 		{"cancelled", cancelled, context.Canceled, opRead, 0, true, false},
-		{"no connections", ctx, gocql.ErrNoConnections, opRead, bindings.CodeServerError, false, true},
+		{"no connections", ctx, gocql.ErrNoConnections, opRead, bindings.CodeUnavailable, false, true},
+		{"dial refused", ctx, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, opRead, bindings.CodeUnavailable, false, true},
 		{"closed", ctx, gocql.ErrConnectionClosed, opRead, bindings.CodeServerError, false, true},
 		{"other", ctx, errors.New("boom"), opRead, bindings.CodeServerError, false, false},
 		{"cql error", ctx, bindings.Errorf(bindings.CodeInvalid, "bad"), opRead, bindings.CodeInvalid, false, false},

@@ -268,7 +268,8 @@ func (p *nativePool) get(ctx context.Context, ks string) (*nativeConn, error) {
 	return nc, nil
 }
 
-// dialError turns a failed dial into a CQL error that says "retry elsewhere".
+// dialError turns a failed dial into a CQL error that says "retry
+// elsewhere": Unavailable (no replica alive), naming the backend.
 func dialError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -278,7 +279,7 @@ func dialError(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", bindings.ErrBadConn,
-		bindings.Errorf(bindings.CodeServerError, "cassandra: cannot connect: %v", err))
+		bindings.Errorf(bindings.CodeUnavailable, "backend cassandra unreachable: %v", err))
 }
 
 func (p *nativePool) put(nc *nativeConn) {

@@ -20,19 +20,25 @@ func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backend URL %q: %w", rawURL, err)
 	}
+	var b bindings.Backend
 	switch u.Scheme {
 	case "embedded":
 		return embedded.OpenURL(ctx, rawURL)
-
 	case "hbase":
-		return hbase.OpenURL(ctx, rawURL)
+		b, err = hbase.OpenURL(ctx, rawURL)
 	case "cassandra":
-		return cassandra.OpenURL(ctx, rawURL)
+		b, err = cassandra.OpenURL(ctx, rawURL)
 	case "":
 		return nil, fmt.Errorf("backend URL %q has no scheme (embedded://, hbase://, cassandra://)", rawURL)
 	default:
 		return nil, fmt.Errorf("backend URL %q: scheme %q is not supported (embedded://, hbase://, cassandra://)", rawURL, u.Scheme)
 	}
+	var be *bindings.Error
+	if err != nil && errors.As(err, &be) && be.Code == bindings.CodeUnavailable {
+		// Say which setting points there (the URL without its password).
+		return nil, fmt.Errorf("backend %s unreachable: is it running, and is that the address (--backend, --route)? %w", u.Redacted(), err)
+	}
+	return b, err
 }
 
 // backendSet opens the default backend and every routed one, once per

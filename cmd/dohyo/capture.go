@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture"
 )
 
@@ -52,6 +53,33 @@ func newCaptureInspectCmd() *cobra.Command {
 	return cmd
 }
 
+// errorCodes renders error counts by code, " (Invalid 2, ServerError 1)",
+// most frequent first; "" when there are none.
+func errorCodes(codes map[bindings.ErrorCode]uint64) string {
+	if len(codes) == 0 {
+		return ""
+	}
+	type kv struct {
+		code bindings.ErrorCode
+		n    uint64
+	}
+	var all []kv
+	for c, n := range codes {
+		all = append(all, kv{c, n})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].n != all[j].n {
+			return all[i].n > all[j].n
+		}
+		return all[i].code < all[j].code
+	})
+	parts := make([]string, len(all))
+	for i, e := range all {
+		parts[i] = fmt.Sprintf("%s %d", e.code, e.n)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 func writeSummary(out io.Writer, s *capture.Summary, top int) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "segments\t%d (torn %d, unclosed %d)\n", s.Segments, s.Torn, s.Unclosed)
@@ -61,7 +89,10 @@ func writeSummary(out io.Writer, s *capture.Summary, top int) error {
 	fmt.Fprintf(w, "records\t%d\n", s.Records)
 	fmt.Fprintf(w, "sessions\t%d\n", s.Sessions)
 	fmt.Fprintf(w, "dropped\t%d\n", s.Dropped)
-	fmt.Fprintf(w, "errors\t%d\n", s.Errors)
+	fmt.Fprintf(w, "errors\t%d%s\n", s.Errors, errorCodes(s.ErrCodes))
+	if s.Probes > 0 {
+		fmt.Fprintf(w, "driver probes\t%d (reads of system.peers_v2 answered Invalid by design: not errors)\n", s.Probes)
+	}
 	fmt.Fprintf(w, "file bytes\t%d\n", s.FileBytes)
 	fmt.Fprintf(w, "bytes/record\t%.1f\n", s.BytesPerRecord)
 	fmt.Fprintf(w, "compression ratio\t%.2f\n", s.CompressionRatio)
@@ -77,6 +108,20 @@ func writeSummary(out io.Writer, s *capture.Summary, top int) error {
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, st := range stmts {
 		fmt.Fprintf(w, "  %d\t%s\n", st.Count, st.Fingerprint)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if s.Errors == 0 {
+		return nil
+	}
+	// Every statement that erred, however rare: these are what to look at.
+	fmt.Fprintln(out, "\nstatements with errors (errors/records, codes):")
+	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, st := range s.Statements {
+		if st.Errors > 0 {
+			fmt.Fprintf(w, "  %d/%d\t%s\t%s\n", st.Errors, st.Count, strings.TrimSuffix(strings.TrimPrefix(errorCodes(st.ErrCodes), " ("), ")"), st.Fingerprint)
+		}
 	}
 	return w.Flush()
 }

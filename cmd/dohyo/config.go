@@ -27,8 +27,8 @@ import (
 type Config struct {
 	CQLAddr   string   `yaml:"cql-addr" help:"CQL native protocol listen address"`
 	HTTPAddr  string   `yaml:"http-addr" help:"HTTP listen address: GraphQL, playground, health, /metrics, capture admin"`
-	Backend   string   `yaml:"backend" help:"default backend URL: embedded://memory, embedded:///abs/dir, embedded://./rel/dir"`
-	Routes    []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL (repeatable)"`
+	Backend   string   `yaml:"backend" help:"backend URL of every keyspace not routed elsewhere: embedded://./dohyo-data (Pebble in a directory; embedded:///abs/dir; embedded://memory), hbase://127.0.0.1:2181?salt=16 (HBase, ZooKeeper quorum), cassandra://127.0.0.1:9042 (Cassandra, relayed)"`
+	Routes    []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL with any backend URL scheme (repeatable), e.g. metrics=hbase://127.0.0.1:2181, shop=cassandra://10.0.0.1:9042, scratch=embedded://memory"`
 	LogLevel  string   `yaml:"log-level" help:"debug, info, warn or error"`
 	LogFormat string   `yaml:"log-format" help:"text or json"`
 
@@ -36,7 +36,7 @@ type Config struct {
 	Peers         []string      `yaml:"peer" help:"CQL addresses of the other dohyo instances, reported in system.peers (repeatable)"`
 	AdvertiseAddr string        `yaml:"advertise-addr" help:"CQL host:port under which the other instances of a tier (one HBase backend) list this one in system.peers; default: cql-addr when it names a host"`
 	NumTokens     int           `yaml:"num-tokens" help:"Murmur3 tokens per instance reported to drivers"`
-	NodeID        string        `yaml:"node-id" help:"this instance's id (capture file names); default: host name"`
+	NodeID        string        `yaml:"node-id" help:"this instance's id (capture file names, tracing); empty: this machine's host name, read at start"`
 	PreparedCache int           `yaml:"prepared-cache-size" help:"prepared statements kept (LRU)"`
 	MaxFrameBytes int           `yaml:"max-frame-bytes" help:"largest accepted CQL frame body, compressed or decompressed, once a connection is authenticated (Cassandra's native_transport_max_frame_size)"`
 	ShutdownGrace time.Duration `yaml:"shutdown-grace" help:"how long shutdown waits for in-flight requests"`
@@ -106,10 +106,6 @@ type Config struct {
 // DefaultConfig returns a configuration that runs with nothing installed:
 // the embedded backend on disk under ./dohyo-data.
 func DefaultConfig() Config {
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "dohyo"
-	}
 	return Config{
 		CQLAddr:       "127.0.0.1:9042",
 		HTTPAddr:      "127.0.0.1:8080",
@@ -118,7 +114,6 @@ func DefaultConfig() Config {
 		LogFormat:     "text",
 		ClusterName:   "dohyo",
 		NumTokens:     16,
-		NodeID:        host,
 		PreparedCache: 10000,
 		MaxFrameBytes: cqlserver.DefaultMaxFrameBytes,
 		ShutdownGrace: 10 * time.Second,

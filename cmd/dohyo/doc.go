@@ -1,4 +1,7 @@
 // Command dohyo is the CLI: `dohyo serve` runs the proxy, `dohyo version`
-// prints build information. One file per subcommand; main wires everything
-// explicitly, and only this package exits the process.
+// (or `dohyo --version`) prints build information, `dohyo health` probes a
+// health endpoint. One file per subcommand; main wires everything
+// explicitly, and only this package exits the process. liblog.go routes
+// the libraries' own logging (gohbase's logrus, the standard log package)
+// through serve's structured logger.
 package main

@@ -78,10 +78,11 @@ func newHealthCmd() *cobra.Command {
 	var timeout time.Duration
 	var insecure bool
 	cmd := &cobra.Command{
-		Use:    "health",
-		Short:  "Probe a dohyo health endpoint (exit 0 when it answers 200)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:   "health",
+		Short: "Probe a dohyo health endpoint (exit 0 when it answers 200), e.g. for a container HEALTHCHECK",
+		Example: `  dohyo health                                                   # liveness of a local dohyo
+  dohyo health --url http://127.0.0.1:8080/health/readiness     # 503 (exit 1) while a backend is down`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()

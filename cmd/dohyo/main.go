@@ -15,7 +15,9 @@ func main() {
 	defer stop()
 	root := newRootCmd()
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "dohyo:", err)
+		if e, ok := err.(*exitError); !ok || !e.logged {
+			fmt.Fprintln(os.Stderr, "dohyo:", err)
+		}
 		stop()
 		os.Exit(exitCode(err))
 	}
@@ -23,8 +25,9 @@ func main() {
 
 // exitError carries a specific process exit code (replay uses bit flags).
 type exitError struct {
-	code int
-	err  error
+	code   int
+	err    error
+	logged bool // already in the log: main does not print it again
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -43,7 +46,10 @@ func newRootCmd() *cobra.Command {
 		Short:         "dohyo: a CQL/GraphQL coordinator proxy that captures and replays traffic",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	// --version prints the same line as `dohyo version`.
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd(), newWorkloadCmd())
 	return root
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,7 +43,14 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			log := newLogger(cmd.ErrOrStderr(), cfg.LogLevel, cfg.LogFormat)
-			return runServe(cmd.Context(), cfg, cmd.OutOrStdout(), log)
+			routeLibraryLogs(log, time.Now)
+			err = runServe(cmd.Context(), cfg, cmd.OutOrStdout(), log)
+			if err != nil && cfg.LogFormat == "json" {
+				// JSON logs stay JSON to the last line.
+				log.Error("dohyo serve failed", "err", err)
+				return &exitError{code: 1, err: err, logged: true}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (env DOHYO_CONFIG)")
@@ -213,7 +221,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		ListenAddr:         cfg.AdvertiseAddr,
 		NumTokens:          cfg.NumTokens,
 		MaxFrameBytes:      cfg.MaxFrameBytes,
-		ReleaseVersion:     "5.0.0-dohyo-" + buildVersion(),
+		ReleaseVersion:     releaseVersion,
 		MaxInFlightPerConn: cfg.MaxInFlightPerConn,
 		MaxInFlight:        cfg.MaxInFlight,
 		InFlightWait:       cfg.InFlightWait,
@@ -270,17 +278,17 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		}
 		closers = append(closers, func() error { _, err := s.tap.stop(context.Background()); return err })
 	}
-	if s.cqlLn, err = net.Listen("tcp", cfg.CQLAddr); err != nil {
-		return nil, fmt.Errorf("cql listener: %w", err)
+	if s.cqlLn, err = listen("cql-addr", cfg.CQLAddr); err != nil {
+		return nil, err
 	}
 	closers = append(closers, s.cqlLn.Close)
-	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-		return nil, fmt.Errorf("http listener: %w", err)
+	if s.httpLn, err = listen("http-addr", cfg.HTTPAddr); err != nil {
+		return nil, err
 	}
 	closers = append(closers, s.httpLn.Close)
 	if cfg.MetricsAddr != "" {
-		if s.metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
-			return nil, fmt.Errorf("metrics listener: %w", err)
+		if s.metricsLn, err = listen("metrics-addr", cfg.MetricsAddr); err != nil {
+			return nil, err
 		}
 		closers = append(closers, s.metricsLn.Close)
 	}
@@ -370,6 +378,27 @@ func registerPprof(mux *http.ServeMux, admin func(http.Handler) http.Handler) {
 	mux.Handle("/debug/pprof/profile", admin(http.HandlerFunc(pprof.Profile)))
 	mux.Handle("/debug/pprof/symbol", admin(http.HandlerFunc(pprof.Symbol)))
 	mux.Handle("/debug/pprof/trace", admin(http.HandlerFunc(pprof.Trace)))
+}
+
+// releaseVersion is system.local's release_version. cqlsh strips the last
+// "-suffix" and warns unless the rest equals the Cassandra version it was
+// built against (5.0.0 for cqlsh 6.2), so the suffix is a single "-dohyo":
+// clients still see it is dohyo; the build is in the banner, the log and
+// the dohyo_build_info metric.
+const releaseVersion = "5.0.0-dohyo"
+
+// listen binds addr for the setting key; the error names the flag and the
+// environment variable to change.
+func listen(key, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		hint := ""
+		if errors.Is(err, syscall.EADDRINUSE) {
+			hint = "another process holds it (another dohyo, or Cassandra); "
+		}
+		return nil, fmt.Errorf("%s %s: %w; %spick another address with --%s or %s", key, addr, err, hint, key, envName(key))
+	}
+	return ln, nil
 }
 
 // watch exports the gauges and counters other packages keep.

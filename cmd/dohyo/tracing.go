@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/dohyo/dohyo/proxy"
@@ -32,8 +33,19 @@ func (c *Config) tracingConfig() telemetry.ProviderConfig {
 		Protocol:       c.TracingProtocol,
 		SampleRatio:    c.TracingSampleRatio,
 		ServiceVersion: buildVersion(),
-		InstanceID:     c.NodeID,
+		InstanceID:     c.nodeID(),
 	}
+}
+
+// nodeID is node-id, or this machine's host name when it is empty.
+func (c *Config) nodeID() string {
+	if c.NodeID != "" {
+		return c.NodeID
+	}
+	if host, err := os.Hostname(); err == nil && host != "" {
+		return host
+	}
+	return "dohyo"
 }
 
 // newTracer builds the request tracer: OpenTelemetry when tracing-endpoint

@@ -24,14 +24,18 @@ func buildVersion() string {
 	return v
 }
 
+// versionLine is what `dohyo version` and `dohyo --version` print.
+func versionLine() string {
+	return fmt.Sprintf("dohyo %s (%s, %s/%s)", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print dohyo's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "dohyo %s (%s, %s/%s)\n",
-				buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
 		},
 	}

@@ -3,7 +3,7 @@
 # jars (site.ycsb:core, the DataStax Java driver 4.x) in the git-ignored
 # it/.cache/ycsb/lib. Idempotent: a stamp (hash of the POM and the sources)
 # makes repeat calls cost milliseconds. Installs Maven and a JDK 17 from
-# Debian when missing (as root), so a fresh machine needs only the registries.
+# Debian/Ubuntu when missing (as root or with sudo), so a fresh machine needs only the registries.
 #
 # Prints nothing on the fast path; prints the jar directory with -p (the
 # classpath is DIR/*). Build output never lands in the source tree.
@@ -23,9 +23,12 @@ if [[ -f "$lib/.stamp" && "$(cat "$lib/.stamp")" == "$want" ]]; then
   exit 0
 fi
 
-jdk="${DOHYO_IT_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
-[[ -x "$jdk/bin/javac" ]] || apt_install openjdk-17-jdk-headless >/dev/null
-[[ -x "$jdk/bin/javac" ]] || it_die "no JDK 17 (javac) at $jdk"
+jdk="$(it_jdk17_home javac)"
+if [[ ! -x "$jdk/bin/javac" ]]; then
+  apt_install openjdk-17-jdk-headless >/dev/null
+  jdk="$(it_jdk17_home javac)"
+fi
+[[ -x "$jdk/bin/javac" ]] || it_die "no JDK 17 (javac) at $jdk (set DOHYO_IT_JAVA_HOME to one)"
 command -v mvn >/dev/null || apt_install maven >/dev/null
 
 mkdir -p "$cache"

@@ -503,7 +503,8 @@ func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *crede
 		p.downUntil = time.Now().Add(p.backoff)
 		var be *bindings.Error
 		if !errors.As(err, &be) {
-			err = bindings.Errorf(bindings.CodeServerError, "dohyo relay: Cassandra node %s unreachable: %v", key.node, err)
+			// Nothing was sent: Unavailable tells drivers to try elsewhere.
+			err = bindings.Errorf(bindings.CodeUnavailable, "dohyo relay: Cassandra node %s unreachable: %v", key.node, err)
 		}
 		p.lastErr = err
 		rl.log.Warn("relay: connect failed", "node", key.node, "err", err, "retry_after", p.backoff)
