@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumPath is where scripts/install-chromium.sh puts the browser.
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/dohyo/dohyo/internal/testbrowser"
+)
 
 // TestPlaygroundInBrowser drives the embedded playground in headless
 // Chromium: pick a keyspace endpoint, type a query, run it, read the
@@ -92,17 +91,8 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 }
 
-// requireChromium skips without Chromium, except in CI (CI=true), where
-// scripts/install-chromium.sh must have installed it.
-func requireChromium(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium not found at %s (run scripts/install-chromium.sh): %v", chromiumPath, err)
-		}
-		t.Skipf("chromium not found at %s (run scripts/install-chromium.sh)", chromiumPath)
-	}
-}
+// requireChromium skips without Chromium, except in CI.
+func requireChromium(t *testing.T) { testbrowser.Require(t) }
 
 // browser is a headless Chromium for one test, collecting page errors
 // (exceptions, CSP violations) to report them with a failure.
@@ -114,28 +104,7 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 860),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		cancel()
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := testbrowser.Start(t, 1400, 860)
 	b := &browser{ctx: bctx}
 	consoleCtx, stopConsole := context.WithCancel(bctx)
 	consoleDone := make(chan struct{})
@@ -155,9 +124,6 @@ func newBrowser(t *testing.T) *browser {
 	t.Cleanup(func() {
 		stopConsole()
 		<-consoleDone
-		cancelBrowser()
-		cancelAlloc()
-		cancel()
 	})
 	return b
 }

@@ -1,31 +1,23 @@
 package replay
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumPath is where scripts/install-chromium.sh puts the browser.
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/dohyo/dohyo/internal/testbrowser"
+)
 
 // TestReplayReportInBrowser opens a report in headless Chromium: it
 // renders (the verdict and its charts), fetches nothing but itself, and
 // its verdict names every target. It skips without Chromium, except in CI.
 func TestReplayReportInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium not found at %s (run scripts/install-chromium.sh): %v", chromiumPath, err)
-		}
-		t.Skipf("chromium not found at %s (run scripts/install-chromium.sh)", chromiumPath)
-	}
+	testbrowser.Require(t)
 	base := syntheticTarget("t1:cassandra", []float64{1000, 1020, 980}, []float64{2, 2.1, 1.9})
 	other := syntheticTarget("t2:hbase", []float64{800, 820, 790}, []float64{4, 4.2, 3.8})
 	emb := syntheticTarget("t3:embedded", []float64{990, 1030, 1000}, []float64{2.05, 1.95, 2})
@@ -43,28 +35,7 @@ func TestReplayReportInBrowser(t *testing.T) {
 	}
 	fh.Close()
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := testbrowser.Start(t, 1400, 900)
 	var mu sync.Mutex
 	var requests []string
 	if err := chromedp.Listen(bctx, func(ev any) {
