@@ -141,15 +141,7 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 
 // lwtOp runs one random operation and records it.
 func lwtOp(ctx context.Context, e *widecolumn.Engine, ks string, r *rand.Rand, client int, h *lwtcheck.History) {
-	in := lwtcheck.Input{Key: r.IntN(3), Old: r.IntN(4), Val: r.IntN(4)}
-	switch p := r.IntN(10); {
-	case p < 4:
-		in.Op = lwtcheck.CAS
-	case p < 7:
-		in.Op = lwtcheck.Read
-	default:
-		in.Op = lwtcheck.Write
-	}
+	in := lwtcheck.RandomInput(r)
 	call := time.Now()
 	var out lwtcheck.Output
 	var res *bindings.Result

@@ -93,15 +93,7 @@ func TestServeTierLWTLinearizable(t *testing.T) {
 }
 
 func tierLWTOp(s *gocql.Session, ks string, r *rand.Rand, client int, h *lwtcheck.History) {
-	in := lwtcheck.Input{Key: r.IntN(3), Old: r.IntN(4), Val: r.IntN(4)}
-	switch p := r.IntN(10); {
-	case p < 4:
-		in.Op = lwtcheck.CAS
-	case p < 7:
-		in.Op = lwtcheck.Read
-	default:
-		in.Op = lwtcheck.Write
-	}
+	in := lwtcheck.RandomInput(r)
 	call := time.Now()
 	var out lwtcheck.Output
 	var err error

@@ -3,6 +3,7 @@ package lwtcheck
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -143,4 +144,20 @@ func (h *History) Check(t testing.TB) {
 	default:
 		t.Fatalf("linearizability check did not finish: %v", res)
 	}
+}
+
+// RandomInput draws one operation of the workload every LWT check runs:
+// on one of three keys, 40 % CAS, 30 % serial reads, 30 % writes, values
+// from 0 to 3 (few values, so CAS succeeds often enough to matter).
+func RandomInput(r *rand.Rand) Input {
+	in := Input{Key: r.IntN(3), Old: r.IntN(4), Val: r.IntN(4)}
+	switch p := r.IntN(10); {
+	case p < 4:
+		in.Op = CAS
+	case p < 7:
+		in.Op = Read
+	default:
+		in.Op = Write
+	}
+	return in
 }
