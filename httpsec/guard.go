@@ -148,7 +148,14 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 			w.Header().Set("Access-Control-Allow-Origin", origin)
 			w.Header().Add("Vary", "Origin")
 		}
-		if r.Body != nil {
+		switch {
+		case r.ContentLength > g.cfg.MaxBodyBytes:
+			g.refuse(w, r, http.StatusRequestEntityTooLarge, "Request body of "+strconv.FormatInt(r.ContentLength, 10)+
+				" bytes is over the limit of "+strconv.FormatInt(g.cfg.MaxBodyBytes, 10)+" (http-max-body-bytes)")
+			return
+		case r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody:
+			// Chunked: net/http bounds a body with a Content-Length by
+			// that length itself, so only these need the wrapper.
 			r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
 		}
 		if public {

@@ -167,7 +167,8 @@ func TestInFlightLimit(t *testing.T) {
 	}
 }
 
-// TestBodyLimit: a body over MaxBodyBytes fails to read in the handler.
+// TestBodyLimit: a body over MaxBodyBytes is refused 413: at once when
+// its Content-Length says so, when read for a chunked body.
 func TestBodyLimit(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
@@ -182,6 +183,19 @@ func TestBodyLimit(t *testing.T) {
 	}
 	if res, _ := send(t, s, "POST", "/x", nil, strings.Repeat("a", 1000)); res.StatusCode != 200 {
 		t.Errorf("1000 bytes: %d", res.StatusCode)
+	}
+	// Chunked bodies (no Content-Length) are cut at the limit while read.
+	for n, want := range map[int]int{1001: http.StatusRequestEntityTooLarge, 1000: 200} {
+		req, _ := http.NewRequest("POST", s.URL+"/x", io.MultiReader(strings.NewReader(strings.Repeat("a", n))))
+		req.ContentLength = -1
+		res, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("chunked %d bytes: %d, want %d", n, res.StatusCode, want)
+		}
 	}
 }
 
