@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -296,5 +297,85 @@ func TestReplayBucketQuantiles(t *testing.T) {
 	}
 	if (&Bucket{}).Quantile(.5) != 0 {
 		t.Error("an empty second has a quantile")
+	}
+}
+
+// A class row's ops/s ratio tells classes apart: the same schedule gives
+// every class the overall throughput ratio, so the class row compares
+// service rates. Here the target is 2× slower on reads only.
+func TestReplayClassRatiosDiffer(t *testing.T) {
+	const sel, ins = "SELECT * FROM t WHERE k = ?", "INSERT INTO t (k) VALUES (?)"
+	mk := func(name string, selMs float64) *TargetStats {
+		st := newTargetStats(name)
+		for i := 0; i < 3; i++ {
+			r := &RoundStats{Round: i + 1, Ops: 1000, Elapsed: time.Second, Intended: hdr.New(), Lag: hdr.New(), Classes: map[string]*RoundClass{}}
+			for fp, ms := range map[string]float64{sel: selMs * (1 + 0.01*float64(i)), ins: 1 + 0.01*float64(i)} {
+				c := &RoundClass{Ops: 500, Intended: hdr.New()}
+				c.Intended.RecordN(int64(ms*1e6), 500)
+				r.Classes[fp] = c
+				r.Intended.Merge(c.Intended)
+				st.class(fp).Ops += 500
+			}
+			r.Lag.Record(0)
+			st.Ops += r.Ops
+			st.Elapsed += r.Elapsed
+			st.Rounds = append(st.Rounds, r)
+		}
+		return st
+	}
+	v := NewVerdict(&Run{Label: "max", Rounds: 3, Targets: []*TargetStats{mk("base", 1), mk("slow-reads", 2)}}, "")
+	got := map[string]Ratio{}
+	for _, r := range v.Rows {
+		got[r.Class] = r.Throughput
+	}
+	if r := got[OverallClass]; math.Abs(r.Value-1) > 1e-9 {
+		t.Errorf("overall ops/s ratio %v: same schedule, want 1", r)
+	}
+	if r := got[sel]; math.Abs(r.Value-0.5) > 0.02 || r.Noise() {
+		t.Errorf("SELECT service-rate ratio %v: want 0.5, outside noise", r)
+	}
+	if r := got[ins]; math.Abs(r.Value-1) > 0.02 {
+		t.Errorf("INSERT service-rate ratio %v: want 1", r)
+	}
+}
+
+// A generated YCSB run's verdict compares YCSB's operations: its ten
+// per-field UPDATE classes are one UPDATE row, as in YCSB's own report.
+func TestReplayYCSBClassesGrouped(t *testing.T) {
+	mk := func(name string, updMs float64) *TargetStats {
+		st := newTargetStats(name)
+		r := &RoundStats{Round: 1, Ops: 1100, Elapsed: time.Second, Intended: hdr.New(), Lag: hdr.New(), Classes: map[string]*RoundClass{}}
+		add := func(fp string, ops int64, ms float64) {
+			c := &RoundClass{Ops: ops, Intended: hdr.New()}
+			c.Intended.RecordN(int64(ms*1e6), uint64(ops))
+			r.Classes[fp] = c
+			r.Intended.Merge(c.Intended)
+			cs := st.class(fp)
+			cs.Ops += ops
+			cs.Intended.Merge(c.Intended)
+		}
+		add("SELECT * FROM ycsb.usertable WHERE y_id = ?", 100, 1)
+		for f := 0; f < 10; f++ {
+			add(fmt.Sprintf("UPDATE ycsb.usertable SET field%d = ? WHERE y_id = ?", f), 100, updMs)
+		}
+		r.Lag.Record(0)
+		st.Ops, st.Elapsed, st.Rounds = r.Ops, r.Elapsed, []*RoundStats{r}
+		return st
+	}
+	rep := &Report{Conditions: Conditions{Provenance: Provenance{Generated: "ycsb workload a"}},
+		Runs: []*Run{{Label: "max", Rounds: 1, Targets: []*TargetStats{mk("a", 1), mk("b", 3)}}}}
+	v := rep.ComputeVerdicts()[0]
+	var classes []string
+	for _, r := range v.Rows {
+		classes = append(classes, r.Class)
+		if r.Class == "UPDATE" && (r.Ops != 1000 || math.Abs(r.P99.Value-3) > 0.1) {
+			t.Errorf("UPDATE row %+v: want 1000 ops, p99 3×", r)
+		}
+	}
+	if !slices.Equal(classes, []string{OverallClass, "UPDATE", "READ"}) || v.Omitted != 0 {
+		t.Errorf("verdict classes %q (omitted %d): want overall, UPDATE, READ", classes, v.Omitted)
+	}
+	if len(rep.Runs[0].Targets[0].Classes) != 11 {
+		t.Error("grouping changed the run's own classes")
 	}
 }

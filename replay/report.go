@@ -38,7 +38,11 @@ type Report struct {
 // ComputeVerdicts compares every run's targets with the baseline.
 func (r *Report) ComputeVerdicts() []*Verdict {
 	r.Verdicts = r.Verdicts[:0]
+	ycsb := strings.Contains(r.Conditions.Provenance.Generated, "ycsb")
 	for _, run := range r.Runs {
+		if ycsb { // YCSB's operations, as its own report has them
+			run = groupClasses(run, ycsbOp)
+		}
 		r.Verdicts = append(r.Verdicts, NewVerdict(run, r.Conditions.Baseline))
 	}
 	return r.Verdicts

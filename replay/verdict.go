@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dohyo/dohyo/replay/hdr"
 )
 
 // Spread is a figure over measured rounds: the median and the range.
@@ -165,8 +167,9 @@ type Figures struct {
 	P99        Spread `json:"p99_ms"`
 	P999       Spread `json:"p999_ms"`
 	LagP99     Spread `json:"lag_p99_ms"`
-	// per-round values, for the ratios' intervals
-	tput, p50, p99, p999 []float64
+	// per-round values, for the ratios' intervals; svc is a class's
+	// service rate (1/mean latency), what its ops/s ratio is taken from
+	tput, svc, p50, p99, p999 []float64
 }
 
 // OverallClass names the row of all statements.
@@ -202,6 +205,9 @@ func (s *TargetStats) figures(class string) Figures {
 		}
 		f.Ops += ops
 		f.tput = append(f.tput, rate(ops, r.Elapsed))
+		if m := h.Mean(); m > 0 {
+			f.svc = append(f.svc, 1e9/m)
+		}
 		f.p50 = append(f.p50, nsMs(h.Quantile(.5)))
 		f.p99 = append(f.p99, nsMs(h.Quantile(.99)))
 		f.p999 = append(f.p999, nsMs(h.Quantile(.999)))
@@ -288,8 +294,15 @@ func NewVerdict(run *Run, baseline string) *Verdict {
 	for _, t := range order[1:] {
 		row := func(fp string) VerdictRow {
 			a, b := figs[t.Name][fp], figs[base.Name][fp]
+			// Every class shares its round's elapsed time, so a class's
+			// ops/s ratio would only repeat the overall one: a class
+			// row compares service rates (1/mean latency) instead.
+			tput := bootstrapRatio(a.tput, b.tput)
+			if fp != "" {
+				tput = bootstrapRatio(a.svc, b.svc)
+			}
 			r := VerdictRow{Target: t.Name, Class: cmp.Or(fp, OverallClass), Ops: a.Ops,
-				Throughput: bootstrapRatio(a.tput, b.tput), P50: bootstrapRatio(a.p50, b.p50),
+				Throughput: tput, P50: bootstrapRatio(a.p50, b.p50),
 				P99: bootstrapRatio(a.p99, b.p99), P999: bootstrapRatio(a.p999, b.p999)}
 			if fp == "" {
 				r.Errors, r.Unexpected = sum(t.Errors), t.Unexpected+t.WarmupUnexpected
@@ -428,7 +441,7 @@ func spreadNum(s Spread) string {
 var Columns = []struct{ Name, Help string }{
 	{"target", "the target compared with the baseline (--baseline, default the first --target)"},
 	{"class", "statement class (the statement with its literals replaced by ?), or overall for every statement"},
-	{"ops/s ×", "median throughput over the measured rounds divided by the baseline's; above 1 is faster; [95% bootstrap interval over rounds]"},
+	{"ops/s ×", "overall: median throughput over the measured rounds divided by the baseline's; per class: its service rate (1 / mean latency) divided by the baseline's, since every class shares a round's elapsed time; above 1 is faster; [95% bootstrap interval over rounds]"},
 	{"p50 ×", "median latency (from the intended send time) divided by the baseline's; below 1 is faster"},
 	{"p99 ×", "99th percentile latency divided by the baseline's; below 1 is faster"},
 	{"p99.9 ×", "99.9th percentile latency divided by the baseline's; below 1 is faster"},
@@ -529,3 +542,45 @@ func (f Figures) TputCell() string { return spreadNum(f.Throughput) }
 func (f Figures) P50Cell() string  { return spreadNum(f.P50) }
 func (f Figures) P99Cell() string  { return spreadNum(f.P99) }
 func (f Figures) P999Cell() string { return spreadNum(f.P999) }
+
+// groupClasses is run with the statement classes of every target (and of
+// every round) merged by group: YCSB's ten "UPDATE usertable SET fieldN"
+// classes become its one UPDATE operation. run itself is not changed.
+func groupClasses(run *Run, group func(fp string) string) *Run {
+	out := *run
+	out.Targets = make([]*TargetStats, len(run.Targets))
+	for i, t := range run.Targets {
+		g := *t
+		g.Classes = map[string]*ClassStats{}
+		for fp, c := range t.Classes {
+			d := g.class(group(fp))
+			d.Ops += c.Ops
+			d.Intended.Merge(c.Intended)
+			d.Actual.Merge(c.Actual)
+			for k, v := range c.Errors {
+				d.Errors[k] += v
+			}
+			d.Mismatches, d.Compared, d.Cross, d.Noise = d.Mismatches+c.Mismatches, d.Compared+c.Compared, d.Cross+c.Cross, d.Noise+c.Noise
+			d.Examples = append(d.Examples, c.Examples...)
+		}
+		g.Rounds = make([]*RoundStats, len(t.Rounds))
+		for j, r := range t.Rounds {
+			gr := *r
+			gr.Classes = map[string]*RoundClass{}
+			for fp, c := range r.Classes {
+				d := gr.Classes[group(fp)]
+				if d == nil {
+					d = &RoundClass{Intended: hdr.New()}
+					gr.Classes[group(fp)] = d
+				}
+				d.Ops += c.Ops
+				if c.Intended != nil {
+					d.Intended.Merge(c.Intended)
+				}
+			}
+			g.Rounds[j] = &gr
+		}
+		out.Targets[i] = &g
+	}
+	return &out
+}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -20,33 +21,110 @@ func chiCritical(df int) float64 {
 	return k * math.Pow(1-2/(9*k)+zAlpha*math.Sqrt(2/(9*k)), 3)
 }
 
-// chiSquare compares observed counts with expected probabilities.
-func chiSquare(t *testing.T, what string, obs []int64, p []float64) {
-	t.Helper()
+// chiStat is the chi-square statistic of observed counts against
+// expected probabilities, with its degrees of freedom; an error when a
+// bin expects too few draws or has draws the definition excludes.
+func chiStat(obs []int64, p []float64) (x float64, df int, err error) {
 	var n int64
 	for _, o := range obs {
 		n += o
 	}
-	x := 0.0
-	df := -1
+	df = -1
 	for i := range obs {
 		e := p[i] * float64(n)
 		if e == 0 {
 			if obs[i] != 0 {
-				t.Fatalf("%s: bin %d has %d draws where the definition gives none", what, i, obs[i])
+				return 0, 0, fmt.Errorf("bin %d has %d draws where the definition gives none", i, obs[i])
 			}
 			continue
 		}
 		if e < 5 {
-			t.Fatalf("%s: bin %d expects %.1f draws: merge bins", what, i, e)
+			return 0, 0, fmt.Errorf("bin %d expects %.1f draws: merge bins", i, e)
 		}
 		x += (float64(obs[i]) - e) * (float64(obs[i]) - e) / e
 		df++
+	}
+	return x, df, nil
+}
+
+// chiSquare fails t unless obs fit the expected probabilities p.
+func chiSquare(t *testing.T, what string, obs []int64, p []float64) {
+	t.Helper()
+	x, df, err := chiStat(obs, p)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 	if crit := chiCritical(df); x > crit {
 		t.Fatalf("%s: chi-square %.1f > %.1f (df %d, alpha 0.001): not the defined distribution", what, x, crit, df)
 	}
 	t.Logf("%s: chi-square %.1f <= %.1f (df %d)", what, x, chiCritical(df), df)
+}
+
+// TestChiSquareRejects is the negative control: the same check, with the
+// same sample sizes as the tests above, rejects draws from a distribution
+// slightly off the definition.
+func TestChiSquareRejects(t *testing.T) {
+	r := newGenerator(&YCSB{Workload: "c", Records: 1, Seed: 9}).r
+	rejects := func(what string, obs []int64, p []float64) {
+		t.Helper()
+		x, df, err := chiStat(obs, p)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if x <= chiCritical(df) {
+			t.Errorf("%s: chi-square %.1f <= %.1f (df %d): the check does not see the difference", what, x, chiCritical(df), df)
+		}
+		t.Logf("%s: chi-square %.1f > %.1f (df %d): rejected", what, x, chiCritical(df), df)
+	}
+	// An operation mix of 52/48 tested against workload A's 50/50.
+	mix := []int64{0, 0}
+	for i := 0; i < 100000; i++ {
+		if r.Float64() < 0.52 {
+			mix[0]++
+		} else {
+			mix[1]++
+		}
+	}
+	rejects("52/48 mix vs 50/50", mix, []float64{0.5, 0.5})
+	// Keys 10% more likely in the first half, tested against uniform.
+	keys := make([]int64, 20)
+	for i := 0; i < 100000; i++ {
+		k := r.IntN(1000)
+		if k >= 500 && r.Float64() < 0.1 {
+			k -= 500
+		}
+		keys[k/50]++
+	}
+	p := make([]float64, 20)
+	for i := range p {
+		p[i] = 1.0 / 20
+	}
+	rejects("skewed keys vs uniform", keys, p)
+	// Zipfian with theta 0.95 tested against YCSB's 0.99.
+	z := newZipfian(0, 999, 0)
+	z.theta = 0.95
+	z.zeta2, z.alpha = zeta(0, 2, z.theta, 0), 1/(1-z.theta)
+	z.zetan = zeta(0, z.items, z.theta, 0)
+	z.eta = (1 - math.Pow(2/float64(z.items), 1-z.theta)) / (1 - z.zeta2/z.zetan)
+	def := newZipfian(0, 999, 0)
+	edges := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 19, 49, 99, 199, 499, 999}
+	obs := make([]int64, len(edges))
+	for i := 0; i < 200000; i++ {
+		v := z.next(r)
+		for j, e := range edges {
+			if v <= e {
+				obs[j]++
+				break
+			}
+		}
+	}
+	zp := make([]float64, len(edges))
+	prev := int64(-1)
+	for j, e := range edges {
+		zp[j] = def.cdf(e, 1000) - def.cdf(prev, 1000)
+		prev = e
+	}
+	rejects("zipfian theta 0.95 vs 0.99", obs, zp)
 }
 
 func TestYCSBOperationMix(t *testing.T) {
