@@ -76,7 +76,7 @@ func (m *Metrics) Tap(cfg TapConfig) *RequestTap {
 // WantsRows tells whether the next tap uses result rows (row counts and
 // digests); the metrics themselves do not.
 func (t *RequestTap) WantsRows() bool {
-	if w, ok := t.cfg.Next.(interface{ WantsRows() bool }); ok {
+	if w, ok := t.cfg.Next.(bindings.RowsWanter); ok {
 		return w.WantsRows()
 	}
 	return t.cfg.Next != nil

@@ -102,10 +102,5 @@ func NeedsSessionKeyspace(stmt cql.Statement) bool {
 
 // TapWantsRows tells whether the Tap uses result rows (row counts and
 // digests), so that the relay decodes Cassandra's rows only then. A Tap
-// says so with a WantsRows() bool method; without one it is assumed to.
-func (c *Coordinator) TapWantsRows() bool {
-	if w, ok := c.tap.(interface{ WantsRows() bool }); ok {
-		return w.WantsRows()
-	}
-	return true
-}
+// says so as a bindings.RowsWanter; without it, it is assumed to.
+func (c *Coordinator) TapWantsRows() bool { return bindings.WantsRows(c.tap) }

@@ -108,7 +108,7 @@ func (c *Coordinator) systemOf(backend string) string {
 	if backend == VirtualBackendName {
 		return "dohyo"
 	}
-	if s, ok := c.backends[backend].(interface{ DBSystem() string }); ok {
+	if s, ok := c.backends[backend].(bindings.SystemNamer); ok {
 		return s.DBSystem()
 	}
 	return telemetry.SystemOf(backend)

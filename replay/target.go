@@ -90,16 +90,10 @@ func (t *BackendTarget) Close() error { return t.b.Close() }
 // Backend returns the wrapped backend (to describe it in reports).
 func (t *BackendTarget) Backend() bindings.Backend { return t.b }
 
-// serverVersioner is implemented by backends that can ask their server for
-// its version (cassandra, hbase).
-type serverVersioner interface {
-	ServerVersion(ctx context.Context) (string, error)
-}
-
 // Version asks the backend's server for its version; ErrNoVersion when
 // the backend cannot tell (embedded: it is dohyo itself).
 func (t *BackendTarget) Version(ctx context.Context) (string, error) {
-	if v, ok := t.b.(serverVersioner); ok {
+	if v, ok := t.b.(bindings.ServerVersioner); ok {
 		return v.ServerVersion(ctx)
 	}
 	return "", ErrNoVersion

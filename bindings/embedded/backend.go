@@ -37,6 +37,7 @@ type Backend struct {
 	eng   engine
 	wc    *widecolumn.Engine // eng, when opened by Open
 	store *Store
+	cfg   Config // as opened (DescribeServer)
 
 	faultMu sync.Mutex                  // serialises InjectFault and removals
 	faults  atomic.Pointer[[]*faultRef] // nil when no fault is installed
@@ -80,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("embedded: %w", err), st.Close())
 	}
-	return &Backend{eng: eng, wc: eng, store: st}, nil
+	return &Backend{eng: eng, wc: eng, store: st, cfg: cfg}, nil
 }
 
 // OpenURL opens a backend described by a URL (see ParseURL).

@@ -264,7 +264,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 			break
 		}
 	}
-	describeTargets(ctx, rep, f.targets, targets)
+	describeTargets(ctx, rep, targets)
 	rep.Conditions.Warnings = replay.CompareConditions(rep.Conditions.Targets)
 	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
 		return err

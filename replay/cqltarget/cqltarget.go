@@ -21,6 +21,7 @@ import (
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/replay"
+	"github.com/dohyo/dohyo/schema"
 )
 
 // Target replays through gocql sessions, one per keyspace (gocql has no
@@ -250,11 +251,16 @@ func (t *Target) levels(r *capture.Record) (gocql.Consistency, gocql.SerialConsi
 	return cl, serial
 }
 
-// Describe returns the settings a report states for this target: the
-// consistency levels, and for each of keyspaces found in system_schema its
+// DescribeServer implements bindings.ServerDescriber: the consistency
+// levels, and for each of keyspaces found in system_schema its
 // replication ("replication <ks>") and each table's compression
-// ("compression <ks>.<table>").
-func (t *Target) Describe(ctx context.Context, keyspaces []string) (map[string]string, error) {
+// ("compression <ks>.<table>"). The release version comes from Version.
+func (t *Target) DescribeServer(ctx context.Context, keyspaces []string) (bindings.ServerDescription, error) {
+	out, err := t.describe(ctx, keyspaces)
+	return bindings.ServerDescription{Product: "CQL endpoint, release_version", Settings: out}, err
+}
+
+func (t *Target) describe(ctx context.Context, keyspaces []string) (map[string]string, error) {
 	out := map[string]string{"consistency": "as captured", "serial_consistency": "as captured"}
 	if t.consistency != nil {
 		out["consistency"] = t.consistency.String()
@@ -274,12 +280,12 @@ func (t *Target) Describe(ctx context.Context, keyspaces []string) (map[string]s
 			}
 			return out, fmt.Errorf("cqltarget: describe %s: %w", ks, err)
 		}
-		out["replication "+ks] = replay.FormatReplication(repl)
+		out["replication "+ks] = schema.FormatReplication(repl)
 		it := s.Query("SELECT table_name, compression FROM system_schema.tables WHERE keyspace_name = ?", ks).WithContext(ctx).Iter()
 		var name string
 		var comp map[string]string
 		for it.Scan(&name, &comp) {
-			out["compression "+ks+"."+name] = replay.FormatCompression(comp)
+			out["compression "+ks+"."+name] = schema.FormatCompression(comp)
 		}
 		if err := it.Close(); err != nil {
 			return out, fmt.Errorf("cqltarget: describe %s tables: %w", ks, err)

@@ -69,7 +69,8 @@ func TestDescribeLive(t *testing.T) {
 		s, _ := tg.session("")
 		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
 	}()
-	got, err := tg.Describe(ctx, []string{ks, "no_such_keyspace"})
+	d, err := tg.DescribeServer(ctx, []string{ks, "no_such_keyspace"})
+	got := d.Settings
 	if err != nil {
 		t.Fatal(err)
 	}
