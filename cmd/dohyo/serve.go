@@ -21,6 +21,7 @@ import (
 
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/capture/control"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
@@ -85,7 +86,7 @@ type server struct {
 	log    *slog.Logger
 	set    *backendSet
 	coord  *proxy.Coordinator
-	tap    *captureTap
+	tap    *control.Switch
 	reg    *prometheus.Registry
 	known  *metrics.KeyspaceSet
 	cql    *cqlserver.Server
@@ -149,7 +150,13 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if err != nil {
 		return nil, err
 	}
-	s.tap = &captureTap{cfg: capCfg, root: captureRoot(cfg), log: log, coord: func() *proxy.Coordinator { return s.coord }}
+	s.tap = control.New(control.Config{Writer: capCfg, Root: captureRoot(cfg), Logger: log,
+		Catalog: func(ctx context.Context) (*schema.Catalog, error) {
+			if s.coord == nil {
+				return nil, errors.New("no coordinator yet")
+			}
+			return s.coord.Catalog(ctx)
+		}})
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
 		Next:      s.tap,
@@ -171,7 +178,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	closers[len(closers)-1] = s.coord.Close // closes the backends too
-	s.coord.Subscribe(s.tap.schemaChanged)
+	s.coord.Subscribe(s.tap.SchemaChanged)
 	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
 	s.refreshKeyspaces(ctx)
 	watchSharedSchema(s.set, s.coord)
@@ -273,10 +280,10 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	}
 
 	if cfg.CaptureDir != "" {
-		if _, err := s.tap.start(ctx, ""); err != nil {
+		if _, err := s.tap.Start(ctx, ""); err != nil {
 			return nil, err
 		}
-		closers = append(closers, func() error { _, err := s.tap.stop(context.Background()); return err })
+		closers = append(closers, func() error { _, err := s.tap.Stop(context.Background()); return err })
 	}
 	if s.cqlLn, err = listen("cql-addr", cfg.CQLAddr); err != nil {
 		return nil, err
@@ -298,7 +305,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	}
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
-	s.tap.register(mux, s.guard.RequireAdmin)
+	s.tap.Register(mux, s.guard.RequireAdmin)
 	if cfg.HTTPPprof {
 		registerPprof(mux, s.guard.RequireAdmin)
 	}
@@ -409,7 +416,7 @@ func (s *server) watch(m *metrics.Metrics) error {
 			return metrics.CacheStats{Size: st.Size, Hits: st.Hits, Evictions: st.Evictions}
 		}),
 		m.WatchCapture(func() metrics.CaptureStats {
-			st := s.tap.totals() // monotonic across capture restarts
+			st := s.tap.Totals() // monotonic across capture restarts
 			return metrics.CaptureStats{Records: st.Records, Bytes: st.Bytes, Dropped: st.Dropped}
 		}),
 		m.WatchCQLServer(func() metrics.ServerStats {
@@ -514,8 +521,8 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 	for _, r := range cfg.Routes {
 		fmt.Fprintf(out, "  route:   %s\n", r)
 	}
-	if w := s.tap.cur.Load(); w != nil {
-		fmt.Fprintf(out, "  capture: %s\n", s.tap.cfg.Dir)
+	if dir, ok := s.tap.Running(); ok {
+		fmt.Fprintf(out, "  capture: %s\n", dir)
 	}
 
 	var runErr error
@@ -569,9 +576,9 @@ func (s *server) shutdown() {
 	}
 	// Capture gets its own time budget: a grace period used up by slow
 	// requests must not cost the records of the requests that finished.
-	if s.tap.cur.Load() != nil {
+	if _, ok := s.tap.Running(); ok {
 		capCtx, capCancel := context.WithTimeout(context.Background(), max(s.cfg.ShutdownGrace, 5*time.Second))
-		if _, err := s.tap.stop(capCtx); err != nil {
+		if _, err := s.tap.Stop(capCtx); err != nil {
 			log.Error("closing capture", "err", err)
 		}
 		capCancel()
