@@ -52,7 +52,7 @@ func (s *Session) Batch(ctx context.Context, req *BatchRequest) (*bindings.Resul
 		o := &bindings.Request{
 			Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: ks,
 			Consistency: req.Consistency, SerialConsistency: req.SerialConsistency,
-			Timestamp: req.Timestamp, HasTimestamp: req.HasTimestamp,
+			Timestamp: br.Timestamp, HasTimestamp: br.HasTimestamp,
 		}
 		s.record(start, o, req.Entries[i].PreparedID != nil, res, err, i, len(br.Entries), uint8(req.Type))
 	}
@@ -101,6 +101,9 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 	backend, err := s.routeBatch(ctx, st, kss)
 	if err != nil {
 		return nil, err
+	}
+	if s.c.stamp != nil && !br.HasTimestamp && s.stampBatch(br, kss) {
+		br.Timestamp, br.HasTimestamp = s.c.now().UnixMicro(), true
 	}
 	for i, e := range br.Entries {
 		sessionKS := br.Keyspace
@@ -220,4 +223,15 @@ func (s *Session) observation(start time.Time, req *bindings.Request, prepared b
 		BatchType:         batchType,
 		Latency:           s.c.now().Sub(start),
 	}
+}
+
+// stampBatch tells whether every child of a batch may get the
+// coordinator's timestamp (Config.Stamp).
+func (s *Session) stampBatch(br *bindings.BatchRequest, kss []string) bool {
+	for i, e := range br.Entries {
+		if !s.c.stamp(kss[i], e.Parsed.Stmt) {
+			return false
+		}
+	}
+	return true
 }

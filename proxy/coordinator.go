@@ -38,6 +38,11 @@ type Config struct {
 	// AuthExempt names backends whose keyspaces keep their own checks
 	// (relayed Cassandra clusters: pass-through authentication).
 	AuthExempt map[string]bool
+	// Stamp, when set, tells which writes without a client timestamp the
+	// coordinator gives one (its clock, in µs) before they run, so that a
+	// mirror applying the same write resolves last-write-wins alike
+	// (proxy/mirror: Mirror.Stamp).
+	Stamp func(keyspace string, stmt cql.Statement) bool
 }
 
 // Coordinator routes statements from client sessions to backends by
@@ -54,6 +59,7 @@ type Coordinator struct {
 	auth       *auth.Manager
 	enforce    bool
 	authExempt map[string]bool
+	stamp      func(keyspace string, stmt cql.Statement) bool
 
 	prepared *lru.Cache[string, *PreparedStatement]
 	parsed   *lru.Cache[string, *cql.Parsed]
@@ -94,6 +100,7 @@ func New(cfg Config) (*Coordinator, error) {
 		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
 	c.auth, c.enforce, c.authExempt = cfg.Auth, cfg.EnforceAuth && cfg.Auth != nil, cfg.AuthExempt
+	c.stamp = cfg.Stamp
 	if c.tap == nil {
 		c.tap = NopTap{}
 	}

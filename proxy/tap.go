@@ -17,3 +17,25 @@ func (NopTap) Observe(*bindings.Observation) {}
 
 // WantsRows reports that NopTap uses no result rows.
 func (NopTap) WantsRows() bool { return false }
+
+// Taps is a Tap handing every observation to each of its taps in turn
+// (capture and mirroring side by side). It wants rows when one of them
+// does (bindings.RowsWanter).
+type Taps []Tap
+
+// Observe implements Tap.
+func (ts Taps) Observe(o *bindings.Observation) {
+	for _, t := range ts {
+		t.Observe(o)
+	}
+}
+
+// WantsRows implements bindings.RowsWanter.
+func (ts Taps) WantsRows() bool {
+	for _, t := range ts {
+		if bindings.WantsRows(t) {
+			return true
+		}
+	}
+	return false
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
+	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -25,12 +26,15 @@ import (
 // a DOHYO_ prefix as an environment variable. Precedence: defaults < file <
 // environment < flags. Fields tagged secret:"true" are never logged.
 type Config struct {
-	CQLAddr   string   `yaml:"cql-addr" help:"CQL native protocol listen address"`
-	HTTPAddr  string   `yaml:"http-addr" help:"HTTP listen address: GraphQL, playground, health, /metrics, capture admin"`
-	Backend   string   `yaml:"backend" help:"backend URL of every keyspace not routed elsewhere: embedded://./dohyo-data (Pebble in a directory; embedded:///abs/dir; embedded://memory), hbase://127.0.0.1:2181?salt=16 (HBase, ZooKeeper quorum), cassandra://127.0.0.1:9042 (Cassandra, relayed)"`
-	Routes    []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL with any backend URL scheme (repeatable), e.g. metrics=hbase://127.0.0.1:2181, shop=cassandra://10.0.0.1:9042, scratch=embedded://memory"`
-	LogLevel  string   `yaml:"log-level" help:"debug, info, warn or error"`
-	LogFormat string   `yaml:"log-format" help:"text or json"`
+	CQLAddr          string   `yaml:"cql-addr" help:"CQL native protocol listen address"`
+	HTTPAddr         string   `yaml:"http-addr" help:"HTTP listen address: GraphQL, playground, health, /metrics, capture admin"`
+	Backend          string   `yaml:"backend" help:"backend URL of every keyspace not routed elsewhere: embedded://./dohyo-data (Pebble in a directory; embedded:///abs/dir; embedded://memory), hbase://127.0.0.1:2181?salt=16 (HBase, ZooKeeper quorum), cassandra://127.0.0.1:9042 (Cassandra, relayed)"`
+	Routes           []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL with any backend URL scheme (repeatable), e.g. metrics=hbase://127.0.0.1:2181, shop=cassandra://10.0.0.1:9042, scratch=embedded://memory"`
+	Mirrors          []string `yaml:"mirror" help:"also send a keyspace's writes (and a sample of its reads, compared) to another backend as they happen, KEYSPACE=URL (repeatable; several mirrors per keyspace allowed); the mirror must already hold the keyspace's schema"`
+	MirrorReadSample float64  `yaml:"mirror-read-sample" help:"fraction (0 to 1) of the reads of mirrored keyspaces also sent to the mirrors and compared with the primary's answer"`
+	MirrorQueue      int      `yaml:"mirror-queue" help:"requests waiting per mirror; more are dropped and counted (dohyo_mirror_dropped_total), the primary never waits"`
+	LogLevel         string   `yaml:"log-level" help:"debug, info, warn or error"`
+	LogFormat        string   `yaml:"log-format" help:"text or json"`
 
 	ClusterName   string        `yaml:"cluster-name" help:"cluster name reported in system.local"`
 	Peers         []string      `yaml:"peer" help:"CQL addresses of the other dohyo instances, reported in system.peers (repeatable)"`
@@ -118,6 +122,7 @@ func DefaultConfig() Config {
 		MaxFrameBytes: cqlserver.DefaultMaxFrameBytes,
 		ShutdownGrace: 10 * time.Second,
 
+		MirrorQueue:          mirror.DefaultQueue,
 		MaxClientConnections: 2048,
 		MaxInFlightPerConn:   1024,
 		MaxInFlight:          8192,
@@ -193,6 +198,15 @@ func (c *Config) Validate() error {
 		if !ok || ks == "" || url == "" {
 			bad("route", "%q is not KEYSPACE=URL", r)
 		}
+	}
+	for _, r := range c.Mirrors {
+		ks, url, ok := strings.Cut(r, "=")
+		if !ok || ks == "" || url == "" {
+			bad("mirror", "%q is not KEYSPACE=URL", r)
+		}
+	}
+	if c.MirrorReadSample < 0 || c.MirrorReadSample > 1 {
+		bad("mirror-read-sample", "%v is not between 0 and 1", c.MirrorReadSample)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

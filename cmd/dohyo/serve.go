@@ -22,11 +22,13 @@ import (
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture/control"
+	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
+	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -87,12 +89,15 @@ type server struct {
 	set    *backendSet
 	coord  *proxy.Coordinator
 	tap    *control.Switch
-	reg    *prometheus.Registry
-	known  *metrics.KeyspaceSet
-	cql    *cqlserver.Server
-	gql    *graphql.Server
-	health *health
-	relays map[string]*cqlserver.Relay
+	mirror *mirror.Mirror // nil without --mirror
+	// closeMirror drains the mirror queues and closes the mirror backends.
+	closeMirror func() error
+	reg         *prometheus.Registry
+	known       *metrics.KeyspaceSet
+	cql         *cqlserver.Server
+	gql         *graphql.Server
+	health      *health
+	relays      map[string]*cqlserver.Relay
 	// roles are dohyo's users, roles and grants (nil: no store for them);
 	// the HTTP door authenticates and authorizes with them too.
 	roles *auth.Manager
@@ -141,6 +146,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes); err != nil {
 		return nil, err
 	}
+	setCloser := len(closers)
 	closers = append(closers, s.set.close)
 	capCfg, err := captureConfig(cfg, log)
 	if err != nil {
@@ -157,9 +163,30 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 			}
 			return s.coord.Catalog(ctx)
 		}})
+	mir, mirBackends, err := openMirror(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	var next proxy.Tap = s.tap
+	var stamp func(string, cql.Statement) bool
+	if mir != nil {
+		s.mirror, next, stamp = mir, proxy.Taps{s.tap, mir}, mir.Stamp
+		s.closeMirror = func() error {
+			mir.Close() // applies what is queued (each request bounded by its timeout)
+			var errs []error
+			for _, b := range mirBackends {
+				errs = append(errs, b.Close())
+			}
+			return errors.Join(errs...)
+		}
+		closers = append(closers, s.closeMirror)
+		if err := s.reg.Register(mir.Collector()); err != nil {
+			return nil, err
+		}
+	}
 	labels := backendLabels{}
 	requestTap := m.Tap(metrics.TapConfig{
-		Next:      s.tap,
+		Next:      next,
 		Keyspaces: s.known,
 		Backend:   func(ks string) string { return labels.get(s.coord.Route(ks).Backend) },
 	})
@@ -173,11 +200,12 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		Auth:              s.roles,
 		EnforceAuth:       len(users) > 0,
 		AuthExempt:        relayedBackends(s.set),
+		Stamp:             stamp,
 	})
 	if err != nil {
 		return nil, err
 	}
-	closers[len(closers)-1] = s.coord.Close // closes the backends too
+	closers[setCloser] = s.coord.Close // closes the backends too
 	s.coord.Subscribe(s.tap.SchemaChanged)
 	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
 	s.refreshKeyspaces(ctx)
@@ -306,6 +334,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
 	s.tap.Register(mux, s.guard.RequireAdmin)
+	registerMirrorAdmin(mux, s.mirror, s.guard.RequireAdmin)
 	if cfg.HTTPPprof {
 		registerPprof(mux, s.guard.RequireAdmin)
 	}
@@ -582,6 +611,11 @@ func (s *server) shutdown() {
 			log.Error("closing capture", "err", err)
 		}
 		capCancel()
+	}
+	if s.closeMirror != nil {
+		if err := s.closeMirror(); err != nil {
+			log.Error("closing mirrors", "err", err)
+		}
 	}
 	if err := closeRelays(s.relays); err != nil {
 		log.Error("closing relays", "err", err)
