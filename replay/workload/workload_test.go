@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -106,8 +107,13 @@ func TestChiSquareRejects(t *testing.T) {
 	z.zeta2, z.alpha = zeta(0, 2, z.theta, 0), 1/(1-z.theta)
 	z.zetan = zeta(0, z.items, z.theta, 0)
 	z.eta = (1 - math.Pow(2/float64(z.items), 1-z.theta)) / (1 - z.zeta2/z.zetan)
-	def := newZipfian(0, 999, 0)
-	edges := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 19, 49, 99, 199, 499, 999}
+	obs, zp := zipfianBins(z, newZipfian(0, 999, 0), r, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 19, 49, 99, 199, 499, 999})
+	rejects("zipfian theta 0.95 vs 0.99", obs, zp)
+}
+
+// zipfianBins draws 200,000 ranks from z into bins ending at edges, and
+// gives each bin's probability under def (the definition tested against).
+func zipfianBins(z, def *zipfian, r *rand.Rand, edges []int64) ([]int64, []float64) {
 	obs := make([]int64, len(edges))
 	for i := 0; i < 200000; i++ {
 		v := z.next(r)
@@ -118,13 +124,13 @@ func TestChiSquareRejects(t *testing.T) {
 			}
 		}
 	}
-	zp := make([]float64, len(edges))
+	p := make([]float64, len(edges))
 	prev := int64(-1)
 	for j, e := range edges {
-		zp[j] = def.cdf(e, 1000) - def.cdf(prev, 1000)
+		p[j] = def.cdf(e, 1000) - def.cdf(prev, 1000)
 		prev = e
 	}
-	rejects("zipfian theta 0.95 vs 0.99", obs, zp)
+	return obs, p
 }
 
 func TestYCSBOperationMix(t *testing.T) {
@@ -170,22 +176,7 @@ func TestYCSBZipfianDefinition(t *testing.T) {
 		edges = append(edges, k)
 	}
 	edges = append(edges, 49, 99, 199, 499, 999)
-	obs := make([]int64, len(edges))
-	for i := 0; i < 200000; i++ {
-		v := z.next(r)
-		for j, e := range edges {
-			if v <= e {
-				obs[j]++
-				break
-			}
-		}
-	}
-	p := make([]float64, len(edges))
-	prev := int64(-1)
-	for j, e := range edges {
-		p[j] = z.cdf(e, 1000) - z.cdf(prev, 1000)
-		prev = e
-	}
+	obs, p := zipfianBins(z, z, r, edges)
 	chiSquare(t, "zipfian(1000) ranks", obs, p)
 }
 
