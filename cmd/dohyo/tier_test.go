@@ -400,7 +400,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 		}
 	}
 	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE DOWN", nodeEvent(1, "DOWN"))
-	tr.restart(0)
+	tr.start(0)
 	eventually(t, 10*time.Second, "survivors list the restarted instance", func() error {
 		if p := peersOf(c); !slices.Contains(p, dead) {
 			return fmt.Errorf("instance 2 lists %v, not %s", p, dead)
