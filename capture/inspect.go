@@ -26,8 +26,8 @@ type Summary struct {
 	Sessions int // distinct (node, session) pairs
 	Dropped  uint64
 	Errors   uint64 // records with an error outcome, probes excluded
-	// Probes are drivers' reads of system.peers_v2 answered Invalid: dohyo
-	// (like Cassandra 3) has no such table and says so by design, which is
+	// Probes are drivers' reads of system.peers_v2 answered Invalid (by
+	// servers without the table, as Cassandra 3 and older dohyo builds):
 	// how drivers learn to read system.peers instead. Not errors.
 	Probes uint64
 	// RedactedValues are bound values kept redacted (dropped, hashed or

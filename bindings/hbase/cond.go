@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/filter"
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/bindings/widecolumn"
@@ -69,6 +72,50 @@ func (s *Store) CellSwap(ctx context.Context, key, expected, value []byte) (bool
 	}
 	return s.checkAndPut(ctx, lwtTable, s.cellRow(key), map[string][]byte{lwtQualifier: value},
 		lwtQualifier, expected, "swap coordination cell")
+}
+
+// dropCells deletes the coordination cells of table id's partitions (the
+// table is being dropped: a table created later has another ID, so the
+// cells are garbage). Without a coordination table there is nothing to do.
+func (s *Store) dropCells(ctx context.Context, id string) error {
+	start := s.cellRow(widecolumn.CoordTablePrefix(id))
+	stop := append(bytes.Clone(start[:len(start)-1]), start[len(start)-1]+1)
+	octx, cancel := opCtx(ctx, s.ddlTO)
+	defer cancel()
+	sc, err := hrpc.NewScanRange(octx, []byte(lwtTable), start, stop,
+		hrpc.Families(map[string][]string{family: {lwtQualifier}}), hrpc.Filters(filter.NewKeyOnlyFilter(false)))
+	if err != nil {
+		return err
+	}
+	var rows [][]byte
+	scanner := s.client.Scan(sc)
+	for {
+		res, err := scanner.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			scanner.Close()
+			if errors.Is(err, gohbase.TableNotFound) || isJava(err, excTableNotFound) {
+				return nil
+			}
+			return s.wrapErr(ctx, "scan coordination cells", err)
+		}
+		if len(res.Cells) > 0 {
+			rows = append(rows, bytes.Clone(res.Cells[0].Row))
+		}
+	}
+	scanner.Close()
+	for _, row := range rows {
+		d, err := hrpc.NewDel(octx, []byte(lwtTable), row, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := s.client.Delete(d); err != nil {
+			return s.wrapErr(ctx, "delete coordination cell", err)
+		}
+	}
+	return nil
 }
 
 func (s *Store) cellRow(key []byte) []byte {

@@ -209,7 +209,8 @@ func (s *Store) ensureNamespace(ctx context.Context, ns string) error {
 	return nil
 }
 
-// DropTable disables and deletes the table. A missing table is not an error.
+// DropTable disables and deletes the table, then deletes the coordination
+// cells of its partitions. A missing table is not an error.
 func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
@@ -226,14 +227,14 @@ func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 	err := s.admin.disableTable(dctx, fq)
 	switch {
 	case isJava(err, excTableNotFound):
-		return nil
+		return s.dropCells(ctx, t.ID)
 	case err != nil && !isJava(err, excTableNotEnabled):
 		return s.wrapErr(ctx, "drop table "+fq, err)
 	}
 	if err := s.admin.deleteTable(dctx, fq); err != nil && !isJava(err, excTableNotFound) {
 		return s.wrapErr(ctx, "drop table "+fq, err)
 	}
-	return nil
+	return s.dropCells(ctx, t.ID)
 }
 
 // TruncateTable empties the table with HBase's truncate (disable, then

@@ -1,16 +1,20 @@
 package hbase
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/widecolumn"
@@ -271,5 +275,69 @@ func TestTierCommittedLWTOfDeadHolderCompletes(t *testing.T) {
 	res, err = run(t.Context(), es[0], "UPDATE "+ks+".t SET v = 9 WHERE k = 1 IF v = 7", bindings.One)
 	if err != nil || !applied(res) {
 		t.Fatalf("CAS after completion: err=%v", err)
+	}
+}
+
+// DROP TABLE and DROP KEYSPACE delete the coordination cells the dropped
+// tables' LWT left behind, and only theirs.
+func TestDropDeletesCoordinationCells(t *testing.T) {
+	b := openTestBackend(t, "catalog="+uniqueName("tier_cells_"))
+	ks := uniqueName("tier_cells_")
+	exec(t, b, "CREATE KEYSPACE "+ks+replication)
+	dropKeyspace(t, b, ks)
+	const keys = 3
+	ids := map[string]string{}
+	for _, tb := range []string{"a", "b"} {
+		exec(t, b, "CREATE TABLE "+ks+"."+tb+" (k int PRIMARY KEY, v int)")
+		for k := range keys {
+			res := exec(t, b, "INSERT INTO "+ks+"."+tb+" (k, v) VALUES (?, 1) IF NOT EXISTS", intVal(k))
+			if !applied(res) {
+				t.Fatalf("%s: insert %d not applied", tb, k)
+			}
+		}
+		ids[tb] = tableSpec(t, b, ks, tb).ID
+	}
+	st := b.Store()
+	for tb, id := range ids {
+		if n := countCells(t, st, id); n != keys {
+			t.Fatalf("table %s: %d coordination cells after LWT on %d partitions, want %d", tb, n, keys, keys)
+		}
+	}
+	exec(t, b, "DROP TABLE "+ks+".a")
+	if n := countCells(t, st, ids["a"]); n != 0 {
+		t.Errorf("dropped table a: %d coordination cells remain", n)
+	}
+	if n := countCells(t, st, ids["b"]); n != keys {
+		t.Errorf("table b: %d coordination cells after dropping a, want %d", n, keys)
+	}
+	exec(t, b, "DROP KEYSPACE "+ks)
+	if n := countCells(t, st, ids["b"]); n != 0 {
+		t.Errorf("dropped keyspace: %d coordination cells of table b remain", n)
+	}
+}
+
+// countCells counts the rows of the coordination table under table id.
+func countCells(t *testing.T, s *Store, id string) int {
+	t.Helper()
+	start := s.cellRow(widecolumn.CoordTablePrefix(id))
+	stop := append(bytes.Clone(start[:len(start)-1]), start[len(start)-1]+1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sc, err := hrpc.NewScanRange(ctx, []byte(lwtTable), start, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanner := s.client.Scan(sc)
+	defer scanner.Close()
+	n := 0
+	for {
+		_, err := scanner.Next()
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("scan coordination cells: %v", err)
+		}
+		n++
 	}
 }

@@ -196,10 +196,16 @@ type guards struct {
 }
 
 func coordKey(ref partRef) []byte {
-	k := make([]byte, 0, len(ref.ti.t.ID)+1+len(ref.key))
-	k = append(k, ref.ti.t.ID...)
-	k = append(k, 0)
-	return append(k, ref.key...)
+	return append(CoordTablePrefix(ref.ti.t.ID), ref.key...)
+}
+
+// CoordTablePrefix is the prefix of the coordination cell keys of the
+// partitions of the table with the given ID (TableSpec.ID): a store drops
+// the cells under it with the table.
+func CoordTablePrefix(tableID string) []byte {
+	k := make([]byte, 0, len(tableID)+1+32)
+	k = append(k, tableID...)
+	return append(k, 0)
 }
 
 // lockParts acquires every partition of refs (deduplicated, in a fixed

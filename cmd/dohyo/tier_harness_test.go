@@ -16,7 +16,7 @@ import (
 //
 //	tr := startTier(t, 3)   // tr.addrs: CQL host:port of each instance
 //	tr.kill(1)              // SIGKILL, as a crash
-//	tr.restart(1)           // same address, same catalog
+//	tr.start(1)             // again: same address, same catalog
 type tier struct {
 	t       testing.TB
 	bin     string // the dohyo build the instances run
@@ -37,6 +37,17 @@ func startTier(t testing.TB, n int, extra ...string) *tier {
 // startTierBin is startTier with another build of dohyo (benchmarks).
 func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
 	t.Helper()
+	tr := newTier(t, bin, n)
+	for i := range n {
+		tr.start(i, extra...)
+	}
+	return tr
+}
+
+// newTier lays out a tier of n instances of bin (addresses, catalog)
+// without starting any: tr.start(i) starts instance i.
+func newTier(t testing.TB, bin string, n int) *tier {
+	t.Helper()
 	zk := os.Getenv("DOHYO_TEST_HBASE_ZK")
 	if zk == "" {
 		if os.Getenv("CI") == "true" {
@@ -53,9 +64,6 @@ func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
 	}
 	for i := range n {
 		tr.addrs = append(tr.addrs, net.JoinHostPort(tierHost(i), strconv.Itoa(tr.port)))
-	}
-	for i := range n {
-		tr.procs[i] = startServeBin(t, bin, nil, tr.args(i, extra)...)
 	}
 	return tr
 }
@@ -81,8 +89,8 @@ func (tr *tier) kill(i int) {
 	}
 }
 
-// restart starts instance i again (after kill) on its address.
-func (tr *tier) restart(i int, extra ...string) {
+// start starts instance i on its address (again, after kill).
+func (tr *tier) start(i int, extra ...string) {
 	tr.t.Helper()
 	tr.procs[i] = startServeBin(tr.t, tr.bin, nil, tr.args(i, extra)...)
 }

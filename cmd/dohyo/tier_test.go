@@ -119,6 +119,27 @@ func TestTierSchemaVisibleEverywhere(t *testing.T) {
 			}
 			return nil
 		})
+		// system.peers_v2 (read first by drivers on protocol v5) lists the
+		// same two, each on its CQL port.
+		it := s.Query("SELECT peer, native_address, native_port FROM system.peers_v2").Iter()
+		var peer, native net.IP
+		var port int
+		v2 := map[string]int{}
+		for it.Scan(&peer, &native, &port) {
+			if !peer.Equal(native) {
+				t.Errorf("instance %d: peers_v2 %v has native_address %v", i, peer, native)
+			}
+			v2[net.JoinHostPort(peer.String(), fmt.Sprint(port))] = 1
+		}
+		if err := it.Close(); err != nil {
+			t.Fatalf("instance %d: system.peers_v2: %v", i, err)
+		}
+		for j, a := range tr.addrs {
+			if _, listed := v2[a]; listed == (j == i) {
+				t.Errorf("instance %d: system.peers_v2 lists %v, want the others of %v", i, v2, tr.addrs)
+				break
+			}
+		}
 	}
 	// The all-instances session waits for schema agreement after each
 	// DDL: with MaxWaitSchemaAgreement it fails if agreement never comes.
@@ -400,7 +421,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 		}
 	}
 	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE DOWN", nodeEvent(1, "DOWN"))
-	tr.restart(0)
+	tr.start(0)
 	eventually(t, 10*time.Second, "survivors list the restarted instance", func() error {
 		if p := peersOf(c); !slices.Contains(p, dead) {
 			return fmt.Errorf("instance 2 lists %v, not %s", p, dead)

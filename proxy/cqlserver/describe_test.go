@@ -35,7 +35,7 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("keyspaces: %s (%d columns)", got, len(r.Metadata.Columns))
 	}
 	r = c.rows("DESC TABLES;", nil)
-	if got := strings.Join(col(r, "name"), ","); !strings.HasPrefix(got, "t,wide,local,peers,role_members,role_permissions,roles,aggregates") {
+	if got := strings.Join(col(r, "name"), ","); !strings.HasPrefix(got, "t,wide,local,peers,peers_v2,role_members,role_permissions,roles,aggregates") {
 		t.Errorf("tables: %s", got)
 	}
 	r = c.rows("DESCRIBE KEYSPACE ks", nil)

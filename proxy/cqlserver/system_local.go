@@ -40,6 +40,14 @@ func (v *virtualBackend) addNodeTables() {
 		peer inet PRIMARY KEY, data_center text, host_id uuid, preferred_ip inet, rack text,
 		release_version text, rpc_address inet, schema_version uuid, tokens set<varchar>)`,
 		systemParams, v.peerRows, false)
+	// peers_v2 (Cassandra 4.0+) lists the same peers with their ports: the
+	// drivers that read it first reach each peer on its own native_port.
+	v.define("system", "information about known peers in the cluster", `CREATE TABLE peers_v2 (
+		peer inet, peer_port int, data_center text, host_id uuid, native_address inet,
+		native_port int, preferred_ip inet, preferred_port int, rack text,
+		release_version text, schema_version uuid, tokens set<varchar>,
+		PRIMARY KEY (peer, peer_port))`,
+		systemParams, v.peerV2Rows, false)
 }
 
 // Member is another dohyo instance of the tier: its advertised CQL
@@ -193,10 +201,6 @@ func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][
 	_, peers, tokens := v.ring(ctx)
 	b := &rowBuilder{t: v.tables["system"]["peers"].meta}
 	for _, p := range peers {
-		sv := schemaVersion(cat) // a static peer serves the same backends
-		if p.schema != "" {
-			sv = renderSchemaVersion(p.schema)
-		}
 		b.add(map[string]any{
 			"peer":            p.ip,
 			"data_center":     cfg.DataCenter,
@@ -204,9 +208,39 @@ func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][
 			"rack":            cfg.Rack,
 			"release_version": cfg.ReleaseVersion,
 			"rpc_address":     p.ip,
-			"schema_version":  sv,
+			"schema_version":  peerSchema(cat, p),
 			"tokens":          tokens[p.key()],
 		})
 	}
 	return b.sorted()
+}
+
+func (v *virtualBackend) peerV2Rows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.srv.cfg
+	_, peers, tokens := v.ring(ctx)
+	b := &rowBuilder{t: v.tables["system"]["peers_v2"].meta}
+	for _, p := range peers {
+		b.add(map[string]any{
+			"peer":            p.ip,
+			"peer_port":       int32(storagePort),
+			"data_center":     cfg.DataCenter,
+			"host_id":         hostID(p),
+			"native_address":  p.ip,
+			"native_port":     int32(p.port),
+			"rack":            cfg.Rack,
+			"release_version": cfg.ReleaseVersion,
+			"schema_version":  peerSchema(cat, p),
+			"tokens":          tokens[p.key()],
+		})
+	}
+	return b.sorted()
+}
+
+// peerSchema is the schema version a peer reports: a tier member's own, a
+// static peer's the local one (it serves the same backends).
+func peerSchema(cat *schema.Catalog, p node) string {
+	if p.schema != "" {
+		return renderSchemaVersion(p.schema)
+	}
+	return schemaVersion(cat)
 }

@@ -114,10 +114,7 @@ func TestSystemLocalAndPeers(t *testing.T) {
 			if len(r.Data) != 1 || len(r.Data[0]) != 1 || string(r.Data[0][0]) != string(local["schema_version"]) {
 				t.Errorf("schema_version alone: %v", r.Data)
 			}
-			m := c.query("SELECT * FROM system.peers_v2", nil)
-			if e, ok := m.(*message.Invalid); !ok || e.ErrorMessage != "unconfigured table peers_v2" {
-				t.Errorf("peers_v2: %v", m)
-			}
+			checkPeersV2(t, c, map[string]int32{"127.0.0.2": 9042, "127.0.0.3": 9042})
 		})
 	}
 }
@@ -151,6 +148,41 @@ func TestSystemPeersMembers(t *testing.T) {
 		t.Errorf("peers and their schema versions: %v (local %s)", got, localSV)
 	}
 	checkRing(t, ring, 4, 4)
+	checkPeersV2(t, c, map[string]int32{"127.0.0.2": 9042, "127.0.0.3": 9042, "127.0.0.4": 9042})
+}
+
+// checkPeersV2 asserts system.peers_v2 lists the peers of system.peers,
+// with the same host ids, schema versions and tokens, each on its
+// native port (want: peer IP -> native_port).
+func checkPeersV2(t *testing.T, c *client, want map[string]int32) {
+	t.Helper()
+	v1 := map[string]map[string][]byte{}
+	for _, p := range rowMaps(c.rows("SELECT * FROM system.peers", nil)) {
+		v1[decode(t, "inet", p["peer"]).(net.IP).String()] = p
+	}
+	v2 := rowMaps(c.rows("SELECT * FROM system.peers_v2", nil))
+	if len(v2) != len(want) || len(v1) != len(want) {
+		t.Fatalf("peers_v2 has %d rows, peers %d, want %d", len(v2), len(v1), len(want))
+	}
+	for _, p := range v2 {
+		ip := decode(t, "inet", p["peer"]).(net.IP).String()
+		old, ok := v1[ip]
+		if !ok {
+			t.Errorf("peers_v2 lists %s, peers does not", ip)
+			continue
+		}
+		if port := decode(t, "int", p["native_port"]).(int32); port != want[ip] {
+			t.Errorf("peers_v2 %s: native_port %d, want %d", ip, port, want[ip])
+		}
+		if na := decode(t, "inet", p["native_address"]).(net.IP).String(); na != ip {
+			t.Errorf("peers_v2 %s: native_address %s", ip, na)
+		}
+		for _, col := range []string{"host_id", "schema_version", "tokens", "data_center", "rack", "release_version"} {
+			if string(p[col]) != string(old[col]) {
+				t.Errorf("peers_v2 %s: %s differs from system.peers", ip, col)
+			}
+		}
+	}
 }
 
 // checkRing asserts n instances own per tokens each, all distinct and
