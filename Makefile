@@ -41,8 +41,8 @@ go-test:
 	@echo "[make] go test, every package (one line as each starts; failing tests' output in full)"
 	set -o pipefail; $(GO) test -json $(TESTFLAGS) -tags $(TAGS) ./... | $(PROGRESS)
 	@echo "[make] tests that stop and restart the servers, alone, after everything else"
-	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS)
-	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
+	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS)
+	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
