@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/spf13/cobra"
 )
 
 // openMirror opens the mirror backends of cfg.Mirrors (nil without any):
@@ -77,4 +81,76 @@ func registerMirrorAdmin(mux *http.ServeMux, m *mirror.Mirror, admin func(http.H
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"keyspaces": m.Keyspaces()})
 	})))
+}
+
+// newMirrorCmd is `dohyo mirror`: tools for live mirroring.
+func newMirrorCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "mirror", Short: "Tools for live mirroring (dohyo serve --mirror)"}
+	cmd.AddCommand(newMirrorReapplyCmd())
+	return cmd
+}
+
+// newMirrorReapplyCmd is `dohyo mirror reapply`: the captured writes a
+// mirror missed, applied again with their timestamps.
+func newMirrorReapplyCmd() *cobra.Command {
+	var target, since, until string
+	var keyspaces []string
+	cmd := &cobra.Command{
+		Use:   "reapply CAPTURE... --target URL --keyspace KS",
+		Short: "Apply a capture's writes of some keyspaces again to a mirror (the writes it missed while down or behind)",
+		Long: `Reapply sends every successful plain write (INSERT, UPDATE, DELETE, batch
+children) of the given keyspaces in the captures, in capture order and with
+its captured timestamp, to the target. A write the target already has is
+not changed by it (same values, same timestamp), so the window (--since,
+--until, RFC 3339) may be generous: take it from the mirror's state changes
+in the log or from dohyo_mirror_state. LWT, counter and read-modify-write
+statements, and writes captured without a timestamp (before mirroring was
+on), are not applied: they are counted, for the operator to settle.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var f mirror.ReapplyFilter
+			f.Keyspaces = keyspaces
+			for _, tv := range []struct {
+				flag, v string
+				to      *time.Time
+			}{{"since", since, &f.Since}, {"until", until, &f.Until}} {
+				if tv.v == "" {
+					continue
+				}
+				t, err := time.Parse(time.RFC3339, tv.v)
+				if err != nil {
+					return fmt.Errorf("--%s %q is not an RFC 3339 time (2026-12-01T10:00:00Z): %w", tv.flag, tv.v, err)
+				}
+				*tv.to = t
+			}
+			if target == "" || len(keyspaces) == 0 {
+				return errors.New("--target and --keyspace are required")
+			}
+			b, err := openBackend(cmd.Context(), target)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			mg, err := capture.NewMerger(cmd.Context(), capture.MergeOptions{}, args...)
+			if err != nil {
+				return err
+			}
+			defer mg.Close()
+			st, err := mirror.Reapply(cmd.Context(), mg.Next, b, f)
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			if encErr := enc.Encode(st); encErr != nil {
+				return encErr
+			}
+			if err == nil && st.Failed > 0 {
+				err = fmt.Errorf("%d writes failed on %s (see errors)", st.Failed, target)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&target, "target", "", "the mirror's backend URL")
+	cmd.Flags().StringArrayVar(&keyspaces, "keyspace", nil, "keyspace whose writes to apply (repeatable)")
+	cmd.Flags().StringVar(&since, "since", "", "only writes that arrived at or after this time (RFC 3339)")
+	cmd.Flags().StringVar(&until, "until", "", "only writes that arrived at or before this time (RFC 3339)")
+	return cmd
 }

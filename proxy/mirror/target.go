@@ -38,10 +38,10 @@ type target struct {
 	queues []chan *job
 
 	sent, applied, dropped, failed atomic.Int64
-	compared, mismatched          atomic.Int64
-	queued                        atomic.Int64
-	unavailableRun                atomic.Int64
-	lagNs                         atomic.Int64 // queue time of the last applied request
+	compared, mismatched           atomic.Int64
+	queued                         atomic.Int64
+	unavailableRun                 atomic.Int64
+	lagNs                          atomic.Int64 // queue time of the last applied request
 
 	mu       sync.Mutex
 	errs     map[string]int64 // by error code
@@ -52,7 +52,7 @@ type target struct {
 
 // latency sums a class's latencies on the primary and on this mirror.
 type latency struct {
-	N                    int64
+	N                   int64
 	PrimaryNs, MirrorNs int64
 }
 
