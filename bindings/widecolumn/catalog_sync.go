@@ -177,7 +177,7 @@ func (e *Engine) reloadLocked(ctx context.Context) ([]*bindings.SchemaChange, er
 	if st.version == old.version {
 		return nil, nil
 	}
-	e.st.Store(st)
+	e.storeState(st)
 	changes := diffCatalogs(old.cat, st.cat)
 	e.log.Info("widecolumn: loaded schema committed elsewhere", "version", st.version, "changes", len(changes))
 	return changes, nil
