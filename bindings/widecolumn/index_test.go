@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/schema"
 )
 
 // TestIndexConcurrentWrites runs writers (inserts, updates, deletes, set
@@ -158,4 +161,20 @@ func TestIndexStaleEntriesVerified(t *testing.T) {
 	}
 	h.expectRows("SELECT k FROM t WHERE v = 1")
 	h.expectRows("SELECT k FROM t WHERE v = 2", "1")
+}
+
+// TestIndexChangeIsTableUpdate checks that an index created or dropped by
+// another engine of a tier reaches this engine's clients as UPDATED TABLE.
+func TestIndexChangeIsTableUpdate(t *testing.T) {
+	h := newHarness(t)
+	h.exec("CREATE TABLE t (k int PRIMARY KEY, v int)")
+	before := h.e.st.Load().cat
+	h.exec("CREATE INDEX ON t (v)")
+	after := h.e.st.Load().cat
+	for _, c := range [][2]*schema.Catalog{{before, after}, {after, before}} {
+		chs := diffCatalogs(c[0], c[1])
+		if len(chs) != 1 || chs[0].Type != bindings.Updated || chs[0].Target != bindings.TargetTable || chs[0].Object != "t" {
+			t.Errorf("changes: %+v", chs)
+		}
+	}
 }
