@@ -165,6 +165,9 @@ func (e *Engine) apply(ctx context.Context, muts []Mutation) error {
 	e.idxMu.RLock()
 	defer e.idxMu.RUnlock()
 	if entries := indexMutations(e.st.Load(), muts); len(entries) > 0 {
+		if a, ok := e.kv.(AtomicKV); ok && a.AppliesAtomically() {
+			return e.kv.Apply(ctx, append(entries, muts...))
+		}
 		if err := e.kv.Apply(ctx, entries); err != nil {
 			return fmt.Errorf("write index entries: %w", err)
 		}
