@@ -107,11 +107,12 @@ func indexAnswers(ti *tableInfo, ii *indexInfo, r *restriction) bool {
 	return false
 }
 
-// saiRangeType: Cassandra 5.0's SAI answers ranges on numeric and other
-// non-literal types, never on text, ascii, blobs or booleans.
+// saiRangeType: Cassandra 5.0.9's SAI answers ranges on numeric, time,
+// timeuuid and inet columns, never on text, ascii, blobs, booleans or
+// (non-time) uuids.
 func saiRangeType(t *cql.Type) bool {
 	switch t.Kind {
-	case cql.KindText, cql.KindAscii, cql.KindBlob, cql.KindBoolean:
+	case cql.KindText, cql.KindAscii, cql.KindBlob, cql.KindBoolean, cql.KindUUID:
 		return false
 	}
 	return !t.IsCollection() && t.Kind != cql.KindTuple && t.Kind != cql.KindUDT
