@@ -218,6 +218,10 @@ func statementKeyspace(parsed *cql.Parsed, sessionKS string) string {
 		return or(s.Keyspace)
 	case *cql.DropTable:
 		return or(s.Keyspace)
+	case *cql.CreateIndex:
+		return or(s.Keyspace)
+	case *cql.DropIndex:
+		return or(s.Keyspace)
 	case *cql.Truncate:
 		return or(s.Keyspace)
 	case *cql.CreateKeyspace:

@@ -331,10 +331,8 @@ func (p *parser) create() Statement {
 		return p.createKeyspace()
 	case p.isWord(w1, "table"), p.isWord(w1, "columnfamily"):
 		return p.createTable()
-	case p.isWord(w1, "index"):
-		return p.unsupported("CREATE INDEX", 2)
-	case p.isWord(w1, "custom") && p.isWord(w2, "index"):
-		return p.unsupported("CREATE INDEX", 3)
+	case p.isWord(w1, "index"), p.isWord(w1, "custom") && p.isWord(w2, "index"):
+		return p.createIndex()
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
 		return p.unsupported("CREATE MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "or") && p.isWord(w2, "replace") && (p.isWord(w3, "function") || p.isWord(w3, "aggregate")):
@@ -395,8 +393,10 @@ func (p *parser) drop() Statement {
 		return p.unsupported("DROP MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.dropRole(p.isWord(w1, "user"))
+	case p.isWord(w1, "index"):
+		return p.dropIndex()
 	}
-	for _, what := range []string{"index", "type", "function", "aggregate", "trigger"} {
+	for _, what := range []string{"type", "function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("DROP "+strings.ToUpper(what), 2)
 		}

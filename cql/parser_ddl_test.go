@@ -96,9 +96,6 @@ func TestParseCreateTableScalarTypes(t *testing.T) {
 }
 
 var unsupportedCases = []parseCase{
-	{"create index", "CREATE INDEX ON t (v)", &Unsupported{What: "CREATE INDEX"}},
-	{"create custom index", "CREATE CUSTOM INDEX idx ON t (v) USING 'org.SASI' WITH OPTIONS = {'mode': 'CONTAINS'}", &Unsupported{What: "CREATE INDEX"}},
-	{"drop index", "DROP INDEX ks.idx", &Unsupported{What: "DROP INDEX"}},
 	{"create type", "CREATE TYPE ks.address (street text, zip int)", &Unsupported{What: "CREATE TYPE"}},
 	{"alter type", "ALTER TYPE address ADD city text", &Unsupported{What: "ALTER TYPE"}},
 	{"drop type", "DROP TYPE IF EXISTS address", &Unsupported{What: "DROP TYPE"}},

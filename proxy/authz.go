@@ -83,6 +83,10 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
 	case *cql.DropTable:
 		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
+	case *cql.CreateIndex:
+		return append(out, check{auth.Alter, table(s.Keyspace, s.Table)})
+	case *cql.DropIndex:
+		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
 	}
 	return out
 }

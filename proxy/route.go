@@ -26,6 +26,10 @@ func statementKeyspace(stmt cql.Statement, session string) (string, error) {
 		ks = s.Keyspace
 	case *cql.DropTable:
 		ks = s.Keyspace
+	case *cql.CreateIndex:
+		ks = s.Keyspace
+	case *cql.DropIndex:
+		ks = s.Keyspace
 	case *cql.Truncate:
 		ks = s.Keyspace
 	case *cql.Insert:

@@ -96,6 +96,10 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation, st.Collection = "ALTER TABLE", s.Name
 	case *cql.DropTable:
 		st.Operation, st.Collection = "DROP TABLE", s.Name
+	case *cql.CreateIndex:
+		st.Operation, st.Collection = "CREATE INDEX", s.Table
+	case *cql.DropIndex:
+		st.Operation = "DROP INDEX"
 	case *cql.Truncate:
 		st.Operation, st.Collection = "TRUNCATE", s.Name
 	}

@@ -59,6 +59,10 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.alterTable(s, currentKeyspace)
 	case *cql.DropTable:
 		ks, ch, err = c.dropTable(s, currentKeyspace)
+	case *cql.CreateIndex:
+		ks, ch, err = c.createIndex(s, currentKeyspace)
+	case *cql.DropIndex:
+		ks, ch, err = c.dropIndex(s, currentKeyspace)
 	default:
 		return nil, nil, invalidf("%T is not a schema statement", stmt)
 	}

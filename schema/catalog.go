@@ -75,6 +75,8 @@ type Table struct {
 	// Dropped lists dropped columns by name: data written before DroppedAt
 	// must be ignored if a column of that name is added again.
 	Dropped map[string]*DroppedColumn
+	// Indexes are the table's secondary indexes, sorted by name.
+	Indexes []*Index
 }
 
 // DroppedColumn records an ALTER TABLE DROP.

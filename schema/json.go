@@ -33,6 +33,16 @@ type (
 		Params  TableParams   `json:"params"`
 		Counter bool          `json:"counter,omitempty"`
 		Dropped []jsonDropped `json:"dropped,omitempty"`
+		Indexes []jsonIndex   `json:"indexes,omitempty"`
+	}
+	jsonIndex struct {
+		ID      string            `json:"id"`
+		Name    string            `json:"name"`
+		Column  string            `json:"column"`
+		Target  string            `json:"target,omitempty"`
+		Kind    string            `json:"kind"`
+		SAI     bool              `json:"sai,omitempty"`
+		Options map[string]string `json:"options,omitempty"`
 	}
 	jsonColumn struct {
 		Name     string    `json:"name"`
@@ -85,6 +95,10 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 				d := t.Dropped[n]
 				jt.Dropped = append(jt.Dropped, jsonDropped{Name: d.Name, Type: encodeType(d.Type),
 					Kind: d.Kind.String(), DroppedAt: d.DroppedAt})
+			}
+			for _, ix := range t.Indexes {
+				jt.Indexes = append(jt.Indexes, jsonIndex{ID: ix.ID, Name: ix.Name, Column: ix.Column, Target: ix.Target.String(),
+					Kind: ix.Kind, SAI: ix.SAI, Options: ix.Options})
 			}
 			jk.Tables = append(jk.Tables, jt)
 		}
@@ -174,6 +188,19 @@ func decodeTable(ks string, jt jsonTable) (*Table, error) {
 			t.Dropped = map[string]*DroppedColumn{}
 		}
 		t.Dropped[jd.Name] = &DroppedColumn{Name: jd.Name, Type: typ, Kind: kind, DroppedAt: jd.DroppedAt}
+	}
+	for _, ji := range jt.Indexes {
+		ix := &Index{ID: ji.ID, Name: ji.Name, Column: ji.Column, Kind: ji.Kind, SAI: ji.SAI, Options: ji.Options}
+		found := false
+		for k := cql.IndexSimple; k <= cql.IndexFull; k++ {
+			if k.String() == ji.Target {
+				ix.Target, found = k, true
+			}
+		}
+		if !found || t.Column(ji.Column) == nil {
+			return nil, fmt.Errorf("index %s: bad target %q on %q", ji.Name, ji.Target, ji.Column)
+		}
+		t.Indexes = append(t.Indexes, ix)
 	}
 	t.Options = t.Params.OptionsCQL()
 	return t, nil

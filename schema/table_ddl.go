@@ -305,6 +305,9 @@ func (c *Catalog) dropColumns(t *Table, s *cql.AlterTable) *Error {
 		if col.Kind == PartitionKey || col.Kind == Clustering {
 			return invalidf("Cannot drop PRIMARY KEY column %s", name)
 		}
+		if ixs := t.indexesOn(name); len(ixs) > 0 {
+			return invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", name, strings.Join(ixs, ", "))
+		}
 		t.Columns = removeColumn(t.Columns, name)
 		if t.Dropped == nil {
 			t.Dropped = map[string]*DroppedColumn{}
@@ -333,6 +336,9 @@ func renameColumns(old, t *Table, s *cql.AlterTable) *Error {
 		}
 		if col.Kind != PartitionKey && col.Kind != Clustering {
 			return invalidf("Cannot rename non PRIMARY KEY column %s", o)
+		}
+		if ixs := old.indexesOn(o); len(ixs) > 0 {
+			return invalidf("Cannot rename column %s because it has dependent secondary indexes (%s)", o, strings.Join(ixs, ", "))
 		}
 		if old.Column(n) != nil {
 			return invalidf("Cannot rename column %s to %s in table '%s'; another column with that name already exists",

@@ -41,6 +41,9 @@ type column struct {
 	typ  *cql.Type
 	desc bool     // clustering order DESC
 	pool [][]byte // key columns: the values writes and reads draw from
+	// index is the column's secondary index: "" (none), "sai" or
+	// "legacy"; target is its target function ("", keys, entries).
+	index, target string
 }
 
 // table is one generated table and what the workload knows about it.

@@ -206,8 +206,10 @@ func (g *Generator) schemaChange(t *table) Step {
 		}
 		t.regulars = append(t.regulars, c)
 		return g.step(g.ks, &bindings.Request{Query: fmt.Sprintf("ALTER TABLE %s ADD %s %s", t.name, c.name, c.typ)}, t.name)
-	case p < 6 && len(t.regulars) > 1:
-		i := g.r.IntN(len(t.regulars))
+	case p < 6 && len(t.regulars) > 1 && t.regulars[len(t.regulars)-1].index == "":
+		// The last column: never an indexed one (Cassandra refuses to
+		// drop a column its indexes depend on).
+		i := len(t.regulars) - 1
 		c := t.regulars[i]
 		t.regulars = append(t.regulars[:i:i], t.regulars[i+1:]...)
 		return g.step(g.ks, &bindings.Request{Query: fmt.Sprintf("ALTER TABLE %s DROP %s", t.name, c.name)}, t.name)
@@ -224,6 +226,7 @@ func (g *Generator) schemaChange(t *table) Step {
 	}
 	st := g.step(g.ks, &bindings.Request{Query: "DROP TABLE " + t.name}, t.name)
 	g.pending = append(g.pending, g.step(g.ks, &bindings.Request{Query: nt.createStatement()}, nt.name))
+	g.pending = append(g.pending, g.indexSteps(nt)...)
 	return st
 }
 
@@ -239,6 +242,11 @@ func (g *Generator) readBeyond(t *table) Step {
 	s := g.newStmt(true)
 	var q string
 	filtering := false
+	if r.IntN(3) == 0 {
+		if st, ok := g.indexedRead(t); ok {
+			return st
+		}
+	}
 	switch r.IntN(4) {
 	case 0: // token range scan, or token filter of listed partitions
 		pks := names(t.pk)

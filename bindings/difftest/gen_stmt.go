@@ -30,6 +30,7 @@ func (g *Generator) Setup(tables int) []Step {
 		t := g.newTable(fmt.Sprintf("t%d", i))
 		g.tables = append(g.tables, t)
 		steps = append(steps, g.step(g.ks, &bindings.Request{Query: t.createStatement()}, t.name))
+		steps = append(steps, g.indexSteps(t)...)
 	}
 	g.maxTable = tables
 	return steps

@@ -56,6 +56,12 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	return err
 }
 
+// AppliesAtomically reports that Apply is one atomic batch
+// (widecolumn.AtomicKV).
+func (s *Store) AppliesAtomically() bool { return true }
+
+var _ widecolumn.AtomicKV = (*Store)(nil)
+
 // Scan returns an iterator over rows in [r.Start, r.Stop). It reads one
 // consistent view of the table (a Pebble iterator is point-in-time) and
 // holds Pebble resources until Close. r.Limit is only a hint and never

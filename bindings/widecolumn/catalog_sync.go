@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -177,7 +178,7 @@ func (e *Engine) reloadLocked(ctx context.Context) ([]*bindings.SchemaChange, er
 	if st.version == old.version {
 		return nil, nil
 	}
-	e.st.Store(st)
+	e.storeState(st)
 	changes := diffCatalogs(old.cat, st.cat)
 	e.log.Info("widecolumn: loaded schema committed elsewhere", "version", st.version, "changes", len(changes))
 	return changes, nil
@@ -269,7 +270,7 @@ func diffCatalogs(old, cur *schema.Catalog) []*bindings.SchemaChange {
 					add(bindings.Dropped, bindings.TargetTable, name, tn)
 				}
 				add(bindings.Created, bindings.TargetTable, name, tn)
-			case prev.CreateStatement() != t.CreateStatement():
+			case prev.CreateStatement() != t.CreateStatement() || indexSignature(prev) != indexSignature(t):
 				add(bindings.Updated, bindings.TargetTable, name, tn)
 			}
 		}
@@ -286,4 +287,15 @@ func diffCatalogs(old, cur *schema.Catalog) []*bindings.SchemaChange {
 		}
 	}
 	return out
+}
+
+// indexSignature names a table's indexes (an index created or dropped
+// elsewhere is an UPDATED TABLE change, as Cassandra reports it).
+func indexSignature(t *schema.Table) string {
+	var b strings.Builder
+	for _, ix := range t.Indexes {
+		b.WriteString(ix.ID)
+		b.WriteByte(',')
+	}
+	return b.String()
 }

@@ -357,7 +357,7 @@ func (gs *guards) complete(ctx context.Context, g *guard) error {
 	}
 	gs.e.log.Info("widecolumn: completing the committed LWT of an expired holder",
 		"table", g.ref.ti.t.Keyspace+"."+g.ref.ti.t.Name, "mutations", len(muts))
-	if err := gs.e.kv.Apply(ctx, muts); err != nil {
+	if err := gs.e.apply(ctx, muts); err != nil {
 		return fmt.Errorf("complete committed proposal: %w", err)
 	}
 	next := g.st
@@ -404,7 +404,7 @@ func (gs *guards) commit(ctx context.Context, muts []Mutation) error {
 		if len(muts) == 0 {
 			return nil
 		}
-		if err := gs.e.kv.Apply(ctx, muts); err != nil {
+		if err := gs.e.apply(ctx, muts); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 		return nil
@@ -448,7 +448,7 @@ func (gs *guards) commit(ctx context.Context, muts []Mutation) error {
 		apply = append(apply, g.muts...)
 	}
 	if len(apply) > 0 {
-		if err := gs.e.kv.Apply(ctx, apply); err != nil {
+		if err := gs.e.apply(ctx, apply); err != nil {
 			// Committed proposals stay in their cells for the next holder.
 			return fmt.Errorf("write: %w", err)
 		}

@@ -46,6 +46,13 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 		if err != nil {
 			return nil, err
 		}
+		// Indexes first: a write between the two leaves a stale entry, never
+		// a row its index misses.
+		for _, ii := range ti.indexes {
+			if err := e.kv.TruncateTable(ctx, ii.spec); err != nil {
+				return nil, fmt.Errorf("truncate index %s: %w", ii.ix.Name, err)
+			}
+		}
 		if err := e.kv.TruncateTable(ctx, ti.spec); err != nil {
 			return nil, fmt.Errorf("truncate %s: %w", ti, err)
 		}
@@ -58,6 +65,11 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 	defer e.dropUnused(ctx, a)
 	for attempt := 1; ; attempt++ {
 		res, committed, err := e.tryDDL(ctx, ks, stmt, a)
+		if err == nil && committed {
+			if err := e.backfillIndexes(ctx, a.added); err != nil {
+				return nil, err
+			}
+		}
 		if err != nil || committed {
 			return res, err
 		}
@@ -78,7 +90,9 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 // lost attempt created, and that storage.
 type ddlAttempts struct {
 	seed []byte
-	made map[string]*tableInfo // by table id; nil once a commit's outcome is unknown
+	made map[string]*TableSpec // by table or index id; nil once a commit's outcome is unknown
+	// added are the indexes the committed statement created (to backfill).
+	added []*indexInfo
 }
 
 func (e *Engine) newDDLAttempts() (*ddlAttempts, error) {
@@ -86,7 +100,7 @@ func (e *Engine) newDDLAttempts() (*ddlAttempts, error) {
 	if src == nil {
 		src = rand.Reader
 	}
-	a := &ddlAttempts{seed: make([]byte, 256), made: map[string]*tableInfo{}}
+	a := &ddlAttempts{seed: make([]byte, 256), made: map[string]*TableSpec{}}
 	if _, err := io.ReadFull(src, a.seed); err != nil {
 		return nil, fmt.Errorf("schema random source: %w", err)
 	}
@@ -104,10 +118,10 @@ func (a *ddlAttempts) schemaOptions(o schema.Options) schema.Options {
 func (e *Engine) dropUnused(ctx context.Context, a *ddlAttempts) {
 	st := e.st.Load()
 	ids := tablesByID(st)
-	var unused []*tableInfo
-	for id, ti := range a.made {
+	var unused []*TableSpec
+	for id, spec := range a.made {
 		if ids[id] == nil {
-			unused = append(unused, ti)
+			unused = append(unused, spec)
 		}
 	}
 	e.dropTables(ctx, unused)
@@ -133,12 +147,12 @@ func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *d
 		return nil, false, err
 	}
 	oldIDs, newIDs := tablesByID(old), tablesByID(st)
-	for id, ti := range newIDs {
+	for id, spec := range newIDs {
 		if oldIDs[id] == nil {
-			if err := e.kv.CreateTable(ctx, ti.spec); err != nil {
-				return nil, false, fmt.Errorf("create table %s: %w", ti, err)
+			if err := e.kv.CreateTable(ctx, spec); err != nil {
+				return nil, false, fmt.Errorf("create table %s.%s: %w", spec.Keyspace, spec.Name, err)
 			}
-			a.made[id] = ti
+			a.made[id] = spec
 		}
 	}
 	for id := range salts {
@@ -157,11 +171,12 @@ func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *d
 		return nil, false, nil
 	}
 	st.version = old.version + 1
-	e.st.Store(st)
-	var dropped []*tableInfo
-	for id, ti := range oldIDs {
+	e.storeState(st)
+	a.added = newIndexes(old, st)
+	var dropped []*TableSpec
+	for id, spec := range oldIDs {
 		if newIDs[id] == nil {
-			dropped = append(dropped, ti)
+			dropped = append(dropped, spec)
 		}
 	}
 	e.dropTables(ctx, dropped)
@@ -177,20 +192,24 @@ func schemaChange(ch *schema.Change) *bindings.SchemaChange {
 	}
 }
 
-func tablesByID(st *state) map[string]*tableInfo {
-	out := make(map[string]*tableInfo, len(st.tables))
+// tablesByID lists the KV tables of a state (tables and their indexes) by id.
+func tablesByID(st *state) map[string]*TableSpec {
+	out := make(map[string]*TableSpec, len(st.tables))
 	for _, ti := range st.tables {
-		out[ti.t.ID] = ti
+		out[ti.t.ID] = ti.spec
+		for _, ii := range ti.indexes {
+			out[ii.ix.ID] = ii.spec
+		}
 	}
 	return out
 }
 
 // dropTables removes the storage of tables no committed catalog names. A
 // failure leaves unreachable data behind: reported, not returned.
-func (e *Engine) dropTables(ctx context.Context, tables []*tableInfo) {
-	for _, ti := range tables {
-		if err := e.kv.DropTable(ctx, ti.spec); err != nil {
-			e.log.Warn("widecolumn: drop table storage", "table", ti.String(), "err", err)
+func (e *Engine) dropTables(ctx context.Context, tables []*TableSpec) {
+	for _, spec := range tables {
+		if err := e.kv.DropTable(ctx, spec); err != nil {
+			e.log.Warn("widecolumn: drop table storage", "table", spec.Keyspace+"."+spec.Name, "err", err)
 		}
 	}
 }

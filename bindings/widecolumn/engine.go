@@ -70,8 +70,11 @@ type Engine struct {
 	clock func() time.Time
 	uuids *cql.TimeUUIDGenerator
 
-	st     atomic.Pointer[state]
-	ddlMu  sync.Mutex
+	st    atomic.Pointer[state]
+	ddlMu sync.Mutex
+	// idxMu: writes hold it shared while they derive and write index
+	// entries; schema swaps hold it exclusively (index.go).
+	idxMu  sync.RWMutex
 	parsed *lru.Cache[string, *cql.Parsed]
 	plans  *lru.Cache[planKey, *cachedPlan]
 
@@ -102,7 +105,8 @@ var (
 type state struct {
 	cat    *schema.Catalog
 	tables map[tableKey]*tableInfo
-	salts  map[string]int // table id -> salt buckets
+	byID   map[string]*tableInfo // by table id
+	salts  map[string]int        // table id -> salt buckets
 	// version is the committed schema version cat was loaded from.
 	version int64
 }
@@ -149,9 +153,9 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	}
 	// Storage for every known table: creating an existing table is a no-op,
 	// and this repairs a crash between catalog write and table creation.
-	for _, ti := range st.tables {
-		if err := kv.CreateTable(ctx, ti.spec); err != nil {
-			return nil, fmt.Errorf("widecolumn: open table %s.%s: %w", ti.t.Keyspace, ti.t.Name, err)
+	for _, spec := range tablesByID(st) {
+		if err := kv.CreateTable(ctx, spec); err != nil {
+			return nil, fmt.Errorf("widecolumn: open table %s.%s: %w", spec.Keyspace, spec.Name, err)
 		}
 	}
 	e.st.Store(st)
@@ -167,7 +171,12 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 
 // newState derives runtime table information from a catalog.
 func (e *Engine) newState(cat *schema.Catalog, salts map[string]int) (*state, error) {
-	st := &state{cat: cat, tables: map[tableKey]*tableInfo{}, salts: salts}
+	st := &state{cat: cat, tables: map[tableKey]*tableInfo{}, byID: map[string]*tableInfo{}, salts: salts}
+	defer func() {
+		for _, ti := range st.tables {
+			st.byID[ti.t.ID] = ti
+		}
+	}()
 	old := e.st.Load()
 	for _, ks := range cat.Keyspaces {
 		for _, t := range ks.Tables {
@@ -304,9 +313,12 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
-		*cql.AlterTable, *cql.DropTable, *cql.Truncate:
+		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
+		}
+		if err := checkIndexSupported(p.Stmt); err != nil {
+			return nil, err
 		}
 		return e.execDDL(ctx, req.Keyspace, p.Stmt)
 	}

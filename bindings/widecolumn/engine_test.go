@@ -57,7 +57,7 @@ func TestErrors(t *testing.T) {
 		{"SELEC * FROM t", bindings.CodeSyntaxError, ""},
 		{"INSERT INTO t (k, c, v) VALUES (null, 1, 1)", bindings.CodeInvalid, "Invalid null value"},
 		{"INSERT INTO t (k, c, v) VALUES ('a', 1, 1)", bindings.CodeInvalid, ""},
-		{"CREATE INDEX ON t (v)", bindings.CodeInvalid, ""},
+		{"CREATE INDEX ON t (nope)", bindings.CodeInvalid, "Undefined column name nope"},
 	}
 	for _, c := range cases {
 		h.expectError(c.q, c.code, c.msg)

@@ -106,6 +106,13 @@ func FoundRows(rows []Row) int {
 	return n
 }
 
+// AtomicKV is implemented by stores whose Apply applies the whole call
+// atomically (the embedded store: one Pebble batch). The engine then writes
+// index entries in the same call as the rows they point to.
+type AtomicKV interface {
+	AppliesAtomically() bool
+}
+
 // CondKV is implemented by stores that can change a small coordination cell
 // atomically. The engine finds it by type assertion and uses it to
 // serialise LWT, counter updates and read-before-write list operations on a

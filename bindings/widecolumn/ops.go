@@ -351,7 +351,7 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 		if len(mb.muts) == 0 {
 			return nil
 		}
-		if err := e.kv.Apply(ctx, mb.muts); err != nil {
+		if err := e.apply(ctx, mb.muts); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 		return nil

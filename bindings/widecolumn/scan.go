@@ -104,6 +104,17 @@ func (m *mergedScan) next(ctx context.Context) (Row, bool) {
 	return row, true
 }
 
+// rowSource yields the KV rows of a scan in merged (token) order: a
+// mergedScan over key ranges, or an indexSource over index candidates.
+type rowSource interface {
+	next(ctx context.Context) (Row, bool)
+	seek(ctx context.Context, from []byte) error
+	close()
+	failed() error
+}
+
+func (m *mergedScan) failed() error { return m.err }
+
 func (m *mergedScan) close() {
 	for _, it := range m.its {
 		it.Close()
@@ -171,7 +182,12 @@ func (s *selectRun) runScan(ctx context.Context, resume *pagingState) error {
 	if err != nil || len(ranges) == 0 {
 		return err
 	}
-	m, err := s.x.openMergedScan(ctx, ti, ranges, s.x.scanHint)
+	var m rowSource
+	if s.p.index != nil {
+		m, err = s.openIndexSource(ctx, ranges)
+	} else {
+		m, err = s.x.openMergedScan(ctx, ti, ranges, s.x.scanHint)
+	}
 	if err != nil {
 		return err
 	}
@@ -315,8 +331,8 @@ func (s *selectRun) runScan(ctx context.Context, resume *pagingState) error {
 			skip = true
 		}
 	}
-	if m.err != nil {
-		return fmt.Errorf("scan %s: %w", ti, m.err)
+	if err := m.failed(); err != nil {
+		return fmt.Errorf("scan %s: %w", ti, err)
 	}
 	if !s.stopped {
 		finish()

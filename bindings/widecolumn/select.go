@@ -18,6 +18,7 @@ type selectPlan struct {
 	pkList   bool    // partition key fully restricted by EQ/IN
 	ck       *ckPlan // clustering restrictions (pkList only)
 	filters  []*restriction
+	index    *indexUse // candidate rows from indexes (scans only)
 	sel      *selection
 	reverse  bool
 	orderBy  []orderCol // post-query ordering across IN partitions
@@ -67,8 +68,21 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	// With the whole partition key restricted by = or IN, token
 	// restrictions filter the listed partitions (token.go).
 	p.pkList = w.pkExact()
+	idx := chooseIndex(ti, w)
+	if idx != nil {
+		if hasINOnKey(w) {
+			return nil, errIndexWithIN
+		}
+		if len(s.OrderBy) > 0 {
+			return nil, invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
+		}
+	}
 	if !p.pkList && w.hasPK() {
-		if !s.AllowFiltering {
+		var pkRs []*restriction
+		for _, rs := range w.pk {
+			pkRs = append(pkRs, rs...)
+		}
+		if !s.AllowFiltering && !idx.coversAll(pkRs) {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.pk {
@@ -78,17 +92,22 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	if p.pkList {
 		p.ck = planClustering(ti, w)
 		if len(p.ck.leftover) > 0 {
-			if !s.AllowFiltering {
+			if !s.AllowFiltering && !idx.coversAll(p.ck.leftover) {
 				return nil, p.ck.filteringError(ti, w)
 			}
 			p.filters = append(p.filters, p.ck.leftover...)
 		}
 	} else if w.hasCK() {
+		var ckRs []*restriction
+		for _, rs := range w.ck {
+			ckRs = append(ckRs, rs...)
+		}
+		ckCovered := len(w.multi) == 0 && idx.coversAll(ckRs)
 		ck := planClustering(ti, w)
-		if err := ck.filteringError(ti, w); err != nil && !s.AllowFiltering && err != errRequiresFiltering {
+		if err := ck.filteringError(ti, w); err != nil && !s.AllowFiltering && err != errRequiresFiltering && idx == nil {
 			return nil, err
 		}
-		if !s.AllowFiltering {
+		if !s.AllowFiltering && !ckCovered {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.ck {
@@ -97,10 +116,13 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		p.filters = append(p.filters, w.multi...)
 	}
 	if len(w.others) > 0 {
-		if !s.AllowFiltering {
+		if !s.AllowFiltering && !idx.coversAll(w.others) {
 			return nil, errRequiresFiltering
 		}
 		p.filters = append(p.filters, w.others...)
+	}
+	if !p.pkList {
+		p.index = idx
 	}
 	// As Cassandra's queriesFullPartitions: restrictions on static columns
 	// (filtering) still let a static-only partition yield its row.

@@ -29,6 +29,8 @@ type tableInfo struct {
 	dropped    map[string]int64 // column name -> drop time (µs)
 	// elemPrefix caches each multi-cell column's element qualifier prefix.
 	elemPrefix [][]byte
+	// indexes are the table's secondary indexes (index.go).
+	indexes []*indexInfo
 }
 
 func newTableInfo(t *schema.Table, salt int, opts map[string]string) (*tableInfo, error) {
@@ -83,6 +85,7 @@ func newTableInfo(t *schema.Table, salt int, opts map[string]string) (*tableInfo
 	}
 	ti.spec.SplitKeys = codec.SplitKeys(regions)
 	ti.defaultTTL = int32(t.Params.DefaultTimeToLive)
+	ti.indexes = newIndexInfos(ti, opts)
 	if len(t.Dropped) > 0 {
 		ti.dropped = make(map[string]int64, len(t.Dropped))
 		for n, d := range t.Dropped {

@@ -84,7 +84,7 @@ func (v *virtualBackend) addSchemaTables() {
 		PRIMARY KEY ((keyspace_name), aggregate_name, argument_types))`, nil)
 	def("indexes", "secondary index definitions", `CREATE TABLE indexes (
 		keyspace_name text, table_name text, index_name text, kind text, options frozen<map<text, text>>,
-		PRIMARY KEY ((keyspace_name), table_name, index_name))`, nil)
+		PRIMARY KEY ((keyspace_name), table_name, index_name))`, indexRows)
 
 	// Virtual keyspaces are described in system_virtual_schema, never in
 	// system_schema; dohyo has none, so these tables are empty.
@@ -250,6 +250,22 @@ func droppedRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *ro
 				"dropped_time":  time.UnixMicro(d.DroppedAt).UTC(),
 				"kind":          lower(d.Kind.String()),
 				"type":          schema.TypeString(d.Type),
+			})
+		}
+	})
+	return b
+}
+
+func indexRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+	b := &rowBuilder{t: t}
+	eachTable(kss, func(tb *schema.Table) {
+		for _, ix := range tb.Indexes {
+			b.add(map[string]any{
+				"keyspace_name": tb.Keyspace,
+				"table_name":    tb.Name,
+				"index_name":    ix.Name,
+				"kind":          ix.Kind,
+				"options":       nonNil(ix.Options),
 			})
 		}
 	})

@@ -227,6 +227,10 @@ func statementKeyspace(st cql.Statement, session string) string {
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.DropTable:
 		return keyspaceOf(s.Keyspace, session)
+	case *cql.CreateIndex:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.DropIndex:
+		return keyspaceOf(s.Keyspace, session)
 	case *cql.Truncate:
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.Batch:

@@ -327,6 +327,26 @@ func TestSystemSchemaFollowsDDL(t *testing.T) {
 	if len(d) != 1 || str(d[0]["column_name"]) != "v" || str(d[0]["type"]) != "text" || str(d[0]["kind"]) != "regular" {
 		t.Errorf("dropped columns: %v", d)
 	}
+	// Indexes as drivers read them (kind, options with target and class).
+	c.query("CREATE INDEX ON ks.later (k)", nil) // only partition key column: refused
+	c.query("CREATE TABLE ks.ix (k int, c int, v text, m map<text, int>, PRIMARY KEY (k, c))", nil)
+	c.query("CREATE INDEX ON ks.ix (v)", nil)
+	c.query("CREATE INDEX mk ON ks.ix (keys(m)) USING 'sai'", nil)
+	ix := rowMaps(c.rows("SELECT * FROM system_schema.indexes WHERE keyspace_name = 'ks' AND table_name = 'ix'", nil))
+	if len(ix) != 2 || str(ix[0]["index_name"]) != "ix_v_idx" || str(ix[0]["kind"]) != "COMPOSITES" ||
+		str(ix[1]["index_name"]) != "mk" || str(ix[1]["kind"]) != "CUSTOM" {
+		t.Fatalf("indexes: %v", ix)
+	}
+	if o := fmt.Sprint(decode(t, "map<text, text>", ix[0]["options"])); o != "[{target v}]" {
+		t.Errorf("legacy index options: %s", o)
+	}
+	if o := fmt.Sprint(decode(t, "map<text, text>", ix[1]["options"])); o != "[{class_name sai} {target keys(m)}]" {
+		t.Errorf("SAI index options: %s", o)
+	}
+	c.query("DROP INDEX ks.mk", nil)
+	if ix := c.rows("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = 'ks'", nil); len(ix.Data) != 1 {
+		t.Errorf("after DROP INDEX: %v", ix.Data)
+	}
 }
 
 func TestVirtualQueryShapes(t *testing.T) {
