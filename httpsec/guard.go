@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -84,7 +85,8 @@ type Config struct {
 type Guard struct {
 	cfg      Config
 	log      *slog.Logger
-	inflight chan struct{}
+	inflight atomic.Int64           // requests being served (public paths excluded)
+	lastHost atomic.Pointer[string] // the last Host header accepted: most requests repeat it
 	logins   *loginThrottle
 }
 
@@ -110,7 +112,7 @@ func New(cfg Config) (*Guard, error) {
 			return nil, errors.New("httpsec: allowed origin " + strconv.Quote(o) + " is not scheme://host[:port]")
 		}
 	}
-	g := &Guard{cfg: cfg, log: cfg.Logger, inflight: make(chan struct{}, cfg.MaxInFlight),
+	g := &Guard{cfg: cfg, log: cfg.Logger,
 		logins: newLoginThrottle(time.Now)}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -162,14 +164,13 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		select {
-		case g.inflight <- struct{}{}:
-			defer func() { <-g.inflight }()
-		default:
+		if g.inflight.Add(1) > int64(g.cfg.MaxInFlight) {
+			g.inflight.Add(-1)
 			w.Header().Set("Retry-After", "1")
 			g.refuse(w, r, http.StatusServiceUnavailable, "Too many HTTP requests in flight; retry later")
 			return
 		}
+		defer g.inflight.Add(-1)
 		ctx, cancel := context.WithTimeout(r.Context(), g.cfg.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
@@ -233,6 +234,18 @@ func (g *Guard) public(path string) bool {
 // hostAllowed accepts IP literals (a rebinding attack needs a name), the
 // localhost names, and the configured names.
 func (g *Guard) hostAllowed(hostport string) bool {
+	if last := g.lastHost.Load(); last != nil && *last == hostport {
+		return true
+	}
+	if !g.hostAllowedSlow(hostport) {
+		return false
+	}
+	h := hostport // only this copy escapes
+	g.lastHost.Store(&h)
+	return true
+}
+
+func (g *Guard) hostAllowedSlow(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
