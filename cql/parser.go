@@ -341,8 +341,10 @@ func (p *parser) create() Statement {
 		return p.unsupported("CREATE "+strings.ToUpper(p.text(w3)), 4)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.createRole(p.isWord(w1, "user"))
+	case p.isWord(w1, "type"):
+		return p.createType()
 	}
-	for _, what := range []string{"type", "function", "aggregate", "trigger"} {
+	for _, what := range []string{"function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("CREATE "+strings.ToUpper(what), 2)
 		}
@@ -364,11 +366,8 @@ func (p *parser) alter() Statement {
 		return p.unsupported("ALTER MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.alterRole(p.isWord(w1, "user"))
-	}
-	for _, what := range []string{"type"} {
-		if p.isWord(w1, what) {
-			return p.unsupported("ALTER "+strings.ToUpper(what), 2)
-		}
+	case p.isWord(w1, "type"):
+		return p.alterType()
 	}
 	p.next()
 	p.noViable()
@@ -395,8 +394,10 @@ func (p *parser) drop() Statement {
 		return p.unsupported("DROP MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.dropRole(p.isWord(w1, "user"))
+	case p.isWord(w1, "type"):
+		return p.dropType()
 	}
-	for _, what := range []string{"index", "type", "function", "aggregate", "trigger"} {
+	for _, what := range []string{"index", "function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("DROP "+strings.ToUpper(what), 2)
 		}

@@ -83,6 +83,12 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
 	case *cql.DropTable:
 		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
+	case *cql.CreateType:
+		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.AlterUserType:
+		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.DropType:
+		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
 	}
 	return out
 }

@@ -26,6 +26,12 @@ func statementKeyspace(stmt cql.Statement, session string) (string, error) {
 		ks = s.Keyspace
 	case *cql.DropTable:
 		ks = s.Keyspace
+	case *cql.CreateType:
+		ks = s.Keyspace
+	case *cql.AlterUserType:
+		ks = s.Keyspace
+	case *cql.DropType:
+		ks = s.Keyspace
 	case *cql.Truncate:
 		ks = s.Keyspace
 	case *cql.Insert:

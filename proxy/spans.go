@@ -96,6 +96,12 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation, st.Collection = "ALTER TABLE", s.Name
 	case *cql.DropTable:
 		st.Operation, st.Collection = "DROP TABLE", s.Name
+	case *cql.CreateType:
+		st.Operation = "CREATE TYPE"
+	case *cql.AlterUserType:
+		st.Operation = "ALTER TYPE"
+	case *cql.DropType:
+		st.Operation = "DROP TYPE"
 	case *cql.Truncate:
 		st.Operation, st.Collection = "TRUNCATE", s.Name
 	}

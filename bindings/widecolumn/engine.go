@@ -304,7 +304,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
-		*cql.AlterTable, *cql.DropTable, *cql.Truncate:
+		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateType, *cql.AlterUserType, *cql.DropType:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
 		}
