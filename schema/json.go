@@ -62,6 +62,7 @@ type (
 		Keyspace string      `json:"keyspace,omitempty"`
 		Name     string      `json:"name,omitempty"`
 		Fields   []string    `json:"fields,omitempty"`
+		Custom   string      `json:"custom,omitempty"`
 	}
 )
 
@@ -216,7 +217,7 @@ func encodeType(t *cql.Type) *jsonType {
 	if t == nil {
 		return nil
 	}
-	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields}
+	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields, Custom: t.Custom}
 	for _, e := range t.Elems {
 		j.Elems = append(j.Elems, encodeType(e))
 	}
@@ -235,7 +236,7 @@ func decodeTypeDepth(j *jsonType, depth int) (*cql.Type, error) {
 	if depth > maxTypeDepth {
 		return nil, fmt.Errorf("type nested too deeply")
 	}
-	t := &cql.Type{Frozen: j.Frozen, Keyspace: j.Keyspace, Name: j.Name, Fields: j.Fields}
+	t := &cql.Type{Frozen: j.Frozen, Keyspace: j.Keyspace, Name: j.Name, Fields: j.Fields, Custom: j.Custom}
 	want := 0
 	switch j.Kind {
 	case "list", "set":

@@ -13,6 +13,9 @@ func TypeString(t *cql.Type) string {
 	if t == nil {
 		return ""
 	}
+	if t.Custom != "" {
+		return "'" + t.Custom + "'"
+	}
 	var s string
 	switch t.Kind {
 	case cql.KindList, cql.KindSet:

@@ -198,7 +198,7 @@ func knownFunction(name string) bool {
 		"now", "currenttimeuuid", "current_timeuuid", "currenttimestamp", "current_timestamp",
 		"currentdate", "current_date", "currenttime", "current_time", "uuid",
 		"totimestamp", "to_timestamp", "tounixtimestamp", "to_unix_timestamp", "todate", "to_date",
-		"mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid", "dateof", "unixtimestampof",
+		"mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid",
 		"tojson", "fromjson", "abs", "exp", "log", "log10", "round",
 		"collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg",
 		"map_keys", "map_values", "mask_null", "mask_default", "mask_replace", "mask_inner",
