@@ -61,6 +61,10 @@ type parser struct {
 	err     *SyntaxError
 	markers []*BindMarker
 	depth   int // nesting of terms, types and selectors
+	// unsup names a feature the statement uses that dohyo parses but
+	// does not support (e.g. the vector type): the statement is then
+	// reported as Unsupported, naming it, instead of a parse error.
+	unsup string
 }
 
 // maxNesting bounds recursion so hostile input cannot exhaust the stack.
@@ -89,9 +93,12 @@ func newParser(text string) (*parser, error) {
 
 // parsed parses one statement starting at the current token.
 func (p *parser) parsed() *Parsed {
-	p.markers = nil
+	p.markers, p.unsup = nil, ""
 	start := int(p.tok().pos)
 	stmt := p.statement()
+	if p.err == nil && p.unsup != "" {
+		stmt = &Unsupported{What: p.unsup}
+	}
 	end := start
 	if p.pos > 0 && int(p.toks[p.pos-1].end) > start {
 		end = int(p.toks[p.pos-1].end)

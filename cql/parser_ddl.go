@@ -45,6 +45,10 @@ func (p *parser) typ() *Type {
 				p.next()
 				return p.typeArgs(w)
 			}
+		case "vector":
+			if p.peek(1).kind == tLt {
+				return p.vectorType()
+			}
 		default:
 			if k, ok := KindByName(w); ok {
 				p.next()

@@ -60,3 +60,23 @@ func (p *parser) dropType() Statement {
 	s.Keyspace, s.Name = p.qualifiedName()
 	return s
 }
+
+// vectorType parses vector<type, n>. dohyo has no vector type yet: the
+// statement is reported as Unsupported naming it (a blob stands in so the
+// rest of the statement parses).
+func (p *parser) vectorType() *Type {
+	start := p.tok()
+	p.next()
+	p.expect(tLt)
+	p.typ()
+	p.expect(tComma)
+	if !p.is(tInt) {
+		p.mismatch("an integer dimension")
+	}
+	p.next()
+	p.expect(tGt)
+	if p.err == nil && p.unsup == "" {
+		p.unsup = "the vector type (" + p.src[start.pos:p.toks[p.pos-1].end] + ")"
+	}
+	return Scalar(KindBlob)
+}

@@ -161,6 +161,6 @@ func (b *planner) compileFieldSelector(ti *tableInfo, sl *cql.Selector) (selecto
 	if err != nil {
 		return selector{}, err
 	}
-	name := col.Name + "." + sl.Field
+	name := col.Name + "." + cql.QuoteIdent(sl.Field)
 	return selector{kind: selColumn, col: c, field: i + 1, spec: ti.specNamed(name, col.Type.Elems[i])}, nil
 }
