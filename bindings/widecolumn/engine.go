@@ -53,6 +53,15 @@ type Options struct {
 	// implements SharedSchema) checks for schema committed by other engines
 	// (0: 250ms; negative: never, only on unknown names).
 	SchemaPoll time.Duration
+	// DropInBackground makes DROP TABLE and DROP KEYSPACE answer once the
+	// catalog commit has made the tables invisible (every engine resolves
+	// names through the catalog, and a re-created table gets a new id and
+	// so new storage); their storage is then removed by background workers
+	// (DropWorkers at a time). For stores whose table drop is slow (HBase:
+	// disable + delete). Close waits for the pending drops.
+	DropInBackground bool
+	// DropWorkers bounds concurrent background drops (default 4).
+	DropWorkers int
 }
 
 // metaCatalog and metaSalt are the KV metadata keys of the engine.
@@ -88,6 +97,11 @@ type Engine struct {
 	listeners []func(*bindings.SchemaChange)
 	pollStop  chan struct{}
 	pollDone  chan struct{}
+
+	// Background table drops (Options.DropInBackground).
+	dropMu   sync.Mutex // guards dropping against Close
+	dropWG   sync.WaitGroup
+	dropSlot chan struct{}
 }
 
 var (
@@ -201,6 +215,9 @@ func (e *Engine) Close() error {
 		close(e.pollStop)
 		<-e.pollDone
 	}
+	e.dropMu.Lock()
+	e.dropMu.Unlock() // no drop starts after this point (closed is set)
+	e.dropWG.Wait()
 	return e.kv.Close()
 }
 
