@@ -138,7 +138,7 @@ func (p *modPlan) assignField(x *execCtx, op setOp, key []byte, wp writeParams, 
 // planFieldDelete resolves DELETE c.field: the field index + 1.
 func planFieldDelete(col *schema.Column, field string) (int, error) {
 	if col.Type.Kind != cql.KindUDT {
-		return 0, invalidf("Invalid deletion operation for non-UDT column %s", col.Name)
+		return 0, invalidf("Invalid field deletion operation for non-UDT column %s", col.Name)
 	}
 	if !col.Type.MultiCell() {
 		return 0, invalidf("Frozen UDT column %s does not support field deletion", col.Name)
@@ -161,6 +161,6 @@ func (b *planner) compileFieldSelector(ti *tableInfo, sl *cql.Selector) (selecto
 	if err != nil {
 		return selector{}, err
 	}
-	name := col.Name + "." + cql.QuoteIdent(sl.Field)
+	name := col.Name + "." + sl.Field
 	return selector{kind: selColumn, col: c, field: i + 1, spec: ti.specNamed(name, col.Type.Elems[i])}, nil
 }
