@@ -350,3 +350,40 @@ func DescribeType(u *UserType) string {
 	b.WriteString(");")
 	return b.String()
 }
+
+// TypesInDependencyOrder lists the keyspace's user types by name, each after
+// the types its fields use, so a schema script (DESCRIBE, capture dumps)
+// replays.
+func (k *Keyspace) TypesInDependencyOrder() []*UserType {
+	var out []*UserType
+	done := map[string]bool{}
+	var visit func(name string)
+	visit = func(name string) {
+		u := k.Types[name]
+		if u == nil || done[name] {
+			return
+		}
+		done[name] = true
+		for _, ft := range u.FieldTypes {
+			for _, dep := range udtNames(ft) {
+				visit(dep)
+			}
+		}
+		out = append(out, u)
+	}
+	for _, name := range k.TypeNames() {
+		visit(name)
+	}
+	return out
+}
+
+func udtNames(t *cql.Type) []string {
+	var out []string
+	if t.Kind == cql.KindUDT {
+		out = append(out, t.Name)
+	}
+	for _, e := range t.Elems {
+		out = append(out, udtNames(e)...)
+	}
+	return out
+}

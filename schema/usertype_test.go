@@ -54,3 +54,19 @@ func TestUserTypesRoundTripAndFollowAlter(t *testing.T) {
 		t.Errorf("DescribeType:\n%s", DescribeType(got.Keyspace("ks").Types["person"]))
 	}
 }
+
+func TestTypesInDependencyOrder(t *testing.T) {
+	c := run(t, NewWithOptions(testOptions()),
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TYPE ks.z_addr (street text)",
+		"CREATE TYPE ks.a_person (home frozen<z_addr>)",
+		"CREATE TYPE ks.m_other (x int)",
+	)
+	var names []string
+	for _, u := range c.Keyspace("ks").TypesInDependencyOrder() {
+		names = append(names, u.Name)
+	}
+	if got := strings.Join(names, ","); got != "z_addr,a_person,m_other" {
+		t.Errorf("order %s, want z_addr,a_person,m_other", got)
+	}
+}

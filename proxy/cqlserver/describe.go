@@ -295,7 +295,7 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []element {
 	if only {
 		return out
 	}
-	for _, u := range typesInDependencyOrder(ks) {
+	for _, u := range ks.TypesInDependencyOrder() {
 		out = append(out, typeElement(u))
 	}
 	for _, name := range ks.TableNames() {
@@ -333,40 +333,4 @@ func (v *virtualBackend) describeCluster(ctx context.Context, cat *schema.Catalo
 
 func typeElement(u *schema.UserType) element {
 	return element{ks: u.Keyspace, typ: "type", name: u.Name, create: schema.DescribeType(u)}
-}
-
-// typesInDependencyOrder lists a keyspace's user types by name, each after
-// the types its fields use, so the DESCRIBE output replays.
-func typesInDependencyOrder(ks *schema.Keyspace) []*schema.UserType {
-	var out []*schema.UserType
-	done := map[string]bool{}
-	var visit func(name string)
-	visit = func(name string) {
-		u := ks.Types[name]
-		if u == nil || done[name] {
-			return
-		}
-		done[name] = true
-		for _, ft := range u.FieldTypes {
-			for _, dep := range udtNames(ft) {
-				visit(dep)
-			}
-		}
-		out = append(out, u)
-	}
-	for _, name := range ks.TypeNames() {
-		visit(name)
-	}
-	return out
-}
-
-func udtNames(t *cql.Type) []string {
-	var out []string
-	if t.Kind == cql.KindUDT {
-		out = append(out, t.Name)
-	}
-	for _, e := range t.Elems {
-		out = append(out, udtNames(e)...)
-	}
-	return out
 }
