@@ -119,6 +119,10 @@ func (b *Backend) Ping(ctx context.Context) error {
 }
 
 // Close closes the engine, which closes the store under it.
+// WaitDrops waits for the background drops of the HBase tables (and
+// their coordination cells) of tables dropped so far.
+func (b *Backend) WaitDrops() { b.eng.WaitDrops() }
+
 func (b *Backend) Close() error {
 	return b.eng.Close()
 }
