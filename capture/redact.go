@@ -222,6 +222,12 @@ func statementKeyspace(parsed *cql.Parsed, sessionKS string) string {
 		return or(s.Keyspace)
 	case *cql.DropIndex:
 		return or(s.Keyspace)
+	case *cql.CreateType:
+		return or(s.Keyspace)
+	case *cql.AlterUserType:
+		return or(s.Keyspace)
+	case *cql.DropType:
+		return or(s.Keyspace)
 	case *cql.Truncate:
 		return or(s.Keyspace)
 	case *cql.CreateKeyspace:

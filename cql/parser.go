@@ -61,6 +61,10 @@ type parser struct {
 	err     *SyntaxError
 	markers []*BindMarker
 	depth   int // nesting of terms, types and selectors
+	// unsup names a feature the statement uses that dohyo parses but
+	// does not support (e.g. the vector type): the statement is then
+	// reported as Unsupported, naming it, instead of a parse error.
+	unsup string
 }
 
 // maxNesting bounds recursion so hostile input cannot exhaust the stack.
@@ -89,9 +93,12 @@ func newParser(text string) (*parser, error) {
 
 // parsed parses one statement starting at the current token.
 func (p *parser) parsed() *Parsed {
-	p.markers = nil
+	p.markers, p.unsup = nil, ""
 	start := int(p.tok().pos)
 	stmt := p.statement()
+	if p.err == nil && p.unsup != "" {
+		stmt = &Unsupported{What: p.unsup}
+	}
 	end := start
 	if p.pos > 0 && int(p.toks[p.pos-1].end) > start {
 		end = int(p.toks[p.pos-1].end)
@@ -339,8 +346,10 @@ func (p *parser) create() Statement {
 		return p.unsupported("CREATE "+strings.ToUpper(p.text(w3)), 4)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.createRole(p.isWord(w1, "user"))
+	case p.isWord(w1, "type"):
+		return p.createType()
 	}
-	for _, what := range []string{"type", "function", "aggregate", "trigger"} {
+	for _, what := range []string{"function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("CREATE "+strings.ToUpper(what), 2)
 		}
@@ -362,11 +371,8 @@ func (p *parser) alter() Statement {
 		return p.unsupported("ALTER MATERIALIZED VIEW", 3)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.alterRole(p.isWord(w1, "user"))
-	}
-	for _, what := range []string{"type"} {
-		if p.isWord(w1, what) {
-			return p.unsupported("ALTER "+strings.ToUpper(what), 2)
-		}
+	case p.isWord(w1, "type"):
+		return p.alterType()
 	}
 	p.next()
 	p.noViable()
@@ -395,8 +401,10 @@ func (p *parser) drop() Statement {
 		return p.dropRole(p.isWord(w1, "user"))
 	case p.isWord(w1, "index"):
 		return p.dropIndex()
+	case p.isWord(w1, "type"):
+		return p.dropType()
 	}
-	for _, what := range []string{"type", "function", "aggregate", "trigger"} {
+	for _, what := range []string{"function", "aggregate", "trigger"} {
 		if p.isWord(w1, what) {
 			return p.unsupported("DROP "+strings.ToUpper(what), 2)
 		}

@@ -30,12 +30,24 @@ func (p *parser) typ() *Type {
 	}
 	defer p.ascend()
 	t := p.tok()
+	if t.kind == tString {
+		p.next()
+		ct, msg := customClassType(unquote(p.text(t)))
+		if ct == nil {
+			p.failAt(t, msg)
+		}
+		return ct
+	}
 	if t.kind == tIdent {
 		switch w := lowerIdent(p.text(t)); w {
 		case "list", "set", "frozen", "tuple", "map":
 			if p.peek(1).kind == tLt {
 				p.next()
 				return p.typeArgs(w)
+			}
+		case "vector":
+			if p.peek(1).kind == tLt {
+				return p.vectorType()
 			}
 		default:
 			if k, ok := KindByName(w); ok {

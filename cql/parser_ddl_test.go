@@ -96,9 +96,6 @@ func TestParseCreateTableScalarTypes(t *testing.T) {
 }
 
 var unsupportedCases = []parseCase{
-	{"create type", "CREATE TYPE ks.address (street text, zip int)", &Unsupported{What: "CREATE TYPE"}},
-	{"alter type", "ALTER TYPE address ADD city text", &Unsupported{What: "ALTER TYPE"}},
-	{"drop type", "DROP TYPE IF EXISTS address", &Unsupported{What: "DROP TYPE"}},
 	{"create function", "CREATE OR REPLACE FUNCTION f(a int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'", &Unsupported{What: "CREATE FUNCTION"}},
 	{"create aggregate", "CREATE AGGREGATE a(int) SFUNC f STYPE int", &Unsupported{What: "CREATE AGGREGATE"}},
 	{"drop function", "DROP FUNCTION f", &Unsupported{What: "DROP FUNCTION"}},

@@ -82,6 +82,10 @@ type Type struct {
 	Keyspace string
 	Name     string
 	Fields   []string
+
+	// Custom is the class name of a custom type written by class name
+	// (Kind is then blob: values are opaque bytes); "" for CQL types.
+	Custom string
 }
 
 // Scalar returns a type of a scalar kind.
@@ -108,6 +112,9 @@ func (t *Type) MultiCell() bool {
 func (t *Type) String() string {
 	if t == nil {
 		return "<nil>"
+	}
+	if t.Custom != "" {
+		return "'" + t.Custom + "'"
 	}
 	var s string
 	switch t.Kind {
@@ -138,7 +145,7 @@ func (t *Type) Equal(o *Type) bool {
 		return t == o
 	}
 	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Elems) != len(o.Elems) ||
-		t.Name != o.Name || t.Keyspace != o.Keyspace {
+		t.Name != o.Name || t.Keyspace != o.Keyspace || t.Custom != o.Custom {
 		return false
 	}
 	for i := range t.Elems {

@@ -87,6 +87,12 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 		return append(out, check{auth.Alter, table(s.Keyspace, s.Table)})
 	case *cql.DropIndex:
 		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.CreateType:
+		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.AlterUserType:
+		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.DropType:
+		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
 	}
 	return out
 }

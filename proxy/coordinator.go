@@ -156,6 +156,7 @@ func (c *Coordinator) Subscribe(fn func(*bindings.SchemaChange)) {
 }
 
 func (c *Coordinator) notify(ch *bindings.SchemaChange) {
+	c.invalidatePrepared(ch)
 	c.subMu.Lock()
 	subs := slices.Clone(c.subs)
 	c.subMu.Unlock()
@@ -257,4 +258,34 @@ func (c *Coordinator) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// invalidatePrepared drops the prepared statements a schema change may
+// have made stale, as Cassandra does on ALTER/DROP TABLE: their next
+// EXECUTE answers UNPREPARED, so drivers re-prepare and learn the new
+// result metadata (protocol v5 clients also get a new result metadata id).
+// A table change drops the statements on that table; a dropped keyspace and
+// a changed or dropped user type drop every statement of the keyspace.
+func (c *Coordinator) invalidatePrepared(ch *bindings.SchemaChange) {
+	if ch == nil {
+		return
+	}
+	var match func(ps *PreparedStatement) bool
+	switch {
+	case ch.Target == bindings.TargetTable && ch.Type != bindings.Created:
+		match = func(ps *PreparedStatement) bool {
+			return ps.Meta != nil && ps.Meta.Keyspace == ch.Keyspace && ps.Meta.Table == ch.Object
+		}
+	case ch.Target == bindings.TargetKeyspace && ch.Type == bindings.Dropped,
+		ch.Target == bindings.TargetType && ch.Type != bindings.Created:
+		match = func(ps *PreparedStatement) bool {
+			return ps.Meta != nil && ps.Meta.Keyspace == ch.Keyspace && ps.Meta.Table != ""
+		}
+	default:
+		return
+	}
+	if n := c.prepared.RemoveIf(func(_ string, ps *PreparedStatement) bool { return match(ps) }); n > 0 {
+		c.log.Debug("schema change invalidated prepared statements", "change", string(ch.Type)+" "+string(ch.Target),
+			"keyspace", ch.Keyspace, "object", ch.Object, "statements", n)
+	}
 }

@@ -30,6 +30,12 @@ func statementKeyspace(stmt cql.Statement, session string) (string, error) {
 		ks = s.Keyspace
 	case *cql.DropIndex:
 		ks = s.Keyspace
+	case *cql.CreateType:
+		ks = s.Keyspace
+	case *cql.AlterUserType:
+		ks = s.Keyspace
+	case *cql.DropType:
+		ks = s.Keyspace
 	case *cql.Truncate:
 		ks = s.Keyspace
 	case *cql.Insert:

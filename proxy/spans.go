@@ -100,6 +100,12 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation, st.Collection = "CREATE INDEX", s.Table
 	case *cql.DropIndex:
 		st.Operation = "DROP INDEX"
+	case *cql.CreateType:
+		st.Operation = "CREATE TYPE"
+	case *cql.AlterUserType:
+		st.Operation = "ALTER TYPE"
+	case *cql.DropType:
+		st.Operation = "DROP TYPE"
 	case *cql.Truncate:
 		st.Operation, st.Collection = "TRUNCATE", s.Name
 	}

@@ -63,6 +63,12 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.createIndex(s, currentKeyspace)
 	case *cql.DropIndex:
 		ks, ch, err = c.dropIndex(s, currentKeyspace)
+	case *cql.CreateType:
+		ks, ch, err = c.createType(s, currentKeyspace)
+	case *cql.AlterUserType:
+		ks, ch, err = c.alterType(s, currentKeyspace)
+	case *cql.DropType:
+		ks, ch, err = c.dropType(s, currentKeyspace)
 	default:
 		return nil, nil, invalidf("%T is not a schema statement", stmt)
 	}

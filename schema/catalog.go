@@ -24,6 +24,7 @@ type Keyspace struct {
 	Replication   map[string]string // "class" plus its options, full class name
 	DurableWrites bool
 	Tables        map[string]*Table
+	Types         map[string]*UserType // user-defined types by name
 }
 
 // ColumnKind is a column's role, spelled as in system_schema.columns.

@@ -25,6 +25,12 @@ type (
 		Replication   map[string]string `json:"replication"`
 		DurableWrites bool              `json:"durable_writes"`
 		Tables        []jsonTable       `json:"tables"`
+		Types         []jsonUserType    `json:"types,omitempty"`
+	}
+	jsonUserType struct {
+		Name   string      `json:"name"`
+		Fields []string    `json:"fields"`
+		Types  []*jsonType `json:"field_types"`
 	}
 	jsonTable struct {
 		Name    string        `json:"name"`
@@ -66,6 +72,7 @@ type (
 		Keyspace string      `json:"keyspace,omitempty"`
 		Name     string      `json:"name,omitempty"`
 		Fields   []string    `json:"fields,omitempty"`
+		Custom   string      `json:"custom,omitempty"`
 	}
 )
 
@@ -102,6 +109,14 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 			}
 			jk.Tables = append(jk.Tables, jt)
 		}
+		for _, n := range ks.TypeNames() {
+			u := ks.Types[n]
+			ju := jsonUserType{Name: u.Name, Fields: u.FieldNames}
+			for _, f := range u.FieldTypes {
+				ju.Types = append(ju.Types, encodeType(f))
+			}
+			jk.Types = append(jk.Types, ju)
+		}
 		out.Keyspaces = append(out.Keyspaces, jk)
 	}
 	return json.Marshal(out)
@@ -133,6 +148,16 @@ func UnmarshalCatalog(data []byte) (*Catalog, error) {
 				return nil, fmt.Errorf("schema: decode catalog: duplicate table %s.%s", jk.Name, t.Name)
 			}
 			ks.Tables[t.Name] = t
+		}
+		for _, ju := range jk.Types {
+			u, err := decodeUserType(jk.Name, ju)
+			if err != nil {
+				return nil, fmt.Errorf("schema: decode type %s.%s: %w", jk.Name, ju.Name, err)
+			}
+			if ks.Types == nil {
+				ks.Types = map[string]*UserType{}
+			}
+			ks.Types[u.Name] = u
 		}
 		c.Keyspaces[ks.Name] = ks
 	}
@@ -219,7 +244,7 @@ func encodeType(t *cql.Type) *jsonType {
 	if t == nil {
 		return nil
 	}
-	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields}
+	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields, Custom: t.Custom}
 	for _, e := range t.Elems {
 		j.Elems = append(j.Elems, encodeType(e))
 	}
@@ -238,7 +263,7 @@ func decodeTypeDepth(j *jsonType, depth int) (*cql.Type, error) {
 	if depth > maxTypeDepth {
 		return nil, fmt.Errorf("type nested too deeply")
 	}
-	t := &cql.Type{Frozen: j.Frozen, Keyspace: j.Keyspace, Name: j.Name, Fields: j.Fields}
+	t := &cql.Type{Frozen: j.Frozen, Keyspace: j.Keyspace, Name: j.Name, Fields: j.Fields, Custom: j.Custom}
 	want := 0
 	switch j.Kind {
 	case "list", "set":
@@ -270,4 +295,19 @@ func decodeTypeDepth(j *jsonType, depth int) (*cql.Type, error) {
 		t.Elems = append(t.Elems, et)
 	}
 	return t, nil
+}
+
+func decodeUserType(ks string, ju jsonUserType) (*UserType, error) {
+	if ju.Name == "" || len(ju.Fields) != len(ju.Types) {
+		return nil, fmt.Errorf("missing name or %d field names for %d types", len(ju.Fields), len(ju.Types))
+	}
+	u := &UserType{Keyspace: ks, Name: ju.Name, FieldNames: ju.Fields}
+	for _, jt := range ju.Types {
+		t, err := decodeType(jt)
+		if err != nil {
+			return nil, err
+		}
+		u.FieldTypes = append(u.FieldTypes, t)
+	}
+	return u, nil
 }

@@ -70,7 +70,7 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 	sort.Strings(names)
 	types := map[string]*cql.Type{}
 	for _, n := range names {
-		t, err := prepareType(defs[n].Type, ksName)
+		t, err := prepareType(defs[n].Type, ksName, ks.Types)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -91,7 +91,7 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 			if t.IsCollection() {
 				return nil, nil, invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", rawTypeString(t), n)
 			}
-			return nil, nil, invalidf("Invalid non-frozen user-defined type %s for PRIMARY KEY column '%s'", rawTypeString(t), n)
+			return nil, nil, invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", rawTypeString(t), n)
 		}
 		if t.Kind == cql.KindCounter {
 			return nil, nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
@@ -236,7 +236,7 @@ func (c *Catalog) alterTable(s *cql.AlterTable, current string) (*Keyspace, *Cha
 
 func (c *Catalog) addColumns(t *Table, s *cql.AlterTable) *Error {
 	for _, d := range s.Add {
-		typ, err := prepareType(d.Type, t.Keyspace)
+		typ, err := prepareType(d.Type, t.Keyspace, c.Keyspaces[t.Keyspace].Types)
 		if err != nil {
 			return err
 		}
@@ -307,6 +307,9 @@ func (c *Catalog) dropColumns(t *Table, s *cql.AlterTable) *Error {
 		}
 		if ixs := t.indexesOn(name); len(ixs) > 0 {
 			return invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", name, strings.Join(ixs, ", "))
+		}
+		if col.Type.Kind == cql.KindUDT && col.Type.MultiCell() {
+			return invalidf("Cannot drop non-frozen column %s of user type %s", name, cql.QuoteIdent(col.Type.Name))
 		}
 		t.Columns = removeColumn(t.Columns, name)
 		if t.Dropped == nil {

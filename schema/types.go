@@ -13,6 +13,9 @@ func TypeString(t *cql.Type) string {
 	if t == nil {
 		return ""
 	}
+	if t.Custom != "" {
+		return "'" + t.Custom + "'"
+	}
 	var s string
 	switch t.Kind {
 	case cql.KindList, cql.KindSet:
@@ -84,13 +87,16 @@ func supportsFreezing(t *cql.Type) bool {
 // returns its canonical form: frozen<> propagated to every nested
 // collection, tuple and UDT, tuples marked frozen. Messages follow
 // Cassandra's CQL3Type.Raw.prepare.
-func prepareType(raw *cql.Type, ks string) (*cql.Type, *Error) {
+func prepareType(raw *cql.Type, ks string, types map[string]*UserType) (*cql.Type, *Error) {
 	if err := checkShape(raw); err != nil {
 		return nil, err
 	}
 	t := normalizeType(raw, false)
-	if err := validateType(t, ks); err != nil {
+	if err := validateType(t, ks, types); err != nil {
 		return nil, err
+	}
+	if r := resolveUDTs(t, types); r != nil {
+		t = r
 	}
 	return t, nil
 }
@@ -157,7 +163,7 @@ func normalizeType(t *cql.Type, frozen bool) *cql.Type {
 	return &c
 }
 
-func validateType(t *cql.Type, ks string) *Error {
+func validateType(t *cql.Type, ks string, types map[string]*UserType) *Error {
 	switch t.Kind {
 	case cql.KindList, cql.KindSet, cql.KindMap:
 		vals := t.Elems[len(t.Elems)-1]
@@ -187,7 +193,7 @@ func validateType(t *cql.Type, ks string) *Error {
 			}
 		}
 		for i := len(t.Elems) - 1; i >= 0; i-- {
-			if err := validateType(t.Elems[i], ks); err != nil {
+			if err := validateType(t.Elems[i], ks, types); err != nil {
 				return err
 			}
 		}
@@ -196,7 +202,7 @@ func validateType(t *cql.Type, ks string) *Error {
 			if e.Kind == cql.KindCounter {
 				return invalidf("Counters are not allowed inside tuples")
 			}
-			if err := validateType(e, ks); err != nil {
+			if err := validateType(e, ks, types); err != nil {
 				return err
 			}
 		}
@@ -205,8 +211,17 @@ func validateType(t *cql.Type, ks string) *Error {
 			return invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; "+
 				"user types can only be used in the keyspace they are defined in", ks, t.Keyspace)
 		}
-		// The catalog holds no user types (CREATE TYPE is unsupported).
-		return invalidf("Unknown type %s.%s", ks, t.Name)
+		u := types[t.Name]
+		if u == nil {
+			return invalidf("Unknown type %s.%s", ks, t.Name)
+		}
+		if !t.Frozen {
+			for _, f := range u.FieldTypes {
+				if f.MultiCell() {
+					return invalidf("Non-frozen UDTs with nested non-frozen collections are not supported")
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func TestTypeString(t *testing.T) {
 func TestPrepareTypeDoesNotAliasInput(t *testing.T) {
 	inner := cql.ListOf(cql.Scalar(cql.KindInt))
 	raw := cql.FrozenOf(cql.ListOf(inner))
-	got, err := prepareType(raw, "ks")
+	got, err := prepareType(raw, "ks", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestParsedTypesRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseType(%s): %v", s, err)
 		}
-		p, perr := prepareType(raw, "ks")
+		p, perr := prepareType(raw, "ks", nil)
 		if perr != nil {
 			t.Fatalf("prepare %s: %v", s, perr)
 		}

@@ -221,8 +221,9 @@ func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 	fq := tableName(t)
 	dctx, cancel := opCtx(ctx, s.ddlTO)
 	defer cancel()
-	s.ddl.Lock()
-	defer s.ddl.Unlock()
+	// No s.ddl here: table names carry the table id, so no create of this
+	// table can run concurrently, and holding the lock through HBase's
+	// disable + delete would stall every other DDL behind background drops.
 	s.tables.Delete(fq)
 	err := s.admin.disableTable(dctx, fq)
 	switch {

@@ -304,6 +304,7 @@ func TestDropDeletesCoordinationCells(t *testing.T) {
 		}
 	}
 	exec(t, b, "DROP TABLE "+ks+".a")
+	b.WaitDrops() // the HBase table and its cells are dropped in the background
 	if n := countCells(t, st, ids["a"]); n != 0 {
 		t.Errorf("dropped table a: %d coordination cells remain", n)
 	}
@@ -311,6 +312,7 @@ func TestDropDeletesCoordinationCells(t *testing.T) {
 		t.Errorf("table b: %d coordination cells after dropping a, want %d", n, keys)
 	}
 	exec(t, b, "DROP KEYSPACE "+ks)
+	b.WaitDrops()
 	if n := countCells(t, st, ids["b"]); n != 0 {
 		t.Errorf("dropped keyspace: %d coordination cells of table b remain", n)
 	}

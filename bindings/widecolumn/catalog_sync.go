@@ -274,12 +274,29 @@ func diffCatalogs(old, cur *schema.Catalog) []*bindings.SchemaChange {
 				add(bindings.Updated, bindings.TargetTable, name, tn)
 			}
 		}
+		for _, tn := range ks.TypeNames() {
+			var prev *schema.UserType
+			if was != nil {
+				prev = was.Types[tn]
+			}
+			switch {
+			case prev == nil:
+				add(bindings.Created, bindings.TargetType, name, tn)
+			case schema.DescribeType(prev) != schema.DescribeType(ks.Types[tn]):
+				add(bindings.Updated, bindings.TargetType, name, tn)
+			}
+		}
 	}
 	for _, name := range old.KeyspaceNames() {
 		was, ks := old.Keyspaces[name], cur.Keyspace(name)
 		for _, tn := range was.TableNames() {
 			if ks == nil || ks.Tables[tn] == nil {
 				add(bindings.Dropped, bindings.TargetTable, name, tn)
+			}
+		}
+		for _, tn := range was.TypeNames() {
+			if ks == nil || ks.Types[tn] == nil {
+				add(bindings.Dropped, bindings.TargetType, name, tn)
 			}
 		}
 		if ks == nil {

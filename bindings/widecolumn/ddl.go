@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"time"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
@@ -205,11 +206,57 @@ func tablesByID(st *state) map[string]*TableSpec {
 }
 
 // dropTables removes the storage of tables no committed catalog names. A
-// failure leaves unreachable data behind: reported, not returned.
+// failure leaves unreachable data behind: reported, not returned. With
+// Options.DropInBackground the drops run on background workers and
+// dropTables returns at once.
 func (e *Engine) dropTables(ctx context.Context, tables []*TableSpec) {
+	if e.opts.DropInBackground && len(tables) > 0 && e.dropInBackground(tables) {
+		return
+	}
 	for _, spec := range tables {
 		if err := e.kv.DropTable(ctx, spec); err != nil {
 			e.log.Warn("widecolumn: drop table storage", "table", spec.Keyspace+"."+spec.Name, "err", err)
 		}
 	}
 }
+
+// dropTimeout bounds one background table drop.
+const dropTimeout = 5 * time.Minute
+
+// dropInBackground queues the drops on the engine's workers; false when the
+// engine is closing (the caller then drops synchronously).
+func (e *Engine) dropInBackground(tables []*TableSpec) bool {
+	e.dropMu.Lock()
+	defer e.dropMu.Unlock()
+	if e.closed.Load() {
+		return false
+	}
+	if e.dropSlot == nil {
+		n := e.opts.DropWorkers
+		if n <= 0 {
+			n = 4
+		}
+		e.dropSlot = make(chan struct{}, n)
+	}
+	for _, spec := range tables {
+		e.dropWG.Add(1)
+		go func(spec *TableSpec) {
+			defer e.dropWG.Done()
+			e.dropSlot <- struct{}{}
+			defer func() { <-e.dropSlot }()
+			ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+			defer cancel()
+			start := e.clock()
+			if err := e.kv.DropTable(ctx, spec); err != nil {
+				e.log.Warn("widecolumn: background drop of table storage", "table", spec.Keyspace+"."+spec.Name, "err", err)
+				return
+			}
+			e.log.Debug("widecolumn: dropped table storage", "table", spec.Keyspace+"."+spec.Name, "took", e.clock().Sub(start))
+		}(spec)
+	}
+	return true
+}
+
+// WaitDrops waits until the background table drops queued so far are done
+// (tests and orderly shutdown).
+func (e *Engine) WaitDrops() { e.dropWG.Wait() }

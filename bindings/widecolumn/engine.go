@@ -53,6 +53,15 @@ type Options struct {
 	// implements SharedSchema) checks for schema committed by other engines
 	// (0: 250ms; negative: never, only on unknown names).
 	SchemaPoll time.Duration
+	// DropInBackground makes DROP TABLE and DROP KEYSPACE answer once the
+	// catalog commit has made the tables invisible (every engine resolves
+	// names through the catalog, and a re-created table gets a new id and
+	// so new storage); their storage is then removed by background workers
+	// (DropWorkers at a time). For stores whose table drop is slow (HBase:
+	// disable + delete). Close waits for the pending drops.
+	DropInBackground bool
+	// DropWorkers bounds concurrent background drops (default 4).
+	DropWorkers int
 }
 
 // metaCatalog and metaSalt are the KV metadata keys of the engine.
@@ -91,6 +100,11 @@ type Engine struct {
 	listeners []func(*bindings.SchemaChange)
 	pollStop  chan struct{}
 	pollDone  chan struct{}
+
+	// Background table drops (Options.DropInBackground).
+	dropMu   sync.Mutex // guards dropping against Close
+	dropWG   sync.WaitGroup
+	dropSlot chan struct{}
 }
 
 var (
@@ -210,6 +224,9 @@ func (e *Engine) Close() error {
 		close(e.pollStop)
 		<-e.pollDone
 	}
+	e.dropMu.Lock()
+	e.dropMu.Unlock() // no drop starts after this point (closed is set)
+	e.dropWG.Wait()
 	return e.kv.Close()
 }
 
@@ -313,7 +330,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
-		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex:
+		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
 		}

@@ -18,6 +18,7 @@ type condPlan struct {
 	value cql.Term
 	in    []cql.Term
 	vt    *cql.Type // type of the compared value
+	field int       // UDT field condition (c.f): field index + 1
 }
 
 func (b *planner) planConditions(ti *tableInfo, p *modPlan, conds []cql.Condition) error {
@@ -39,11 +40,16 @@ func (b *planner) planConditions(ti *tableInfo, p *modPlan, conds []cql.Conditio
 		if ti.isKey(i) {
 			return invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.Name)
 		}
-		if c.Field != "" {
-			return bindings.Unsupported("conditions on user-defined type fields are not supported by dohyo's wide-column engine")
-		}
 		cp := &condPlan{col: i, op: c.Op, key: c.Key, value: c.Value, in: c.In, vt: col.Type}
 		name := col.Name
+		if c.Field != "" {
+			f, err := fieldOf(col, c.Field)
+			if err != nil {
+				return err
+			}
+			cp.field, cp.vt = f+1, col.Type.Elems[f]
+			name = col.Name + "." + c.Field
+		}
 		if c.Key != nil {
 			switch col.Type.Kind {
 			case cql.KindMap:
@@ -103,6 +109,9 @@ func (x *execCtx) condHolds(ti *tableInfo, c *condPlan, cur *current) (bool, err
 		if v, err = x.element(col, c.key, v); err != nil {
 			return false, err
 		}
+	}
+	if c.field > 0 {
+		v = udtField(v, c.field-1)
 	}
 	eval := func(t cql.Term) ([]byte, error) {
 		b, unset, err := x.eval(c.vt, t, col.Name)

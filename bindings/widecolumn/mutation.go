@@ -88,6 +88,9 @@ func (e *Engine) listTime(n int) uint64 {
 // (INSERT or SET c = v), written at wp.ts.
 func (x *execCtx) collectionCells(ti *tableInfo, col int, v []byte, wp writeParams, prepend bool) ([]Cell, error) {
 	c := ti.cols[col]
+	if c.Type.Kind == cql.KindUDT {
+		return udtCells(c, v, wp)
+	}
 	per := 1
 	kind := c.Type.Kind
 	if kind == cql.KindMap {

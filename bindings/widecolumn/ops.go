@@ -145,6 +145,8 @@ func (p *modPlan) assign(ctx context.Context, x *execCtx, op setOp, key []byte, 
 			return nil
 		}
 		return p.removeElements(x, op, key, v, cur, wp, mb)
+	case cql.AssignField:
+		return p.assignField(x, op, key, wp, mb)
 	case cql.AssignElement:
 		if t.Kind == cql.KindMap {
 			k, unset, err := x.eval(t.Elems[0], op.key, "key("+col.Name+")")
@@ -254,6 +256,10 @@ func (p *modPlan) deleteTarget(x *execCtx, d delTarget, key []byte, pk [][]byte,
 		if key, err = ti.codec.PartitionKey(pk); err != nil {
 			return err
 		}
+	}
+	if d.field > 0 {
+		mb.add(ti, key, tombCell(elemQual(col.Name, udtFieldKey(d.field-1)), wp.ts, wp.now))
+		return nil
 	}
 	if d.key == nil {
 		if col.Type.MultiCell() {

@@ -210,6 +210,8 @@ func buildCollectionValue(t *cql.Type, elems []elem) []byte {
 		return nil
 	}
 	switch t.Kind {
+	case cql.KindUDT:
+		return buildUDTValue(t, elems)
 	case cql.KindList:
 		items := make([][]byte, len(elems))
 		for i, e := range elems {

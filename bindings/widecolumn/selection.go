@@ -36,6 +36,8 @@ type selector struct {
 	// args: token() of columns other than the partition key (nil: of
 	// the partition key).
 	args []int
+	// field: a UDT field selection (c.f) of column col: index + 1.
+	field int
 }
 
 // selection is a compiled SELECT clause.
@@ -88,6 +90,9 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 		}
 		return selector{kind: selColumn, col: c, spec: ti.colSpec(c)}, nil
 	case cql.SelElement:
+		if sl.Field != "" && sl.Key == nil {
+			return b.compileFieldSelector(ti, sl)
+		}
 		return selector{}, bindings.Unsupported("selecting an element or field of %s is not supported by dohyo", sl.Column)
 	case cql.SelCountStar:
 		return selector{kind: selCountStar, spec: ti.specNamed("count", cql.Scalar(cql.KindBigint))}, nil
@@ -193,7 +198,7 @@ func knownFunction(name string) bool {
 		"now", "currenttimeuuid", "current_timeuuid", "currenttimestamp", "current_timestamp",
 		"currentdate", "current_date", "currenttime", "current_time", "uuid",
 		"totimestamp", "to_timestamp", "tounixtimestamp", "to_unix_timestamp", "todate", "to_date",
-		"mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid", "dateof", "unixtimestampof",
+		"mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid",
 		"tojson", "fromjson", "abs", "exp", "log", "log10", "round",
 		"collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg",
 		"map_keys", "map_values", "mask_null", "mask_default", "mask_replace", "mask_inner",
@@ -230,6 +235,13 @@ func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, now int64
 }
 
 func (s *selection) value(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
+	if sc.field > 0 {
+		return udtField(s.columnValue(ti, sc, r, statics, now), sc.field-1)
+	}
+	return s.columnValue(ti, sc, r, statics, now)
+}
+
+func (s *selection) columnValue(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
 	switch sc.kind {
 	case selToken:
 		if sc.args != nil {

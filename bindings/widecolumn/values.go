@@ -130,7 +130,7 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 		y, mo, d := x.now.UTC().Date()
 		mid := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
 		return cql.Scalar(cql.KindTime), be64(int64(x.now.Sub(mid))), nil
-	case "totimestamp", "tounixtimestamp", "todate", "dateof", "unixtimestampof":
+	case "totimestamp", "tounixtimestamp", "todate":
 		if err := argc(1); err != nil {
 			return nil, nil, err
 		}
@@ -139,9 +139,9 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 			return nil, nil, err
 		}
 		switch name {
-		case "totimestamp", "dateof":
+		case "totimestamp":
 			return cql.Scalar(cql.KindTimestamp), be64(tm.UnixMilli()), nil
-		case "tounixtimestamp", "unixtimestampof":
+		case "tounixtimestamp":
 			return cql.Scalar(cql.KindBigint), be64(tm.UnixMilli()), nil
 		default:
 			return cql.Scalar(cql.KindDate), dateBytes(tm), nil
@@ -167,7 +167,7 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 		return nil, nil, bindings.Unsupported("token() is only supported in token restrictions")
 	}
 	if !knownFunction(name) {
-		return nil, nil, invalidf("Unknown function '%s'", name)
+		return nil, nil, invalidf("Unknown function %s called", name)
 	}
 	return nil, nil, bindings.Unsupported("function %s() is not supported by dohyo's wide-column engine", fn.Name)
 }

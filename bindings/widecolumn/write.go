@@ -27,12 +27,14 @@ type setOp struct {
 	key   cql.Term // element key or list index
 	value cql.Term
 	vt    *cql.Type // type of value
+	field int       // AssignField: UDT field index + 1
 }
 
 // delTarget is one DELETE target: a column or an element of it.
 type delTarget struct {
-	col int
-	key cql.Term
+	col   int
+	key   cql.Term
+	field int // UDT field index + 1; 0: not a field
 }
 
 // modPlan is a planned INSERT, UPDATE or DELETE.
@@ -235,7 +237,10 @@ func (b *planner) planAssignment(ti *tableInfo, p *modPlan, a cql.Assignment) (s
 			return op, nil
 		}
 	case cql.AssignField:
-		return setOp{}, bindings.Unsupported("setting user-defined type fields is not supported by dohyo's wide-column engine")
+		if ti.counter {
+			return setOp{}, invalidf("Cannot mix counter and non counter columns in the same table")
+		}
+		return b.planFieldAssign(ti, c, a, op)
 	default:
 		return setOp{}, bindings.Unsupported("this assignment is not supported by dohyo's wide-column engine")
 	}
@@ -266,8 +271,11 @@ func (b *planner) planDelete(s *cql.Delete) (plan, error) {
 		if ti.isKey(c) {
 			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", col.Name)
 		}
+		field := 0
 		if t.Field != "" {
-			return nil, bindings.Unsupported("deleting user-defined type fields is not supported by dohyo's wide-column engine")
+			if field, err = planFieldDelete(col, t.Field); err != nil {
+				return nil, err
+			}
 		}
 		if t.Key != nil {
 			switch {
@@ -287,7 +295,7 @@ func (b *planner) planDelete(s *cql.Delete) (plan, error) {
 		if col.Kind != schema.Static {
 			onlyStatic = false
 		}
-		p.dels = append(p.dels, delTarget{col: c, key: t.Key})
+		p.dels = append(p.dels, delTarget{col: c, key: t.Key, field: field})
 	}
 	p.staticOnly = onlyStatic && ti.hasCK
 	p.using = b.planUsing(ti, s.Using)

@@ -177,6 +177,10 @@ func (t *Switch) schemaDDL(ctx context.Context) string {
 		ks := cat.Keyspaces[name]
 		b.WriteString(ks.CreateStatement())
 		b.WriteString("\n\n")
+		for _, u := range ks.TypesInDependencyOrder() {
+			b.WriteString(schema.DescribeType(u))
+			b.WriteString("\n\n")
+		}
 		for _, tn := range ks.TableNames() {
 			b.WriteString(ks.Tables[tn].CreateStatement())
 			b.WriteString("\n\n")

@@ -68,3 +68,21 @@ func testCqlsh(t *testing.T, cqlsh, backend string) {
 		t.Errorf("query on a missing table: err=%v\n%s", err, out)
 	}
 }
+
+// TestServePythonDriverUDT runs the Python driver's UDT decoding (result
+// metadata, nested frozen UDTs, field selection), its user type schema
+// metadata, and a prepared SELECT across ALTER TABLE ADD (v4 and v5) on the
+// executed backends.
+func TestServePythonDriverUDT(t *testing.T) {
+	py := externalTool(t, "DOHYO_TEST_PYTHON")
+	for name, backend := range serveBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			p := startServe(t, "--backend", backend)
+			host, port, _ := net.SplitHostPort(p.CQLAddr)
+			out, err := runTool(t, 5*time.Minute, py, "testdata/python_udt_check.py", host, port)
+			if err != nil || !strings.Contains(out, "OK") {
+				t.Fatalf("python UDT check failed: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -75,3 +75,23 @@ func (c *Cache[K, V]) Stats() Stats {
 	defer c.mu.Unlock()
 	return Stats{Size: c.ll.Len(), Hits: c.hits, Misses: c.misses, Evictions: c.evictions}
 }
+
+// RemoveIf removes every entry for which drop returns true and returns how
+// many it removed. drop runs with the cache locked: it must not call back
+// into the cache.
+func (c *Cache[K, V]) RemoveIf(drop func(K, V) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for e := c.ll.Front(); e != nil; {
+		next := e.Next()
+		ent := e.Value.(*lruEntry[K, V])
+		if drop(ent.key, ent.val) {
+			c.ll.Remove(e)
+			delete(c.items, ent.key)
+			n++
+		}
+		e = next
+	}
+	return n
+}

@@ -34,3 +34,21 @@ func TestMinimumSize(t *testing.T) {
 		t.Errorf("size = %d, want 1", st.Size)
 	}
 }
+
+func TestRemoveIf(t *testing.T) {
+	c := New[int, string](10)
+	for i := 0; i < 6; i++ {
+		c.Put(i, "v")
+	}
+	if n := c.RemoveIf(func(k int, _ string) bool { return k%2 == 0 }); n != 3 {
+		t.Fatalf("removed %d, want 3", n)
+	}
+	for i := 0; i < 6; i++ {
+		if _, ok := c.Get(i); ok != (i%2 == 1) {
+			t.Errorf("key %d present=%v", i, ok)
+		}
+	}
+	if s := c.Stats(); s.Size != 3 {
+		t.Errorf("size %d, want 3", s.Size)
+	}
+}

@@ -144,8 +144,15 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 				elems = append(elems, element{ks: name, typ: "table", name: t})
 			}
 		}
-	case len(w) == 1 && (kw(0, "types") || kw(0, "functions") || kw(0, "aggregates")):
-		cols = listColumns // dohyo has no user types or functions
+	case len(w) == 1 && kw(0, "types"):
+		cols = listColumns
+		for _, name := range sortedKeyspaces(kss) {
+			for _, tn := range kss[name].TypeNames() {
+				elems = append(elems, element{ks: name, typ: "type", name: tn})
+			}
+		}
+	case len(w) == 1 && (kw(0, "functions") || kw(0, "aggregates")):
+		cols = listColumns // dohyo has no user functions
 	case (len(w) == 1 && kw(0, "schema")) || (len(w) == 2 && kw(0, "full") && kw(1, "schema")):
 		full := kw(0, "full")
 		for _, name := range sortedKeyspaces(kss) {
@@ -199,6 +206,10 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		}
 		if kss[ksName] == nil {
 			return nil, describeErr("'%s' not found in keyspaces", ksName)
+		}
+		if u := kss[ksName].Types[name]; u != nil && kw(0, "type") {
+			elems = []element{typeElement(u)}
+			break
 		}
 		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
 	case len(w) == 1 || (len(w) == 3 && w[1].norm == "." && !w[1].quoted):
@@ -284,6 +295,9 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []element {
 	if only {
 		return out
 	}
+	for _, u := range ks.TypesInDependencyOrder() {
+		out = append(out, typeElement(u))
+	}
 	for _, name := range ks.TableNames() {
 		out = append(out, tableElement(ks.Tables[name]))
 	}
@@ -315,4 +329,8 @@ func (v *virtualBackend) describeCluster(ctx context.Context, cat *schema.Catalo
 		return res, nil
 	}
 	return &bindings.Result{Kind: bindings.ResultRows, Columns: describeSpecs(names), Rows: [][][]byte{row}}, nil
+}
+
+func typeElement(u *schema.UserType) element {
+	return element{ks: u.Keyspace, typ: "type", name: u.Name, create: schema.DescribeType(u)}
 }

@@ -51,6 +51,9 @@ func appendType(f []byte, t *cql.Type, version byte) []byte {
 	if t == nil {
 		return appendShort(f, uint16(primitive.DataTypeCodeBlob))
 	}
+	if t.Custom != "" {
+		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), t.Custom)
+	}
 	switch t.Kind {
 	case cql.KindList, cql.KindSet:
 		code := primitive.DataTypeCodeList

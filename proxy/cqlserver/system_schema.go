@@ -73,7 +73,7 @@ func (v *virtualBackend) addSchemaTables() {
 		read_repair text, PRIMARY KEY ((keyspace_name), view_name))`, nil)
 	def("types", "user defined type definitions", `CREATE TABLE types (
 		keyspace_name text, type_name text, field_names frozen<list<text>>,
-		field_types frozen<list<text>>, PRIMARY KEY ((keyspace_name), type_name))`, nil)
+		field_types frozen<list<text>>, PRIMARY KEY ((keyspace_name), type_name))`, typeRows)
 	def("functions", "user defined function definitions", `CREATE TABLE functions (
 		keyspace_name text, function_name text, argument_types frozen<list<text>>,
 		argument_names frozen<list<text>>, body text, language text, return_type text,
@@ -269,5 +269,25 @@ func indexRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowB
 			})
 		}
 	})
+	return b
+}
+
+func typeRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+	b := &rowBuilder{t: t}
+	for _, ks := range kss {
+		for _, name := range ks.TypeNames() {
+			u := ks.Types[name]
+			types := make([]string, len(u.FieldTypes))
+			for i, ft := range u.FieldTypes {
+				types[i] = schema.TypeString(ft)
+			}
+			b.add(map[string]any{
+				"keyspace_name": ks.Name,
+				"type_name":     u.Name,
+				"field_names":   u.FieldNames,
+				"field_types":   types,
+			})
+		}
+	}
 	return b
 }

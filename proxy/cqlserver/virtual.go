@@ -231,6 +231,12 @@ func statementKeyspace(st cql.Statement, session string) string {
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.DropIndex:
 		return keyspaceOf(s.Keyspace, session)
+	case *cql.CreateType:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.AlterUserType:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.DropType:
+		return keyspaceOf(s.Keyspace, session)
 	case *cql.Truncate:
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.Batch:
