@@ -261,7 +261,7 @@ func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([
 	if rb.int_() != wireRows {
 		return nil, errors.New("not a rows result")
 	}
-	rows, _, err := decodeRows(rb)
+	rows, _, err := decodeRows(&rb)
 	return rows, err
 }
 

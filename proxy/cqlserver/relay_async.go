@@ -28,7 +28,6 @@ type asyncRelay struct {
 	creds *credentials
 	start time.Time
 	id    int16
-	w     waiter
 	timer *time.Timer
 	done  atomic.Bool // answered (by the response or the timeout)
 }
@@ -51,30 +50,30 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 	}
 	c.inflight.Add(1)
 	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
-	x.w.fn = x.answered
 	// The timer exists before the request is sent (the answer may come
 	// first); it is armed right after.
 	x.timer = time.AfterFunc(time.Hour, x.timedOut)
 	x.timer.Stop()
-	id, ok, err := bc.submit(req.flags, req.op, req.body, &x.w)
+	id, ok, err := bc.submit(req.flags, req.op, req.body, x)
 	if !ok {
 		c.release()
 		c.inflight.Done()
 		return false
 	}
 	x.id = id
+	c.cork(bc)
 	p.rl.requests.Add(1)
 	if err != nil {
-		x.answered(relayResp{}, err)
+		x.deliver(relayResp{}, err)
 		return true
 	}
 	x.timer.Reset(timeout)
 	return true
 }
 
-// answered runs on the backend connection's reader with Cassandra's
+// deliver runs on the backend connection's reader with Cassandra's
 // answer (or the error that closed the connection).
-func (x *asyncRelay) answered(resp relayResp, err error) {
+func (x *asyncRelay) deliver(resp relayResp, err error) {
 	if err == nil && resp.h.op == opError && (x.req.op == opExecute || x.req.op == opBatch) {
 		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
 		if e.Code == bindings.CodeUnprepared {
@@ -126,11 +125,47 @@ func (x *asyncRelay) timedOut() {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
-	x.bc.abandon(x.id, &x.w)
+	x.bc.abandon(x.id, x)
 	x.c.srv.timedOut.Add(1)
 	err := x.c.timeoutError(x.req)
 	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
 	x.c.send(x.c.errorFrame(x.req.stream, err))
 	x.c.release()
 	x.c.inflight.Done()
+}
+
+// cork remembers that bc has frames of this connection's requests queued
+// but not written; the reader writes them (uncork) before it waits for the
+// client's next frame, so that requests that arrived together go to
+// Cassandra in one write. Reader goroutine only.
+func (c *conn) cork(bc *backendConn) {
+	for _, b := range c.corked {
+		if b == bc {
+			return
+		}
+	}
+	c.corked = append(c.corked, bc)
+}
+
+// uncork writes what cork held back.
+func (c *conn) uncork() {
+	for i, bc := range c.corked {
+		bc.flush()
+		c.corked[i] = nil
+	}
+	c.corked = c.corked[:0]
+}
+
+// nextFrameBuffered tells whether the client's next frame is already
+// read in full (v3/v4 framing), so the reader will not wait for it.
+func (c *conn) nextFrameBuffered() bool {
+	if c.seg != nil || c.br.Buffered() < headerLen {
+		return false
+	}
+	hb, err := c.br.Peek(headerLen)
+	if err != nil {
+		return false
+	}
+	h := parseHeader(hb)
+	return h.length >= 0 && c.br.Buffered() >= headerLen+int(h.length)
 }

@@ -39,8 +39,8 @@ const (
 
 // responseBody skips what precedes a response's message: a tracing id, a
 // warning list and a custom payload, as the header flags announce them.
-func responseBody(h header, body []byte) *rbuf {
-	r := &rbuf{b: body}
+func responseBody(h header, body []byte) rbuf {
+	r := rbuf{b: body}
 	if h.flags&flagTracing != 0 {
 		r.take(16)
 	}
@@ -66,7 +66,7 @@ func summarize(resp relayResp, withRows bool) proxy.Relayed {
 	case wireRows:
 		out := proxy.Relayed{Kind: bindings.ResultRows}
 		if withRows {
-			rows, more, err := decodeRows(r)
+			rows, more, err := decodeRows(&r)
 			if err == nil {
 				out.Rows, out.Digest, out.HasMore = len(rows), bindings.RowsDigest(rows), more
 			}
