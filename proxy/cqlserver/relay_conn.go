@@ -52,7 +52,7 @@ type backendConn struct {
 
 	mu      sync.Mutex
 	waiting [relayStreams]waiter // nil: free or orphaned
-	orphan  [relayStreams]bool    // abandoned by its request
+	orphan  [relayStreams]bool   // abandoned by its request
 
 	closed   chan struct{}
 	closeErr error

@@ -11,11 +11,11 @@ import (
 // write syscall per batch of frames that became ready together, and no
 // writer goroutine to wake per request.
 type writeQueue struct {
-	mu       sync.Mutex
-	pending  [][]byte // pooled frames, in order
-	spare    [][]byte // the last batch written, reused (flusher only)
-	writing  bool     // a flush is writing
-	closed   bool
+	mu      sync.Mutex
+	pending [][]byte // pooled frames, in order
+	spare   [][]byte // the last batch written, reused (flusher only)
+	writing bool     // a flush is writing
+	closed  bool
 
 	bw  *bufio.Writer  // flusher only
 	seg *segmentWriter // v5 framing (flusher only)
