@@ -78,7 +78,7 @@ func (x *asyncRelay) deliver(resp relayResp, err error) {
 		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
-				go x.reprepare(rp) // needs more round trips: off this reader
+				go x.reprepare(rp, resp) // needs more round trips: off this reader
 				return
 			}
 		}
@@ -93,18 +93,21 @@ func (x *asyncRelay) deliver(resp relayResp, err error) {
 
 // reprepare prepares the statement again on the node that forgot it and
 // relays the request once more, within what is left of its timeout.
-func (x *asyncRelay) reprepare(rp *relayPrepared) {
+func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 	ctx, cancel := context.WithTimeout(x.c.reqCtx, x.c.srv.timeoutFor(x.req)-time.Since(x.start))
 	defer cancel()
-	var resp relayResp
-	err := x.p.rl.reprepare(ctx, x.key, rp)
-	if err == nil {
+	resp := unprepared // when the client must prepare again (see Relay.reprepare)
+	changed, err := x.p.rl.reprepare(ctx, x.key, rp)
+	if err == nil && (!changed || x.req.op != opExecute) {
 		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
+	} else if err != nil && ctx.Err() == nil {
+		x.p.rl.log.Debug("relay: re-prepare failed", "node", x.key.node, "err", err)
+		err = nil // the driver prepares it again itself
 	}
-	resp.node = x.key.node
 	if err != nil && ctx.Err() != nil {
 		return // the timer answers
 	}
+	resp.node = x.key.node
 	x.finish(resp, err)
 }
 

@@ -159,20 +159,22 @@ func skipOption(r *rbuf, depth int) {
 	}
 }
 
-// preparedID returns the id of a RESULT Prepared response, or nil.
-func preparedID(resp relayResp) []byte {
+// preparedResult returns the id of a RESULT Prepared response and the rest
+// of its body (the statement's metadata, compared on re-prepare), as
+// copies; nil when resp is not one.
+func preparedResult(resp relayResp) (id, shape []byte) {
 	if resp.h.op != opResult {
-		return nil
+		return nil, nil
 	}
 	r := responseBody(resp.h, resp.body)
 	if r.int_() != wirePrepared {
-		return nil
+		return nil, nil
 	}
-	id := r.shortBytes()
+	id = r.shortBytes()
 	if r.err != nil {
-		return nil
+		return nil, nil
 	}
-	return append([]byte(nil), id...)
+	return append([]byte(nil), id...), append([]byte{}, r.b...)
 }
 
 // schemaChangeOf returns the change a RESULT SchemaChange response (or a

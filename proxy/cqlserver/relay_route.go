@@ -1,6 +1,7 @@
 package cqlserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -235,7 +236,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 		frame = append(frame, resp.body...)
 		out = summarize(resp, c.srv.coord.TapWantsRows())
 		if req.op == opPrepare {
-			if id := preparedID(resp); id != nil {
+			if id, shape := preparedResult(resp); id != nil {
 				// Re-prepared on a connection using the keyspace it was
 				// prepared under (a v5 PREPARE may carry its own), so that
 				// Cassandra computes the same id.
@@ -245,6 +246,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 				}
 				p.rl.prepared.Put(string(id), &relayPrepared{
 					query: req.query, keyspace: p.keyspace, group: group, creds: creds,
+					version: c.version, shape: shape,
 				})
 			}
 		}
@@ -346,21 +348,30 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 		if !ok {
 			return resp, nil // the driver prepares it again itself
 		}
-		if err := rl.reprepare(ctx, key, rp); err != nil {
+		changed, err := rl.reprepare(ctx, key, rp)
+		if err != nil {
 			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
 			return resp, nil
+		}
+		if changed && req.op == opExecute {
+			return resp, nil // the client must learn the new shape: it prepares again
 		}
 	}
 }
 
 // reprepare sends a remembered PREPARE to key's node, on a connection of
-// the keyspace group it was prepared in.
-func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) error {
+// the keyspace group it was prepared in. changed reports that the node
+// now describes the statement differently from what the client was told
+// (a table altered since: other bound variables or result columns): the
+// EXECUTE must then not be re-run, for a client that skips result
+// metadata would read the new rows with the old columns; the client gets
+// Cassandra's UNPREPARED and prepares again, learning the new shape.
+func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) (changed bool, err error) {
 	rl.reprepares.Add(1)
 	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: rp.creds.key()}
 	bc, err := rl.conn(ctx, pk, rp.creds)
 	if err != nil {
-		return err
+		return false, err
 	}
 	body := appendLongString(nil, rp.query)
 	if key.version >= 5 {
@@ -368,10 +379,11 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) 
 	}
 	resp, err := bc.roundTrip(ctx, 0, opPrepare, body)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if resp.h.op == opError {
-		return decodeErrorBody(responseBody(resp.h, resp.body).b)
+		return false, decodeErrorBody(responseBody(resp.h, resp.body).b)
 	}
-	return nil
+	_, shape := preparedResult(resp)
+	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil
 }
