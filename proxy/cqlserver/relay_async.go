@@ -1,6 +1,7 @@
 package cqlserver
 
 import (
+	"bufio"
 	"context"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,7 @@ func (x *asyncRelay) deliver(resp relayResp, err error) {
 		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
+				resp.hold = nil
 				go x.reprepare(rp, resp) // needs more round trips: off this reader
 				return
 			}
@@ -118,9 +120,41 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	}
 	x.timer.Stop()
 	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
-	x.c.send(frame)
-	x.c.release()
-	x.c.inflight.Done()
+	if resp.hold != nil {
+		resp.hold.add(x.c, frame)
+		return
+	}
+	x.c.answer(frame)
+}
+
+// answer sends a relayed request's answer and frees its slot.
+func (c *conn) answer(frame []byte) {
+	c.send(frame)
+	c.release()
+	c.inflight.Done()
+}
+
+// heldAnswers are answers a backend connection's reader holds back while
+// it has more responses buffered: handed to the clients' writers together,
+// they leave in fewer writes (a writer woken by the first answer would
+// write it alone).
+type heldAnswers struct {
+	a []heldAnswer
+}
+
+type heldAnswer struct {
+	c     *conn
+	frame []byte
+}
+
+func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
+
+func (h *heldAnswers) send() {
+	for i, a := range h.a {
+		a.c.answer(a.frame)
+		h.a[i] = heldAnswer{}
+	}
+	h.a = h.a[:0]
 }
 
 // timedOut answers the request timeout and gives up on Cassandra's answer.
@@ -161,14 +195,17 @@ func (c *conn) uncork() {
 
 // nextFrameBuffered tells whether the client's next frame is already
 // read in full (v3/v4 framing), so the reader will not wait for it.
-func (c *conn) nextFrameBuffered() bool {
-	if c.seg != nil || c.br.Buffered() < headerLen {
+func (c *conn) nextFrameBuffered() bool { return c.seg == nil && frameBuffered(c.br) }
+
+// frameBuffered tells whether br holds a whole v3/v4 frame.
+func frameBuffered(br *bufio.Reader) bool {
+	if br.Buffered() < headerLen {
 		return false
 	}
-	hb, err := c.br.Peek(headerLen)
+	hb, err := br.Peek(headerLen)
 	if err != nil {
 		return false
 	}
 	h := parseHeader(hb)
-	return h.length >= 0 && c.br.Buffered() >= headerLen+int(h.length)
+	return h.length >= 0 && br.Buffered() >= headerLen+int(h.length)
 }

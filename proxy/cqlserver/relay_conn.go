@@ -38,6 +38,9 @@ type relayResp struct {
 	h    header
 	body []byte
 	node string // the node that answered
+	// hold, set by the reader, collects answers to clients to send once
+	// the responses already read are handled (heldAnswers).
+	hold *heldAnswers
 }
 
 type backendConn struct {
@@ -107,7 +110,7 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 	if version >= 5 {
 		bc.wq.seg = &segmentWriter{w: hs.bw}
 	}
-	go bc.readLoop(hs.reader())
+	go bc.readLoop(hs.reader(), hs.buffered)
 	return bc, nil
 }
 
@@ -144,6 +147,15 @@ func (h *handshakeIO) write(op byte, body []byte) error {
 }
 
 func (h *handshakeIO) read() (header, []byte, error) { return h.reader()() }
+
+// buffered tells whether the next response frame is read in full already
+// (v3/v4 framing; v5 segments say no).
+func (h *handshakeIO) buffered() bool {
+	if h.seg != nil {
+		return false
+	}
+	return frameBuffered(h.br)
+}
 
 func (h *handshakeIO) reader() frameReader {
 	if h.seg != nil {
@@ -257,7 +269,10 @@ type rtResult struct {
 	err error
 }
 
-func (w rtWaiter) deliver(r relayResp, err error) { w <- rtResult{r, err} }
+func (w rtWaiter) deliver(r relayResp, err error) {
+	r.hold = nil // the answer is the round trip's caller's, off the reader
+	w <- rtResult{r, err}
+}
 
 // submit sends one request without waiting for its answer, which goes to
 // w. It returns the stream id used, or ok=false, having sent nothing, when
@@ -371,8 +386,13 @@ func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byt
 	}
 }
 
-func (bc *backendConn) readLoop(next frameReader) {
+func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
+	held := &heldAnswers{}
+	defer held.send()
 	for {
+		if !buffered() {
+			held.send() // before waiting for Cassandra
+		}
 		h, body, err := next()
 		if err != nil {
 			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, unexpectedEOF(err)))
@@ -402,7 +422,7 @@ func (bc *backendConn) readLoop(next frameReader) {
 		}
 		if w != nil {
 			bc.inflight.Add(-1)
-			w.deliver(relayResp{h: h, body: body}, nil)
+			w.deliver(relayResp{h: h, body: body, hold: held}, nil)
 		}
 		if !bc.usable() && bc.inflight.Load() == 0 {
 			bc.close(errTooManyOrphans)
