@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -37,5 +38,71 @@ func TestRelayReprepareSeesAlteredTable(t *testing.T) {
 		if err := s.Query("SELECT * FROM "+ks+"."+tbl+" WHERE k = ?", 1).Scan(&k, &a, &b); err != nil || b != 20 {
 			t.Fatalf("v%d after ALTER TABLE ADD b: b=%d, %v", proto, b, err)
 		}
+	}
+}
+
+// TestRelaySystemSchemaIsCassandras: for a keyspace relayed to Cassandra,
+// every system_schema table read through dohyo has exactly the rows read
+// from Cassandra directly — UDTs, indexes (legacy and SAI) and dropped
+// columns included, which dohyo's own catalog does not describe.
+func TestRelaySystemSchemaIsCassandras(t *testing.T) {
+	addr := cassandraAddr(t)
+	const ks = "relay_sysschema"
+	dropCassandraKeyspaces(t, addr, ks)
+	// DDL on a busy shared Cassandra can take longer than directCassandra waits.
+	direct := gocqlSession(t, addr, 0, nil, func(c *gocql.ClusterConfig) { c.Timeout = 2 * time.Minute })
+	for _, q := range []string{
+		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TYPE " + ks + ".addr (street text, zip int)",
+		"CREATE TYPE " + ks + ".person (name text, home frozen<addr>)",
+		"CREATE TABLE " + ks + ".t (k int, c int, v text, p frozen<person>, tags set<text>, gone int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+		"CREATE INDEX t_v ON " + ks + ".t (v)",
+		"CREATE INDEX t_tags ON " + ks + ".t (tags) USING 'sai'",
+		"ALTER TABLE " + ks + ".t DROP gone",
+	} {
+		mustExec(t, direct, q)
+	}
+	p := startServe(t, "--backend", "cassandra://"+addr)
+	s := gocqlSession(t, p.CQLAddr, 4, nil, func(c *gocql.ClusterConfig) { c.Timeout = 30 * time.Second })
+	read := func(s *gocql.Session, table string) ([]map[string]any, error) {
+		return s.Query("SELECT * FROM system_schema." + table + " WHERE keyspace_name = '" + ks + "'").Iter().SliceMap()
+	}
+	tables := []string{"keyspaces", "tables", "columns", "column_masks", "dropped_columns", "triggers",
+		"views", "types", "functions", "aggregates", "indexes"}
+	for _, table := range tables {
+		want, err := read(direct, table)
+		if err != nil {
+			t.Fatalf("system_schema.%s from Cassandra: %v", table, err)
+		}
+		got, err := read(s, table)
+		if err != nil {
+			t.Fatalf("system_schema.%s through dohyo: %v", table, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("system_schema.%s through dohyo:\n%v\nCassandra has:\n%v", table, got, want)
+		}
+		switch table {
+		case "types", "indexes", "dropped_columns":
+			if len(want) == 0 {
+				t.Errorf("system_schema.%s: Cassandra lists nothing for %s: the test set up nothing to compare", table, ks)
+			}
+		}
+	}
+	// A type created after dohyo started shows up too (the relay's schema
+	// event refreshes what dohyo lists).
+	mustExec(t, direct, "CREATE TYPE "+ks+".later (x int)")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := s.Query("SELECT COUNT(*) FROM system_schema.types WHERE keyspace_name = ? AND type_name = 'later'", ks).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a type created on Cassandra never appeared in system_schema.types through dohyo")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
