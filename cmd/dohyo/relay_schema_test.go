@@ -17,8 +17,8 @@ import (
 func TestRelayReprepareSeesAlteredTable(t *testing.T) {
 	addr := cassandraAddr(t)
 	const ks = "relay_shape"
-	dropCassandraKeyspaces(t, addr, ks)
-	direct := directCassandra(t, addr)
+	direct := ddlSession(t, addr)
+	mustExec(t, direct, "DROP KEYSPACE IF EXISTS "+ks)
 	mustExec(t, direct, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	for _, tbl := range []string{"t3", "t4"} {
 		mustExec(t, direct, "CREATE TABLE "+ks+"."+tbl+" (k int PRIMARY KEY, a int)")
@@ -48,9 +48,8 @@ func TestRelayReprepareSeesAlteredTable(t *testing.T) {
 func TestRelaySystemSchemaIsCassandras(t *testing.T) {
 	addr := cassandraAddr(t)
 	const ks = "relay_sysschema"
-	dropCassandraKeyspaces(t, addr, ks)
-	// DDL on a busy shared Cassandra can take longer than directCassandra waits.
-	direct := gocqlSession(t, addr, 0, nil, func(c *gocql.ClusterConfig) { c.Timeout = 2 * time.Minute })
+	direct := ddlSession(t, addr)
+	mustExec(t, direct, "DROP KEYSPACE IF EXISTS "+ks)
 	for _, q := range []string{
 		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TYPE " + ks + ".addr (street text, zip int)",
@@ -105,4 +104,11 @@ func TestRelaySystemSchemaIsCassandras(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// ddlSession is a gocql session straight to Cassandra that waits long
+// enough for DDL on a busy shared Cassandra (longer than directCassandra).
+func ddlSession(t *testing.T, addr string) *gocql.Session {
+	t.Helper()
+	return gocqlSession(t, addr, 0, nil, func(c *gocql.ClusterConfig) { c.Timeout = 2 * time.Minute })
 }
