@@ -43,7 +43,8 @@
 #               that tag instead (its dependencies still come from the module
 #               proxy); without either, zdm-proxy is skipped with a warning.
 # Environment: YCSB_LIB (see bench/ycsb/run.sh), CQL_PROXY_VERSION,
-# ZDM_VERSION, ZDM_PROXY_SRC, CASSANDRA_PID.
+# ZDM_VERSION, ZDM_PROXY_SRC, CASSANDRA_PID, DOHYO_BIN (a dohyo binary to
+# measure instead of building this tree's, e.g. an older commit's).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -84,7 +85,7 @@ build_module() {
   [[ -n "$dir" && -d "$dir" ]] || return 1
   (cd "$dir" && go build -o "$4" "$3") && echo "$2" >"$4.version"
 }
-(cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo)
+if [[ -n "${DOHYO_BIN:-}" ]]; then cp "$DOHYO_BIN" "$out/dohyo"; else (cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo); fi
 want=""
 for t in $targets; do
   case "$t" in
