@@ -117,15 +117,16 @@ func (c *conn) fallbackBackend(sessKS string) string {
 // planBatch routes a BATCH: every child must be served by one backend.
 func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *relayPlan) (*relayPlan, error) {
 	coord := c.srv.coord
-	var backends []string
+	var backends, keyspaces []string // per child
 	var relayed *Relay
 	needsKS := false
 	for _, e := range req.batch.Entries {
 		if e.PreparedID != nil {
 			found := false
 			for name, rl := range c.srv.relays {
-				if _, ok := rl.prepared.Get(string(e.PreparedID)); ok {
+				if rp, ok := rl.prepared.Get(string(e.PreparedID)); ok {
 					backends, relayed, found = append(backends, name), rl, true
+					keyspaces = append(keyspaces, rp.keyspace)
 					break
 				}
 			}
@@ -139,6 +140,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 					return nil, nil
 				}
 				backends = append(backends, b)
+				keyspaces = append(keyspaces, proxy.StatementKeyspace(ps.Parsed.Stmt, ps.Keyspace))
 			}
 			continue
 		}
@@ -149,6 +151,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 				err = errors.New("unsupported")
 			}
 		}
+		ks := sessKS
 		if err != nil {
 			b = c.fallbackBackend(sessKS)
 			needsKS = needsKS || sessKS != ""
@@ -157,8 +160,9 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 				return nil, nil
 			}
 			needsKS = needsKS || proxy.NeedsSessionKeyspace(parsed.Stmt)
+			ks = proxy.StatementKeyspace(parsed.Stmt, sessKS)
 		}
-		backends = append(backends, b)
+		backends, keyspaces = append(backends, b), append(keyspaces, ks)
 		if rl := c.srv.relays[b]; rl != nil {
 			relayed = rl
 		}
@@ -168,9 +172,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 	}
 	for i := 1; i < len(backends); i++ {
 		if backends[i] != backends[0] {
-			return nil, bindings.Errorf(bindings.CodeInvalid,
-				"dohyo cannot execute a batch spanning backends %s and %s: a BATCH must stay on one backend",
-				backends[0], backends[i])
+			return nil, proxy.SpanningBatch(keyspaces[0], backends[0], keyspaces[i], backends[i])
 		}
 	}
 	return plan(relayed, needsKS), nil

@@ -38,7 +38,7 @@ func (v *virtualBackend) relayedSchemaRows(ctx context.Context, b *rowBuilder) {
 		}
 		relayed := func(ks string) bool {
 			_, sys := v.system[ks]
-			return !sys && !coord.IsVirtual(ks) && coord.Route(ks).Backend == name
+			return !sys && coord.Route(ks).Backend == name // the virtual keyspaces route elsewhere
 		}
 		kept := b.rows[:0]
 		for _, row := range b.rows {
