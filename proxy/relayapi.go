@@ -17,8 +17,9 @@ import (
 func (c *Coordinator) Parse(text string) (*cql.Parsed, error) { return c.parse(text) }
 
 // StatementBackend returns the name of the backend that serves stmt for a
-// session whose keyspace is sessionKS. A BATCH whose children route to
-// different backends is an Invalid error.
+// session whose keyspace is sessionKS (for the relay and the local path
+// alike). A BATCH whose children route to different backends is an
+// Invalid error (SpanningBatch).
 func (c *Coordinator) StatementBackend(stmt cql.Statement, sessionKS string) (string, error) {
 	if b, ok := stmt.(*cql.Batch); ok {
 		kss, err := batchKeyspaces(b, sessionKS)
@@ -35,15 +36,6 @@ func (c *Coordinator) StatementBackend(stmt cql.Statement, sessionKS string) (st
 		return "", err
 	}
 	return c.Route(ks).Backend, nil
-}
-
-// RouteKeyspaces returns the one backend serving all keyspaces, or an
-// Invalid error naming two that are served by different backends.
-func (c *Coordinator) RouteKeyspaces(keyspaces []string) (string, error) {
-	if len(keyspaces) == 0 {
-		return c.def, nil
-	}
-	return c.routeAll(keyspaces)
 }
 
 // DefaultBackend is the name of the backend for unrouted keyspaces.
@@ -80,9 +72,14 @@ func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepare
 // Now is the coordinator's clock.
 func (c *Coordinator) Now() time.Time { return c.now() }
 
-// IsVirtual tells whether keyspace is served inside dohyo (system tables).
-func (c *Coordinator) IsVirtual(keyspace string) bool {
-	return c.routes[keyspace] == VirtualBackendName
+// StatementKeyspace is the keyspace stmt names, or sessionKS when it names
+// none ("" for a BATCH, whose children name theirs).
+func StatementKeyspace(stmt cql.Statement, sessionKS string) string {
+	ks, err := statementKeyspace(stmt, sessionKS)
+	if err != nil {
+		return sessionKS
+	}
+	return ks
 }
 
 // NeedsSessionKeyspace tells whether stmt (or a child of a BATCH) names a

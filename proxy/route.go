@@ -86,12 +86,20 @@ func (c *Coordinator) routeAll(keyspaces []string) (string, error) {
 			continue
 		}
 		if b != backend {
-			return "", bindings.Errorf(bindings.CodeInvalid,
-				"dohyo cannot execute a batch spanning keyspaces on different backends: %s (%s) and %s (%s)",
-				first, backend, ks, b)
+			return "", SpanningBatch(first, backend, ks, b)
 		}
 	}
 	return backend, nil
+}
+
+// SpanningBatch is the error for a BATCH whose children are served by two
+// backends (the local path and the relay both answer it): first and other
+// name the children's keyspaces, firstBackend and otherBackend their
+// backends.
+func SpanningBatch(first, firstBackend, other, otherBackend string) error {
+	return bindings.Errorf(bindings.CodeInvalid,
+		"dohyo cannot execute a batch spanning backends: %s (%s) and %s (%s) are on different backends, and a BATCH must stay on one",
+		first, firstBackend, other, otherBackend)
 }
 
 // batchKeyspaces lists the keyspaces of every child of a parsed BATCH.

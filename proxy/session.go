@@ -135,24 +135,6 @@ func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, pa
 	return res, err
 }
 
-func (s *Session) backendFor(stmt cql.Statement, sessionKS string) (string, error) {
-	if b, ok := stmt.(*cql.Batch); ok {
-		kss, err := batchKeyspaces(b, sessionKS)
-		if err != nil {
-			return "", err
-		}
-		if len(kss) == 0 {
-			return s.c.def, nil
-		}
-		return s.c.routeAll(kss)
-	}
-	ks, err := statementKeyspace(stmt, sessionKS)
-	if err != nil {
-		return "", err
-	}
-	return s.c.Route(ks).Backend, nil
-}
-
 // use switches the session keyspace after checking it exists.
 func (s *Session) use(ctx context.Context, ks string) (*bindings.Result, error) {
 	cat, err := s.c.Catalog(ctx)

@@ -102,8 +102,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	defer s.Close()
-	if err := setup(ctx, s, cfg); err != nil {
-		return nil, err
+	if !cfg.SkipLoad { // with records loaded before, the table exists (and DDL is slow on a busy Cassandra)
+		if err := setup(ctx, s, cfg); err != nil {
+			return nil, err
+		}
 	}
 	value := strings.Repeat("x", cfg.ValueSize)
 	insert := fmt.Sprintf("INSERT INTO %s.usertable (y_id, field0) VALUES (?, ?)", cfg.Keyspace)

@@ -31,7 +31,7 @@ func main() {
 	flag.IntVar(&cfg.Conns, "conns", cfg.Conns, "connections per host")
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "run phase length")
 	flag.Float64Var(&cfg.Rate, "rate", cfg.Rate, "target ops/s in total (0 = as fast as possible)")
-	flag.BoolVar(&cfg.SkipLoad, "skip-load", cfg.SkipLoad, "do not (re)load records")
+	flag.BoolVar(&cfg.SkipLoad, "skip-load", cfg.SkipLoad, "do not (re)load records, nor create the keyspace and table (loaded before)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

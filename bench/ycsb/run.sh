@@ -9,6 +9,9 @@
 #   --threads T               client threads (default 4)
 #   --keyspace K              keyspace (default ycsb), created if missing
 #   --out DIR                 where outputs go (default bench/out/ycsb-TIME)
+#   --phases load,run         which phases (default both); run alone skips
+#                             creating/emptying the table and the load, for
+#                             repeated runs on records loaded once
 #   -p NAME=VALUE             extra YCSB/binding property, passed to every
 #                             phase (e.g. -p cassandra.username=cassandra)
 #
@@ -36,7 +39,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" != -* ]] || usage
 hosts="$1"
 shift
-workloads="a,b,c,d,e,f" records=1000 ops=1000 threads=4 keyspace=ycsb out=""
+workloads="a,b,c,d,e,f" records=1000 ops=1000 threads=4 keyspace=ycsb out="" phases="load,run"
 props=()
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || usage
@@ -47,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --threads) threads="$2" ;;
     --keyspace) keyspace="$2" ;;
     --out) out="$2" ;;
+    --phases) phases="$2" ;;
     -p) [[ "$2" == *=* ]] || die "-p wants NAME=VALUE, got $2"; props+=(-p "$2") ;;
     *) usage ;;
   esac
@@ -56,6 +60,10 @@ for n in "$records" "$ops" "$threads"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "not a positive number: $n"
 done
 IFS=, read -r -a wl <<<"$workloads"
+IFS=, read -r -a ph <<<"$phases"
+for p in "${ph[@]}"; do
+  [[ "$p" == load || "$p" == run ]] || die "no phase '$p' (have load, run)"
+done
 for w in "${wl[@]}"; do
   [[ -f "$here/workloads/workload$w" ]] || die "no workload '$w' (have a-f)"
 done
@@ -145,13 +153,13 @@ check() {
 failed=()
 : >"$out/summary.rows"
 echo "YCSB against $hosts: workloads $workloads, $records records, $ops ops, $threads threads; outputs in $out" >&2
-if ! java_run dohyo.ycsb.Setup "${common[@]}" -truncate >"$out/setup.txt" 2>&1; then
+if [[ ",$phases," == *,load,* ]] && ! java_run dohyo.ycsb.Setup "${common[@]}" -truncate >"$out/setup.txt" 2>&1; then
   cat "$out/setup.txt" >&2
   echo "run.sh: FAILED: could not create/empty $keyspace.usertable on $hosts" >&2
   exit 1
 fi
 for w in "${wl[@]}"; do
-  for phase in load run; do
+  for phase in "${ph[@]}"; do
     file="$out/workload$w-$phase.txt"
     flag=-t
     [[ "$phase" == load ]] && flag=-load

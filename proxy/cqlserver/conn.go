@@ -63,6 +63,7 @@ type conn struct {
 	body    bodyCodec // v3/v4 frame compression
 	sasl    SASL
 	hdr     [headerLen]byte
+	corked  []*backendConn // relay connections with frames to write (relay_async.go)
 
 	out        chan outMsg
 	quit       chan struct{}
@@ -238,7 +239,11 @@ func (c *conn) readLoop() (err error) {
 			err = protocolErrorf("internal error while decoding a frame")
 		}
 	}()
+	defer c.uncork()
 	for {
+		if !c.nextFrameBuffered() {
+			c.uncork() // before waiting for the client (relay_async.go)
+		}
 		if err := c.waitDrained(); err != nil {
 			return err
 		}

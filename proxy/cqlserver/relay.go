@@ -90,6 +90,11 @@ type relayPrepared struct {
 	keyspace string // the session keyspace at PREPARE time
 	group    string // the keyspace group it was prepared in
 	creds    *credentials
+	// shape is what the client was told about the statement (the
+	// PREPARED result after its id: bind and result metadata, and in v5
+	// the result metadata id), at protocol version; see reprepare.
+	version byte
+	shape   []byte
 }
 
 // NewRelay connects the control connection to one of the contact points,
@@ -261,7 +266,7 @@ func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([
 	if rb.int_() != wireRows {
 		return nil, errors.New("not a rows result")
 	}
-	rows, _, err := decodeRows(rb)
+	rows, _, err := decodeRows(&rb)
 	return rows, err
 }
 

@@ -1,6 +1,7 @@
 package cqlserver
 
 import (
+	"bufio"
 	"context"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,6 @@ type asyncRelay struct {
 	creds *credentials
 	start time.Time
 	id    int16
-	w     waiter
 	timer *time.Timer
 	done  atomic.Bool // answered (by the response or the timeout)
 }
@@ -51,35 +51,36 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 	}
 	c.inflight.Add(1)
 	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
-	x.w.fn = x.answered
 	// The timer exists before the request is sent (the answer may come
 	// first); it is armed right after.
 	x.timer = time.AfterFunc(time.Hour, x.timedOut)
 	x.timer.Stop()
-	id, ok, err := bc.submit(req.flags, req.op, req.body, &x.w)
+	id, ok, err := bc.submit(req.flags, req.op, req.body, x)
 	if !ok {
 		c.release()
 		c.inflight.Done()
 		return false
 	}
 	x.id = id
+	c.cork(bc)
 	p.rl.requests.Add(1)
 	if err != nil {
-		x.answered(relayResp{}, err)
+		x.deliver(relayResp{}, err)
 		return true
 	}
 	x.timer.Reset(timeout)
 	return true
 }
 
-// answered runs on the backend connection's reader with Cassandra's
+// deliver runs on the backend connection's reader with Cassandra's
 // answer (or the error that closed the connection).
-func (x *asyncRelay) answered(resp relayResp, err error) {
+func (x *asyncRelay) deliver(resp relayResp, err error) {
 	if err == nil && resp.h.op == opError && (x.req.op == opExecute || x.req.op == opBatch) {
 		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
-				go x.reprepare(rp) // needs more round trips: off this reader
+				resp.hold = nil
+				go x.reprepare(rp, resp) // needs more round trips: off this reader
 				return
 			}
 		}
@@ -94,18 +95,21 @@ func (x *asyncRelay) answered(resp relayResp, err error) {
 
 // reprepare prepares the statement again on the node that forgot it and
 // relays the request once more, within what is left of its timeout.
-func (x *asyncRelay) reprepare(rp *relayPrepared) {
+func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 	ctx, cancel := context.WithTimeout(x.c.reqCtx, x.c.srv.timeoutFor(x.req)-time.Since(x.start))
 	defer cancel()
-	var resp relayResp
-	err := x.p.rl.reprepare(ctx, x.key, rp)
-	if err == nil {
+	resp := unprepared // when the client must prepare again (see Relay.reprepare)
+	changed, err := x.p.rl.reprepare(ctx, x.key, rp)
+	if err == nil && (!changed || x.req.op != opExecute) {
 		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
+	} else if err != nil && ctx.Err() == nil {
+		x.p.rl.log.Debug("relay: re-prepare failed", "node", x.key.node, "err", err)
+		err = nil // the driver prepares it again itself
 	}
-	resp.node = x.key.node
 	if err != nil && ctx.Err() != nil {
 		return // the timer answers
 	}
+	resp.node = x.key.node
 	x.finish(resp, err)
 }
 
@@ -116,9 +120,41 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	}
 	x.timer.Stop()
 	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
-	x.c.send(frame)
-	x.c.release()
-	x.c.inflight.Done()
+	if resp.hold != nil {
+		resp.hold.add(x.c, frame)
+		return
+	}
+	x.c.answer(frame)
+}
+
+// answer sends a relayed request's answer and frees its slot.
+func (c *conn) answer(frame []byte) {
+	c.send(frame)
+	c.release()
+	c.inflight.Done()
+}
+
+// heldAnswers are answers a backend connection's reader holds back while
+// it has more responses buffered: handed to the clients' writers together,
+// they leave in fewer writes (a writer woken by the first answer would
+// write it alone).
+type heldAnswers struct {
+	a []heldAnswer
+}
+
+type heldAnswer struct {
+	c     *conn
+	frame []byte
+}
+
+func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
+
+func (h *heldAnswers) send() {
+	for i, a := range h.a {
+		a.c.answer(a.frame)
+		h.a[i] = heldAnswer{}
+	}
+	h.a = h.a[:0]
 }
 
 // timedOut answers the request timeout and gives up on Cassandra's answer.
@@ -126,11 +162,50 @@ func (x *asyncRelay) timedOut() {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
-	x.bc.abandon(x.id, &x.w)
+	x.bc.abandon(x.id, x)
 	x.c.srv.timedOut.Add(1)
 	err := x.c.timeoutError(x.req)
 	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
 	x.c.send(x.c.errorFrame(x.req.stream, err))
 	x.c.release()
 	x.c.inflight.Done()
+}
+
+// cork remembers that bc has frames of this connection's requests queued
+// but not written; the reader writes them (uncork) before it waits for the
+// client's next frame, so that requests that arrived together go to
+// Cassandra in one write. Reader goroutine only.
+func (c *conn) cork(bc *backendConn) {
+	for _, b := range c.corked {
+		if b == bc {
+			return
+		}
+	}
+	c.corked = append(c.corked, bc)
+}
+
+// uncork writes what cork held back.
+func (c *conn) uncork() {
+	for i, bc := range c.corked {
+		bc.flush()
+		c.corked[i] = nil
+	}
+	c.corked = c.corked[:0]
+}
+
+// nextFrameBuffered tells whether the client's next frame is already
+// read in full (v3/v4 framing), so the reader will not wait for it.
+func (c *conn) nextFrameBuffered() bool { return c.seg == nil && frameBuffered(c.br) }
+
+// frameBuffered tells whether br holds a whole v3/v4 frame.
+func frameBuffered(br *bufio.Reader) bool {
+	if br.Buffered() < headerLen {
+		return false
+	}
+	hb, err := br.Peek(headerLen)
+	if err != nil {
+		return false
+	}
+	h := parseHeader(hb)
+	return h.length >= 0 && br.Buffered() >= headerLen+int(h.length)
 }

@@ -20,9 +20,13 @@ import (
 // Cassandra node, at one protocol version, optionally bound to a keyspace
 // (USE) and to a client's credentials. Requests from many client
 // connections share it: each gets a free stream id of this connection for
-// its round trip (stream-id remapping), its frame is queued for one writer
-// goroutine, and one reader goroutine hands each response to the waiting
-// request by stream id.
+// its round trip (stream-id remapping), and one reader goroutine hands each
+// response to the waiting request by stream id. Frames are queued and
+// written by whichever sender finds no write in progress (no writer
+// goroutine to wake per request); frames queued while a write is in
+// progress go out together in the next one, and a client connection's
+// reader holds back the write while more of its client's requests are
+// already buffered (corking), so that pipelined requests share syscalls.
 
 // relayStreams bounds the concurrent requests of one backend connection
 // (the protocol allows 32768; a few hundred is plenty per connection).
@@ -34,6 +38,9 @@ type relayResp struct {
 	h    header
 	body []byte
 	node string // the node that answered
+	// hold, set by the reader, collects answers to clients to send once
+	// the responses already read are handled (heldAnswers).
+	hold *heldAnswers
 }
 
 type backendConn struct {
@@ -43,12 +50,12 @@ type backendConn struct {
 	keyspace string
 	log      *slog.Logger
 
-	out     chan []byte
 	streams chan int16
+	wq      writeQueue
 
 	mu      sync.Mutex
-	waiting [relayStreams]*waiter // nil: free or orphaned
-	orphan  [relayStreams]bool    // abandoned by its request
+	waiting [relayStreams]waiter // nil: free or orphaned
+	orphan  [relayStreams]bool   // abandoned by its request
 
 	closed   chan struct{}
 	closeErr error
@@ -92,7 +99,6 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 	nc.SetDeadline(time.Time{})
 	bc := &backendConn{
 		nc: nc, addr: addr, version: version, keyspace: keyspace, log: log, authenticated: hs.authenticated,
-		out:     make(chan []byte, outQueueLen),
 		streams: make(chan int16, relayStreams),
 		closed:  make(chan struct{}),
 	}
@@ -100,8 +106,11 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 		bc.streams <- int16(i)
 	}
 	bc.lastRead.Store(time.Now().UnixNano())
-	go bc.readLoop(hs.reader())
-	go bc.writeLoop(hs.bw)
+	bc.wq.bw = hs.bw
+	if version >= 5 {
+		bc.wq.seg = &segmentWriter{w: hs.bw}
+	}
+	go bc.readLoop(hs.reader(), hs.buffered)
 	return bc, nil
 }
 
@@ -138,6 +147,15 @@ func (h *handshakeIO) write(op byte, body []byte) error {
 }
 
 func (h *handshakeIO) read() (header, []byte, error) { return h.reader()() }
+
+// buffered tells whether the next response frame is read in full already
+// (v3/v4 framing; v5 segments say no).
+func (h *handshakeIO) buffered() bool {
+	if h.seg != nil {
+		return false
+	}
+	return frameBuffered(h.br)
+}
 
 func (h *handshakeIO) reader() frameReader {
 	if h.seg != nil {
@@ -236,27 +254,51 @@ func queryBody(q string, version byte) []byte {
 	return append(b, 0)
 }
 
-// waiter is called once with a request's response, or with the error that
-// ended the connection, on the connection's reader goroutine (or on the
-// goroutine that closes it).
-type waiter struct {
-	fn func(relayResp, error)
+// A waiter is called once with a request's response, or with the error
+// that ended the connection, on the connection's reader goroutine (or on
+// the goroutine that closes it).
+type waiter interface {
+	deliver(relayResp, error)
+}
+
+// rtWaiter is a waiter for a synchronous round trip.
+type rtWaiter chan rtResult
+
+type rtResult struct {
+	r   relayResp
+	err error
+}
+
+func (w rtWaiter) deliver(r relayResp, err error) {
+	r.hold = nil // the answer is the round trip's caller's, off the reader
+	w <- rtResult{r, err}
 }
 
 // submit sends one request without waiting for its answer, which goes to
 // w. It returns the stream id used, or ok=false, having sent nothing, when
 // no stream id is free; an error when the connection is closed.
-func (bc *backendConn) submit(flags, op byte, body []byte, w *waiter) (id int16, ok bool, err error) {
+// The frame is queued, not written: the caller flushes (at once, or after
+// queueing the next requests it already has).
+func (bc *backendConn) submit(flags, op byte, body []byte, w waiter) (id int16, ok bool, err error) {
 	select {
 	case id = <-bc.streams:
 	default:
 		return 0, false, nil
 	}
-	return id, true, bc.send(id, flags, op, body, w)
+	return id, true, bc.queue(id, flags, op, body, w)
 }
 
-// send registers w for stream id and queues the frame.
-func (bc *backendConn) send(id int16, flags, op byte, body []byte, w *waiter) error {
+// send registers w for stream id and writes the frame.
+func (bc *backendConn) send(id int16, flags, op byte, body []byte, w waiter) error {
+	if err := bc.queue(id, flags, op, body, w); err != nil {
+		return err
+	}
+	bc.flush()
+	return nil
+}
+
+// queue registers w for stream id and queues the frame.
+func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter) error {
 	bc.mu.Lock()
 	if bc.isClosed() { // close's sweep of waiting may have run already
 		bc.mu.Unlock()
@@ -269,18 +311,24 @@ func (bc *backendConn) send(id int16, flags, op byte, body []byte, w *waiter) er
 	f = append(f, bc.version, flags&^flagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
 	finishFrame(f)
-	select {
-	case bc.out <- f:
-	case <-bc.closed: // the sweep answers w
+	if !bc.wq.add(f) { // closed: the sweep answers w
 		putBuf(f)
 	}
 	return nil
 }
 
+// flush writes the queued frames, unless a write is in progress (whose
+// writer then writes them too).
+func (bc *backendConn) flush() {
+	if err := bc.wq.flush(); err != nil {
+		bc.close(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
+	}
+}
+
 // abandon gives up on stream id's answer (its request timed out): the id
 // stays reserved until the late answer arrives. It reports false when the
 // answer is already being delivered to w.
-func (bc *backendConn) abandon(id int16, w *waiter) bool {
+func (bc *backendConn) abandon(id int16, w waiter) bool {
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
 	if bc.waiting[id] != w {
@@ -321,12 +369,8 @@ func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byt
 	case <-ctx.Done():
 		return relayResp{}, ctx.Err()
 	}
-	type result struct {
-		r   relayResp
-		err error
-	}
-	ch := make(chan result, 1)
-	w := &waiter{fn: func(r relayResp, err error) { ch <- result{r, err} }}
+	ch := make(rtWaiter, 1)
+	w := ch
 	if err := bc.send(id, flags, op, body, w); err != nil {
 		return relayResp{}, err
 	}
@@ -342,8 +386,13 @@ func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byt
 	}
 }
 
-func (bc *backendConn) readLoop(next frameReader) {
+func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
+	held := &heldAnswers{}
+	defer held.send()
 	for {
+		if !buffered() {
+			held.send() // before waiting for Cassandra
+		}
 		h, body, err := next()
 		if err != nil {
 			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, unexpectedEOF(err)))
@@ -373,51 +422,10 @@ func (bc *backendConn) readLoop(next frameReader) {
 		}
 		if w != nil {
 			bc.inflight.Add(-1)
-			w.fn(relayResp{h: h, body: body}, nil)
+			w.deliver(relayResp{h: h, body: body, hold: held}, nil)
 		}
 		if !bc.usable() && bc.inflight.Load() == 0 {
 			bc.close(errTooManyOrphans)
-			return
-		}
-	}
-}
-
-func (bc *backendConn) writeLoop(bw *bufio.Writer) {
-	var seg *segmentWriter
-	if bc.version >= 5 {
-		seg = &segmentWriter{w: bw}
-	}
-	write := func(f []byte) error {
-		defer putBuf(f)
-		if seg != nil {
-			return seg.add(f)
-		}
-		_, err := bw.Write(f)
-		return err
-	}
-	for {
-		select {
-		case f := <-bc.out:
-			err := write(f)
-			for drained := false; !drained && err == nil; {
-				select {
-				case f := <-bc.out:
-					err = write(f)
-				default:
-					drained = true
-				}
-			}
-			if err == nil && seg != nil {
-				err = seg.flush()
-			}
-			if err == nil {
-				err = bw.Flush()
-			}
-			if err != nil {
-				bc.close(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
-				return
-			}
-		case <-bc.closed:
 			return
 		}
 	}
@@ -428,9 +436,10 @@ func (bc *backendConn) close(err error) {
 	bc.once.Do(func() {
 		bc.closeErr = err
 		close(bc.closed)
+		bc.wq.close()
 		bc.nc.Close()
 		bc.mu.Lock()
-		var ws []*waiter
+		var ws []waiter
 		for i, w := range bc.waiting {
 			if w != nil {
 				ws = append(ws, w)
@@ -440,7 +449,7 @@ func (bc *backendConn) close(err error) {
 		bc.mu.Unlock()
 		for _, w := range ws {
 			bc.inflight.Add(-1)
-			w.fn(relayResp{}, err)
+			w.deliver(relayResp{}, err)
 		}
 	})
 }

@@ -39,8 +39,8 @@ const (
 
 // responseBody skips what precedes a response's message: a tracing id, a
 // warning list and a custom payload, as the header flags announce them.
-func responseBody(h header, body []byte) *rbuf {
-	r := &rbuf{b: body}
+func responseBody(h header, body []byte) rbuf {
+	r := rbuf{b: body}
 	if h.flags&flagTracing != 0 {
 		r.take(16)
 	}
@@ -66,7 +66,7 @@ func summarize(resp relayResp, withRows bool) proxy.Relayed {
 	case wireRows:
 		out := proxy.Relayed{Kind: bindings.ResultRows}
 		if withRows {
-			rows, more, err := decodeRows(r)
+			rows, more, err := decodeRows(&r)
 			if err == nil {
 				out.Rows, out.Digest, out.HasMore = len(rows), bindings.RowsDigest(rows), more
 			}
@@ -159,20 +159,22 @@ func skipOption(r *rbuf, depth int) {
 	}
 }
 
-// preparedID returns the id of a RESULT Prepared response, or nil.
-func preparedID(resp relayResp) []byte {
+// preparedResult returns the id of a RESULT Prepared response and the rest
+// of its body (the statement's metadata, compared on re-prepare), as
+// copies; nil when resp is not one.
+func preparedResult(resp relayResp) (id, shape []byte) {
 	if resp.h.op != opResult {
-		return nil
+		return nil, nil
 	}
 	r := responseBody(resp.h, resp.body)
 	if r.int_() != wirePrepared {
-		return nil
+		return nil, nil
 	}
-	id := r.shortBytes()
+	id = r.shortBytes()
 	if r.err != nil {
-		return nil
+		return nil, nil
 	}
-	return append([]byte(nil), id...)
+	return append([]byte(nil), id...), append([]byte{}, r.b...)
 }
 
 // schemaChangeOf returns the change a RESULT SchemaChange response (or a

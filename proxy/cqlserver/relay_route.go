@@ -1,6 +1,7 @@
 package cqlserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -116,15 +117,16 @@ func (c *conn) fallbackBackend(sessKS string) string {
 // planBatch routes a BATCH: every child must be served by one backend.
 func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *relayPlan) (*relayPlan, error) {
 	coord := c.srv.coord
-	var backends []string
+	var backends, keyspaces []string // per child
 	var relayed *Relay
 	needsKS := false
 	for _, e := range req.batch.Entries {
 		if e.PreparedID != nil {
 			found := false
 			for name, rl := range c.srv.relays {
-				if _, ok := rl.prepared.Get(string(e.PreparedID)); ok {
+				if rp, ok := rl.prepared.Get(string(e.PreparedID)); ok {
 					backends, relayed, found = append(backends, name), rl, true
+					keyspaces = append(keyspaces, rp.keyspace)
 					break
 				}
 			}
@@ -138,6 +140,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 					return nil, nil
 				}
 				backends = append(backends, b)
+				keyspaces = append(keyspaces, proxy.StatementKeyspace(ps.Parsed.Stmt, ps.Keyspace))
 			}
 			continue
 		}
@@ -148,6 +151,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 				err = errors.New("unsupported")
 			}
 		}
+		ks := sessKS
 		if err != nil {
 			b = c.fallbackBackend(sessKS)
 			needsKS = needsKS || sessKS != ""
@@ -156,8 +160,9 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 				return nil, nil
 			}
 			needsKS = needsKS || proxy.NeedsSessionKeyspace(parsed.Stmt)
+			ks = proxy.StatementKeyspace(parsed.Stmt, sessKS)
 		}
-		backends = append(backends, b)
+		backends, keyspaces = append(backends, b), append(keyspaces, ks)
 		if rl := c.srv.relays[b]; rl != nil {
 			relayed = rl
 		}
@@ -167,9 +172,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 	}
 	for i := 1; i < len(backends); i++ {
 		if backends[i] != backends[0] {
-			return nil, bindings.Errorf(bindings.CodeInvalid,
-				"dohyo cannot execute a batch spanning backends %s and %s: a BATCH must stay on one backend",
-				backends[0], backends[i])
+			return nil, proxy.SpanningBatch(keyspaces[0], backends[0], keyspaces[i], backends[i])
 		}
 	}
 	return plan(relayed, needsKS), nil
@@ -235,7 +238,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 		frame = append(frame, resp.body...)
 		out = summarize(resp, c.srv.coord.TapWantsRows())
 		if req.op == opPrepare {
-			if id := preparedID(resp); id != nil {
+			if id, shape := preparedResult(resp); id != nil {
 				// Re-prepared on a connection using the keyspace it was
 				// prepared under (a v5 PREPARE may carry its own), so that
 				// Cassandra computes the same id.
@@ -245,6 +248,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 				}
 				p.rl.prepared.Put(string(id), &relayPrepared{
 					query: req.query, keyspace: p.keyspace, group: group, creds: creds,
+					version: c.version, shape: shape,
 				})
 			}
 		}
@@ -346,21 +350,30 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 		if !ok {
 			return resp, nil // the driver prepares it again itself
 		}
-		if err := rl.reprepare(ctx, key, rp); err != nil {
+		changed, err := rl.reprepare(ctx, key, rp)
+		if err != nil {
 			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
 			return resp, nil
+		}
+		if changed && req.op == opExecute {
+			return resp, nil // the client must learn the new shape: it prepares again
 		}
 	}
 }
 
 // reprepare sends a remembered PREPARE to key's node, on a connection of
-// the keyspace group it was prepared in.
-func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) error {
+// the keyspace group it was prepared in. changed reports that the node
+// now describes the statement differently from what the client was told
+// (a table altered since: other bound variables or result columns): the
+// EXECUTE must then not be re-run, for a client that skips result
+// metadata would read the new rows with the old columns; the client gets
+// Cassandra's UNPREPARED and prepares again, learning the new shape.
+func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) (changed bool, err error) {
 	rl.reprepares.Add(1)
 	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: rp.creds.key()}
 	bc, err := rl.conn(ctx, pk, rp.creds)
 	if err != nil {
-		return err
+		return false, err
 	}
 	body := appendLongString(nil, rp.query)
 	if key.version >= 5 {
@@ -368,10 +381,11 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) 
 	}
 	resp, err := bc.roundTrip(ctx, 0, opPrepare, body)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if resp.h.op == opError {
-		return decodeErrorBody(responseBody(resp.h, resp.body).b)
+		return false, decodeErrorBody(responseBody(resp.h, resp.body).b)
 	}
-	return nil
+	_, shape := preparedResult(resp)
+	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil
 }

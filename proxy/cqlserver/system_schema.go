@@ -23,11 +23,13 @@ func schemaParams(p *schema.TableParams) {
 func (v *virtualBackend) addSchemaTables() {
 	def := func(name, comment, ddl string, rows func(*virtualBackend, *schema.Table, []*schema.Keyspace) *rowBuilder) {
 		var t *schema.Table
-		v.define("system_schema", comment, ddl, schemaParams, func(_ context.Context, cat *schema.Catalog) ([][][]byte, error) {
-			if rows == nil {
-				return nil, nil
+		v.define("system_schema", comment, ddl, schemaParams, func(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+			b := &rowBuilder{t: t}
+			if rows != nil {
+				b = rows(v, t, v.allKeyspaces(cat))
 			}
-			return rows(v, t, v.allKeyspaces(cat)).sorted()
+			v.relayedSchemaRows(ctx, b) // Cassandra's own rows for relayed keyspaces (relay_schema.go)
+			return b.sorted()
 		}, true)
 		t = v.tables["system_schema"][name].meta
 	}
