@@ -239,7 +239,9 @@ func (g *Generator) readBeyond(t *table) Step {
 	s := g.newStmt(true)
 	var q string
 	filtering := false
-	switch r.IntN(4) {
+	switch r.IntN(5) {
+	case 4: // native functions in the selection
+		return g.functionRead(t)
 	case 0: // token range scan, or token filter of listed partitions
 		pks := names(t.pk)
 		bound := func(ops ...string) string {

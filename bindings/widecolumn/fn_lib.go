@@ -178,6 +178,9 @@ func valueCompatible(to, from *cql.Type) bool {
 		return true
 	}
 	switch to.Kind {
+	case cql.KindBlob:
+		// Every value is a valid blob (BytesType accepts any bytes).
+		return true
 	case cql.KindText:
 		return from.Kind == cql.KindAscii
 	case cql.KindUUID:

@@ -248,12 +248,18 @@ func resolveMask(name string, args []*cql.Type) (*fnCall, error) {
 		return nil, invalidf("Cannot infer type of argument ? in call to function %s: use type casts to disambiguate", full)
 	}
 	t := args[0]
+	// Cassandra 5.0 types the masked value of a timeuuid as blob (as it
+	// does min/max of a timeuuid); the bytes are the timeuuid's.
+	ret := t
+	if t.Kind == cql.KindTimeuuid {
+		ret = cql.Scalar(cql.KindBlob)
+	}
 	switch name {
 	case "mask_null":
 		if err := argCount(full, args, 1); err != nil {
 			return nil, err
 		}
-		return &fnCall{name: full, params: args, ret: t, nullable: true, impl: func(*fnEnv, [][]byte) ([]byte, error) { return nil, nil }}, nil
+		return &fnCall{name: full, params: args, ret: ret, nullable: true, impl: func(*fnEnv, [][]byte) ([]byte, error) { return nil, nil }}, nil
 	case "mask_default":
 		if err := argCount(full, args, 1); err != nil {
 			return nil, err
@@ -262,12 +268,12 @@ func resolveMask(name string, args []*cql.Type) (*fnCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fnCall{name: full, params: args, ret: t, nullable: true, impl: func(*fnEnv, [][]byte) ([]byte, error) { return def, nil }}, nil
+		return &fnCall{name: full, params: args, ret: ret, nullable: true, impl: func(*fnEnv, [][]byte) ([]byte, error) { return def, nil }}, nil
 	case "mask_replace":
 		if err := argCount(full, args, 2); err != nil {
 			return nil, err
 		}
-		return &fnCall{name: full, params: []*cql.Type{t, t}, ret: t, nullable: true,
+		return &fnCall{name: full, params: []*cql.Type{t, t}, ret: ret, nullable: true,
 			impl: func(_ *fnEnv, a [][]byte) ([]byte, error) { return a[1], nil }}, nil
 	case "mask_inner", "mask_outer":
 		if len(args) != 3 && len(args) != 4 {

@@ -221,7 +221,7 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		if !cql.Assignable(pt, a.Term) {
 			return nil, nil, "", nil, invalidf("Type error: %s cannot be passed as argument %d of function %s of type %s", names[i], i, f.name, pt)
 		}
-		recv := "arg" + string(rune('0'+i%10)) + "(" + f.name + ")"
+		recv := "[selection]" // Cassandra's name for markers of the selection clause
 		b.walkTerm(a.Term, pt, recv, ti)
 		args[i] = termExpr{term: a.Term, t: pt, name: recv}
 	}
@@ -248,6 +248,9 @@ func (b *planner) maxWritetimeColumn(ti *tableInfo, sl *cql.Selector) (int, erro
 func termString(t cql.Term) string {
 	switch x := t.(type) {
 	case *cql.Literal:
+		if x.Kind == cql.LitNull {
+			return "NULL"
+		}
 		if x.Kind == cql.LitString {
 			return "'" + strings.ReplaceAll(x.Text, "'", "''") + "'"
 		}
@@ -364,16 +367,26 @@ func (x *execCtx) fromJSON(fn *cql.FuncCall, t *cql.Type) ([]byte, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, invalidf("Could not decode JSON string '%s': %v", raw, err)
 	}
+	// Cassandra answers a value that does not fit the receiver with a
+	// FunctionFailure carrying the marshalling error.
+	fail := func() error {
+		shown := string(raw)
+		if str, ok := v.(string); ok {
+			shown = str
+		}
+		return bindings.Errorf(bindings.CodeFunctionFail,
+			"org.apache.cassandra.serializers.MarshalException: Unable to make %s from '%s'", t, shown)
+	}
 	gv, err := jsonToGo(t, v)
 	if err != nil {
-		return nil, invalidf("Unable to make %s from '%s'", t, raw)
+		return nil, fail()
 	}
 	b, err := cql.EncodeGo(t, gv)
 	if err == nil && b != nil {
 		b, err = cql.Canonicalize(t, b)
 	}
 	if err != nil {
-		return nil, invalidf("Unable to make %s from '%s'", t, raw)
+		return nil, fail()
 	}
 	return b, nil
 }
