@@ -7,6 +7,7 @@ package widecolumn
 // fn_misc.go (blob conversions, time, JSON, collections, masking).
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -147,6 +148,13 @@ func pickSignature(name string, sigs []signature, args []*cql.Type) (signature, 
 		return signature{}, invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
 			name, strings.Join(known, ", "))
 	}
+	if len(sigs) == 1 && len(sigs[0].params) == len(args) {
+		for i, a := range args {
+			if a != nil && !valueCompatible(sigs[0].params[i], a) {
+				return signature{}, &argTypeError{arg: i, fname: "system." + name, param: sigs[0].params[i]}
+			}
+		}
+	}
 	known := make([]string, len(sigs))
 	for i, s := range sigs {
 		known[i] = s.String(name)
@@ -239,8 +247,7 @@ func resolveBlobConversion(name string, k cql.Kind, toBlob bool, args []*cql.Typ
 		from, to = to, from
 	}
 	if args[0] != nil && !valueCompatible(from, args[0]) {
-		return nil, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s : (%s) -> %s)",
-			name, full, from, to)
+		return nil, &argTypeError{arg: 0, fname: full, param: from}
 	}
 	return &fnCall{name: full, params: []*cql.Type{from}, ret: to, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) {
 		if !toBlob {
@@ -250,4 +257,30 @@ func resolveBlobConversion(name string, k cql.Kind, toBlob bool, args []*cql.Typ
 		}
 		return a[0], nil
 	}}, nil
+}
+
+// argTypeError is Cassandra's answer to a typed argument that does not
+// fit a function with one signature; the caller knows the argument's text.
+type argTypeError struct {
+	arg   int
+	fname string
+	param *cql.Type
+}
+
+func (e *argTypeError) Error() string {
+	return fmt.Sprintf("Type error: argument %d cannot be passed to function %s of type %s", e.arg, e.fname, e.param)
+}
+
+// withArgNames turns an argTypeError into Cassandra's message naming the
+// argument as written.
+func withArgNames(err error, names []string) error {
+	var ate *argTypeError
+	if !errors.As(err, &ate) {
+		return err
+	}
+	n := "?"
+	if ate.arg < len(names) && names[ate.arg] != "" {
+		n = names[ate.arg]
+	}
+	return invalidf("Type error: %s cannot be passed as argument %d of function %s of type %s", n, ate.arg, ate.fname, ate.param)
 }

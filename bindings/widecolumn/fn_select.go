@@ -208,7 +208,7 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		return nil
 	})
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, nil, "", nil, withArgNames(err, names)
 	}
 	for i, a := range sl.Args {
 		if args[i] != nil {
@@ -330,7 +330,11 @@ func (x *execCtx) callNative(name string, fn *cql.FuncCall) (*cql.Type, []byte, 
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		names := make([]string, len(fn.Args))
+		for i, a := range fn.Args {
+			names[i] = termString(a)
+		}
+		return nil, nil, withArgNames(err, names)
 	}
 	for i, a := range fn.Args {
 		if types[i] != nil {
