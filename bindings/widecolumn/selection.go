@@ -215,7 +215,7 @@ func knownFunction(name string) bool {
 		"tojson", "fromjson", "abs", "exp", "log", "log10", "round",
 		"collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg",
 		"map_keys", "map_values", "mask_null", "mask_default", "mask_replace", "mask_inner",
-		"mask_outer", "mask_hash", "format_bytes", "format_time",
+		"mask_outer", "mask_hash",
 		"similarity_cosine", "similarity_euclidean", "similarity_dot_product", "cast":
 		return true
 	}

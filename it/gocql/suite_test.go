@@ -38,8 +38,15 @@ type run struct {
 	results       map[string]outcome
 	output        []byte
 	err           error
+	crash         string // the panic that ended the run early, if any
 	took          time.Duration
 }
+
+// minReference is the fewest tests that must pass on Cassandra for the
+// comparison to mean anything: fewer says the reference run broke (an
+// overloaded server times out the suite's own 30 s keyspace creation and
+// the suite panics before running anything).
+var minReference = map[string]int{"4": 140, "3": 75}
 
 func requireEnv(t *testing.T, name string) string {
 	t.Helper()
@@ -217,7 +224,7 @@ func dropSuiteKeyspace(addr string) error {
 
 var (
 	resultLine = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) `)
-	finished   = regexp.MustCompile(`(?m)^(PASS|FAIL)$`)
+	panicLine  = regexp.MustCompile(`(?m)^panic: (.*)$`)
 )
 
 // runSuite runs the suite binary once; a crash of the suite leaves the
@@ -231,11 +238,15 @@ func runSuite(ctx context.Context, target, addr, proto string) *run {
 	if ctx.Err() != nil {
 		r.err = ctx.Err()
 	}
-	// A failing test exits 1 (the per-test lines say which); a panic or a
-	// timeout leaves no final PASS/FAIL line.
-	if r.err == nil && !finished.Match(out) {
-		r.err = fmt.Errorf("the suite did not finish (%v); last output:\n%s", err, tail(out))
+	// A failing test exits 1 (the per-test lines say which). A panic ends
+	// the run: upstream's suite itself panics on protocol 3 in
+	// TestCustomPayloadMessages (custom payloads need v4), on every target,
+	// so later tests run nowhere; tests a crash left out count as not
+	// passing on that target.
+	if m := panicLine.FindSubmatch(out); m != nil {
+		r.crash = string(m[1])
 	}
+	_ = err
 	if dir := os.Getenv("DOHYO_GOCQL_LOGDIR"); dir != "" {
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, target+"-proto"+proto+".log"), out, 0o644)
@@ -290,8 +301,9 @@ func report(t *testing.T, runs map[string]*run, allow *allowlist) {
 			t.Errorf("cassandra proto %s: %v", p, ref.err)
 			continue
 		}
-		if len(refPass) == 0 {
-			t.Errorf("proto %s: nothing passed on Cassandra (%v)\n%s", p, ref.err, tail(ref.output))
+		if len(refPass) < minReference[p] {
+			t.Errorf("proto %s: only %d tests passed on Cassandra (want at least %d): the reference run broke (crash: %s)\n%s",
+				p, len(refPass), minReference[p], ref.crash, tail(ref.output))
 			continue
 		}
 		line := fmt.Sprintf("gocql v1.7.0 suite, protocol %s, tests passing (of %d run):", p, len(ref.results))
@@ -306,6 +318,11 @@ func report(t *testing.T, runs map[string]*run, allow *allowlist) {
 			line += fmt.Sprintf(" %s %d (%v);", tg, n, r.took.Round(time.Second))
 		}
 		t.Log(line)
+		for _, tg := range targets {
+			if c := runs[tg+"/"+p].crash; c != "" {
+				t.Logf("protocol %s, %s: the suite stopped at a panic: %s", p, tg, c)
+			}
+		}
 		t.Logf("protocol %s: failing on Cassandra 5.0.9 itself (not counted): %s", p, strings.Join(refFail, ", "))
 		for _, tg := range targets[1:] {
 			r := runs[tg+"/"+p]
