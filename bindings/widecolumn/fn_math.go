@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -393,10 +394,28 @@ func castText(t *cql.Type, b []byte) string {
 		return javaFloat(x, 64)
 	case time.Time:
 		return x.UTC().Format("2006-01-02T15:04:05.000Z")
+	case net.IP:
+		return javaHostAddress(x)
 	case time.Duration: // time of day
 		ns := int64(x)
 		return time.Unix(0, ns).UTC().Format("15:04:05") + "." + strconv.FormatInt(1e9+ns%1e9, 10)[1:]
 	}
 	s := cql.FormatValue(t, b)
 	return strings.Trim(s, "'")
+}
+
+// javaHostAddress is InetAddress.getHostAddress(): dotted IPv4 (also for
+// IPv4-mapped IPv6), else eight uncompressed hex groups.
+func javaHostAddress(ip net.IP) string {
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	if len(ip) != net.IPv6len {
+		return ip.String()
+	}
+	parts := make([]string, 8)
+	for i := range parts {
+		parts[i] = strconv.FormatUint(uint64(binary.BigEndian.Uint16(ip[2*i:])), 16)
+	}
+	return strings.Join(parts, ":")
 }
