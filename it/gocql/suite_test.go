@@ -282,7 +282,15 @@ func excerpt(out []byte, test string) string {
 	return b.String()
 }
 
-func report(t *testing.T, runs map[string]*run, allow *allowlist) {
+// reporter is what report needs of a *testing.T (a fake in the unit test).
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+	Log(args ...any)
+}
+
+func report(t reporter, runs map[string]*run, allow *allowlist) {
 	t.Helper()
 	for _, p := range protos {
 		ref := runs["cassandra/"+p]
