@@ -43,7 +43,10 @@ func functionCalls(t *table, c *column) []string {
 		out = append(out, "writetime("+n+")", "maxwritetime("+n+")")
 	}
 	if c.typ.IsCollection() {
-		out = append(out, "collection_count("+n+")", "toJson("+n+")", "mask_default("+n+")", "mask_null("+n+")")
+		out = append(out, "collection_count("+n+")", "mask_default("+n+")", "mask_null("+n+")")
+		if et := c.typ.Elems[len(c.typ.Elems)-1].Kind; et != cql.KindDouble && et != cql.KindFloat {
+			out = append(out, "toJson("+n+")")
+		}
 		switch {
 		case k == cql.KindMap:
 			out = append(out, "map_keys("+n+")", "map_values("+n+")")
@@ -55,7 +58,12 @@ func functionCalls(t *table, c *column) []string {
 		}
 		return out
 	}
-	out = append(out, "toJson("+n+")", "mask_null("+n+")", "mask_hash("+n+")")
+	out = append(out, "mask_null("+n+")", "mask_hash("+n+")")
+	if k != cql.KindDouble && k != cql.KindFloat {
+		// Java 17's Double.toString is not always the shortest form
+		// (JDK-4511638): floating-point text stays out.
+		out = append(out, "toJson("+n+")")
+	}
 	if k != cql.KindDuration {
 		out = append(out, "mask_default("+n+")")
 	}
@@ -67,7 +75,7 @@ func functionCalls(t *table, c *column) []string {
 		out = append(out, "abs("+n+")", "round("+n+")", "cast("+n+" as text)", "cast("+n+" as bigint)",
 			"cast("+n+" as tinyint)", "cast("+n+" as double)", "cast("+n+" as decimal)")
 	case cql.KindDouble, cql.KindFloat:
-		out = append(out, "abs("+n+")", "round("+n+")", "cast("+n+" as int)", "cast("+n+" as text)")
+		out = append(out, "abs("+n+")", "round("+n+")", "cast("+n+" as int)", "cast("+n+" as bigint)")
 	case cql.KindDecimal:
 		out = append(out, "abs("+n+")", "cast("+n+" as bigint)", "cast("+n+" as text)")
 	case cql.KindText, cql.KindAscii:

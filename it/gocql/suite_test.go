@@ -194,9 +194,11 @@ func startDohyo(t *testing.T, bin, backend string) string {
 	case a := <-addr:
 		return a
 	case <-done:
-		t.Errorf("dohyo serve --backend %s exited early (log %s)", backend, logf.Name())
+		log, _ := os.ReadFile(logf.Name())
+		t.Errorf("dohyo serve --backend %s exited early:\n%s", backend, tail(log))
 	case <-time.After(90 * time.Second):
-		t.Errorf("dohyo serve --backend %s did not listen within 90s (log %s)", backend, logf.Name())
+		log, _ := os.ReadFile(logf.Name())
+		t.Errorf("dohyo serve --backend %s did not listen within 90s:\n%s", backend, tail(log))
 	}
 	return ""
 }
