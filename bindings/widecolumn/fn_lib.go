@@ -249,7 +249,13 @@ func resolveBlobConversion(name string, k cql.Kind, toBlob bool, args []*cql.Typ
 	if args[0] != nil && !valueCompatible(from, args[0]) {
 		return nil, &argTypeError{arg: 0, fname: full, param: from}
 	}
-	return &fnCall{name: full, params: []*cql.Type{from}, ret: to, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) {
+	ret := to
+	if k == cql.KindTimeuuid && !toBlob {
+		// Cassandra 5.0 types blobAsTimeuuid's result as blob (as it
+		// does min/max of a timeuuid); the bytes are checked as a timeuuid.
+		ret = cql.Scalar(cql.KindBlob)
+	}
+	return &fnCall{name: full, params: []*cql.Type{from}, ret: ret, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) {
 		if !toBlob {
 			if err := cql.Validate(to, a[0]); err != nil {
 				return nil, invalidf("In call to function %s, value 0x%x is not a valid binary representation for type %s", full, a[0], to)

@@ -201,6 +201,9 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		args[i], types[i], names[i] = e, t, n
 		refs = append(refs, r...)
 	}
+	if err := checkReversedCollectionArg(ti, name, sl.Args, types, names); err != nil {
+		return nil, nil, "", nil, err
+	}
 	f, err := resolveWithLiterals(name, types, func(i int) cql.Term {
 		if args[i] == nil {
 			return sl.Args[i].Term
@@ -449,4 +452,22 @@ func preferredLiteralType(l *cql.Literal) *cql.Type {
 		return cql.Scalar(cql.KindDuration)
 	}
 	return nil
+}
+
+// checkReversedCollectionArg refuses a collection function of a DESC
+// clustering column: Cassandra 5.0 sees its type wrapped as reversed and
+// not as a collection.
+func checkReversedCollectionArg(ti *tableInfo, name string, args []*cql.Selector, types []*cql.Type, names []string) error {
+	if nativeFunctions[name] == nil || len(args) == 0 || args[0] == nil || args[0].Kind != cql.SelColumn || types[0] == nil {
+		return nil
+	}
+	if _, coll := map[string]bool{"map_keys": true, "map_values": true, "collection_count": true, "collection_min": true,
+		"collection_max": true, "collection_sum": true, "collection_avg": true}[name]; !coll {
+		return nil
+	}
+	c, err := ti.column(args[0].Column)
+	if err != nil || ti.cols[c].Kind != schema.Clustering || !ti.cols[c].Desc {
+		return nil
+	}
+	return invalidf("Function system.%s requires a %s argument, but found argument %s of type %s", name, wantColl(name), names[0], types[0])
 }
