@@ -43,6 +43,8 @@ go-test:
 	@echo "[make] tests that stop and restart the servers, alone, after everything else"
 	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS)
 	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
+	@echo "[make] gocql v1.7.0's own integration suite on Cassandra, the relay, embedded and HBase (it/gocql; counts per protocol)"
+	set -o pipefail; DOHYO_TEST_GOCQL_SUITE=1 $(GO) test -count=1 -timeout 45m -v -run 'TestGocqlSuite' ./it/gocql/ | grep -v '^=== RUN'
 
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)

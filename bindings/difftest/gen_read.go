@@ -247,7 +247,9 @@ func (g *Generator) readBeyond(t *table) Step {
 			return st
 		}
 	}
-	switch r.IntN(4) {
+	switch r.IntN(5) {
+	case 4: // native functions in the selection
+		return g.functionRead(t)
 	case 0: // token range scan, or token filter of listed partitions
 		pks := names(t.pk)
 		bound := func(ops ...string) string {

@@ -444,5 +444,8 @@ func unsupportedStatement(what string) error {
 	if strings.Contains(what, "MATERIALIZED VIEW") && strings.HasPrefix(what, "CREATE") {
 		return invalidf("Materialized views are disabled. Enable in cassandra.yaml to use.")
 	}
+	if udf := udfRefusal(what); udf != nil {
+		return udf
+	}
 	return bindings.Unsupported("%s is not supported by dohyo's wide-column engine", what)
 }

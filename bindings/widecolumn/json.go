@@ -332,7 +332,10 @@ func jsonRows(specs []bindings.ColumnSpec, rows [][][]byte) [][][]byte {
 				sb.WriteString(", ")
 			}
 			name := specs[j].Name
-			if cql.QuoteIdent(name) != name {
+			// Column names and aliases are quoted as CQL identifiers;
+			// names of selector expressions (system.abs(i)) are not.
+			expr := strings.HasSuffix(name, ")") && strings.Contains(name, "(")
+			if !expr && cql.QuoteIdent(name) != name {
 				name = `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 			}
 			sb.WriteString(jsonString(name))

@@ -498,7 +498,7 @@ func casResult(ti *tableInfo, targets []*casTarget, applied bool, isBatch bool) 
 	}
 	res.Rows = [][][]byte{}
 	for _, r := range rows {
-		vals := sel.project(ti, r, statics, 0)
+		vals := sel.project(ti, r, statics, &rowEnv{})
 		res.Rows = append(res.Rows, append([][]byte{boolFalse}, vals...))
 	}
 	if len(res.Rows) == 0 {

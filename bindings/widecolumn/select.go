@@ -380,7 +380,7 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 	if x.serial && p.pkList {
 		return p.executeSerial(ctx, x)
 	}
-	run := &selectRun{p: p, x: x, ti: p.ti, limit: -1}
+	run := &selectRun{p: p, x: x, ti: p.ti, limit: -1, env: x.rowEnv()}
 	var err error
 	if run.limit, err = x.evalLimit(p.limit, "[limit]", "LIMIT"); err != nil {
 		return nil, err
@@ -439,7 +439,11 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 	if err != nil {
 		return nil, err
 	}
-	return run.result(), nil
+	res := run.result()
+	if run.env.err != nil {
+		return nil, run.env.err
+	}
+	return res, nil
 }
 
 // executeSerial runs a SERIAL read of one partition holding the partition
@@ -501,6 +505,7 @@ type selectRun struct {
 	rows    [][][]byte
 	sortKey [][][]byte // collect mode: clustering values per row
 	agg     *aggState
+	env     *rowEnv  // selection evaluation (functions)
 	gkey    [][]byte // GROUP BY: key of the group being aggregated
 
 	limit       int // remaining LIMIT; -1: none
@@ -533,9 +538,9 @@ func (s *selectRun) emit(r *cqlRow, statics *cqlRow, staticRow bool) bool {
 		return !s.partDone
 	}
 	if s.agg != nil {
-		s.agg.add(p.sel, s.ti, r, statics, s.x.nowS)
+		s.agg.add(p.sel, s.ti, r, statics, s.env)
 	} else {
-		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.x.nowS))
+		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.env))
 		if s.collect {
 			s.sortKey = append(s.sortKey, r.ck)
 		}
@@ -782,7 +787,7 @@ func (s *selectRun) group(r *cqlRow, statics *cqlRow) {
 		s.flushGroup()
 		s.agg, s.gkey = newAggState(s.p.sel), key
 	}
-	s.agg.add(s.p.sel, s.ti, r, statics, s.x.nowS)
+	s.agg.add(s.p.sel, s.ti, r, statics, s.env)
 }
 
 func (s *selectRun) flushGroup() {

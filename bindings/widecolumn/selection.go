@@ -18,6 +18,7 @@ const (
 	selWritetime
 	selTTL
 	selToken
+	selExpr // a function call or cast (fn_select.go)
 	selCountStar
 	selCount
 	selMin
@@ -38,6 +39,20 @@ type selector struct {
 	args []int
 	// field: a UDT field selection (c.f) of column col: index + 1.
 	field int
+	// expr: selExpr (and an aggregate of an expression); refs: the
+	// columns it reads.
+	expr expr
+	refs []int
+	// argType: the type an aggregate of an expression aggregates.
+	argType *cql.Type
+}
+
+// aggType is the type of the values an aggregate selector accumulates.
+func (sc selector) aggType(ti *tableInfo) *cql.Type {
+	if sc.expr != nil {
+		return sc.argType
+	}
+	return ti.cols[sc.col].Type
 }
 
 // selection is a compiled SELECT clause.
@@ -74,6 +89,11 @@ func (b *planner) compileSelection(ti *tableInfo, s *cql.Select) (*selection, er
 		}
 		if sc.kind == selColumn && ti.cols[sc.col].Kind == schema.Static {
 			sel.statics = true
+		}
+		for _, c := range sc.refs {
+			if ti.cols[c].Kind == schema.Static {
+				sel.statics = true
+			}
 		}
 		sel.sels = append(sel.sels, sc)
 	}
@@ -119,10 +139,8 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 		return selector{kind: kind, col: c, spec: ti.specNamed(fname+"("+col.Name+")", t)}, nil
 	case cql.SelCall:
 		return b.compileCall(ti, sl)
-	case cql.SelCast:
-		return selector{}, bindings.Unsupported("CAST in selections is not supported by dohyo's wide-column engine")
-	case cql.SelTerm:
-		return selector{}, bindings.Unsupported("constant terms in selections are not supported by dohyo's wide-column engine")
+	case cql.SelCast, cql.SelTerm:
+		return b.exprSelector(ti, sl)
 	}
 	return selector{}, bindings.Unsupported("this selector is not supported by dohyo's wide-column engine")
 }
@@ -139,6 +157,9 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 	case "token":
 		return compileTokenSelector(ti, sl)
 	case "count", "min", "max", "sum", "avg":
+		if len(sl.Args) == 1 && sl.Args[0] != nil && sl.Args[0].Kind != cql.SelColumn {
+			return b.aggregateOfExpr(ti, name, sl.Args[0])
+		}
 		c, err := colArg()
 		if err != nil {
 			return selector{}, err
@@ -184,10 +205,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 		}
 		return b.compileSelector(ti, &cql.Selector{Kind: k, Column: ti.cols[c].Name})
 	}
-	if !knownFunction(name) {
-		return selector{}, invalidf("Unknown function '%s'", name)
-	}
-	return selector{}, bindings.Unsupported("function %s() in selections is not supported by dohyo's wide-column engine", sl.Func)
+	return b.exprSelector(ti, sl)
 }
 
 // knownFunction reports Cassandra 5.0's native functions, so that an
@@ -202,7 +220,7 @@ func knownFunction(name string) bool {
 		"tojson", "fromjson", "abs", "exp", "log", "log10", "round",
 		"collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg",
 		"map_keys", "map_values", "mask_null", "mask_default", "mask_replace", "mask_inner",
-		"mask_outer", "mask_hash", "format_bytes", "format_time",
+		"mask_outer", "mask_hash",
 		"similarity_cosine", "similarity_euclidean", "similarity_dot_product", "cast":
 		return true
 	}
@@ -226,23 +244,26 @@ func (s *selection) specs() []bindings.ColumnSpec {
 }
 
 // project renders one row for a non-aggregate selection.
-func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, now int64) [][]byte {
+func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, env *rowEnv) [][]byte {
 	out := make([][]byte, len(s.sels))
 	for i, sc := range s.sels {
-		out[i] = s.value(ti, sc, r, statics, now)
+		out[i] = s.value(ti, sc, r, statics, env)
 	}
 	return out
 }
 
-func (s *selection) value(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
+func (s *selection) value(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, env *rowEnv) []byte {
 	if sc.field > 0 {
-		return udtField(s.columnValue(ti, sc, r, statics, now), sc.field-1)
+		return udtField(s.columnValue(ti, sc, r, statics, env), sc.field-1)
 	}
-	return s.columnValue(ti, sc, r, statics, now)
+	return s.columnValue(ti, sc, r, statics, env)
 }
 
-func (s *selection) columnValue(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, now int64) []byte {
+func (s *selection) columnValue(ti *tableInfo, sc selector, r *cqlRow, statics *cqlRow, env *rowEnv) []byte {
+	now := env.nowS
 	switch sc.kind {
+	case selExpr:
+		return s.evalExpr(ti, sc, r, statics, env)
 	case selToken:
 		if sc.args != nil {
 			return tokenOfColumns(ti, sc.args, r, statics)
@@ -309,22 +330,26 @@ func newAggState(s *selection) *aggState {
 	return &aggState{count: make([]int64, n), best: make([][]byte, n), isum: make([]int64, n), fsum: make([]float64, n)}
 }
 
-func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, now int64) {
+func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, env *rowEnv) {
 	if !a.seen {
 		a.seen = true
-		a.first = s.project(ti, r, statics, now)
+		a.first = s.project(ti, r, statics, env)
 	}
 	for i, sc := range s.sels {
 		switch sc.kind {
 		case selCountStar:
 			a.count[i]++
 		case selCount, selMin, selMax, selSum, selAvg:
-			v := s.value(ti, selector{kind: selColumn, col: sc.col}, r, statics, now)
+			arg := selector{kind: selColumn, col: sc.col}
+			if sc.expr != nil {
+				arg = selector{kind: selExpr, expr: sc.expr}
+			}
+			v := s.value(ti, arg, r, statics, env)
 			if v == nil {
 				continue
 			}
 			a.count[i]++
-			t := ti.cols[sc.col].Type
+			t := sc.aggType(ti)
 			switch sc.kind {
 			case selMin:
 				if a.best[i] == nil || cql.Compare(t, v, a.best[i]) < 0 {
@@ -361,7 +386,7 @@ func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
 		case selMin, selMax:
 			out[i] = a.best[i]
 		case selSum, selAvg:
-			k := ti.cols[sc.col].Type.Kind
+			k := sc.aggType(ti).Kind
 			is, fs := a.isum[i], a.fsum[i]
 			if sc.kind == selAvg && a.count[i] > 0 {
 				is /= a.count[i]
@@ -440,6 +465,14 @@ func (s *selection) onlyStatic(ti *tableInfo) bool {
 		}
 		if sc.kind == selToken {
 			return false
+		}
+		if sc.expr != nil {
+			for _, c := range sc.refs {
+				if k := ti.cols[c].Kind; k != schema.Static && k != schema.PartitionKey {
+					return false
+				}
+			}
+			continue
 		}
 		switch ti.cols[sc.col].Kind {
 		case schema.Static:

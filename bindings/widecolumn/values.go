@@ -83,6 +83,9 @@ func (x *execCtx) Bind(m *cql.BindMarker, t *cql.Type) ([]byte, bool, error) {
 // evaluates at execution.
 func (x *execCtx) Call(fn *cql.FuncCall, t *cql.Type) ([]byte, error) {
 	name := canonicalFunc(fn.Name)
+	if name == "fromjson" {
+		return x.fromJSON(fn, t)
+	}
 	ret, b, err := x.callFunc(name, fn)
 	if err != nil {
 		return nil, err
@@ -166,10 +169,12 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 	case "token":
 		return nil, nil, bindings.Unsupported("token() is only supported in token restrictions")
 	}
-	if !knownFunction(name) {
+	if !knownFunction(name) || name == "dateof" || name == "unixtimestampof" {
+		// Cassandra 5.0's wording in a value (dateOf and unixTimestampOf
+		// were removed in 5.0).
 		return nil, nil, invalidf("Unknown function %s called", name)
 	}
-	return nil, nil, bindings.Unsupported("function %s() is not supported by dohyo's wide-column engine", fn.Name)
+	return x.callNative(name, fn)
 }
 
 // canonicalFunc maps Cassandra 5.0's snake_case aliases to the classic
