@@ -548,6 +548,14 @@ func (c *conn) writeLoop() {
 // chains do not grow a fresh 8 KiB stack on every request (stack copies
 // were 6-7 % of dohyo's CPU under YCSB).
 func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Context) []byte, timedOut func() error) {
+	c.dispatchWork(work{stream: stream, timeout: timeout, run: run, timedOut: timedOut})
+}
+
+// dispatchWork is dispatch of a prepared work item (a local request needs
+// no closures: run and timedOut nil mean c.execute and c.timeoutError of
+// w.req).
+func (c *conn) dispatchWork(w work) {
+	stream := w.stream
 	est, ok := c.reserve()
 	if !ok {
 		return // the connection ended
@@ -559,7 +567,7 @@ func (c *conn) dispatch(stream int16, timeout time.Duration, run func(context.Co
 	}
 	c.inflight.Add(1)
 	c.running.Add(1)
-	w := work{stream: stream, timeout: timeout, run: run, timedOut: timedOut, est: est}
+	w.est = est
 	select {
 	case c.work <- w:
 	default:
@@ -574,7 +582,22 @@ type work struct {
 	timeout  time.Duration
 	run      func(context.Context) []byte
 	timedOut func() error
+	req      *request // run and timedOut nil: c.execute(req), c.timeoutError(req)
 	est      int64
+}
+
+func (w *work) exec(ctx context.Context, c *conn) []byte {
+	if w.run == nil {
+		return c.execute(ctx, w.req)
+	}
+	return w.run(ctx)
+}
+
+func (w *work) timeoutError(c *conn) error {
+	if w.timedOut == nil {
+		return c.timeoutError(w.req)
+	}
+	return w.timedOut()
 }
 
 // maxIdleWorkers bounds the request workers a connection keeps waiting
@@ -621,7 +644,7 @@ func (c *conn) runRequest(w work) {
 			defer close(timerDone)
 			if errors.Is(tctx.Err(), context.DeadlineExceeded) && answered.CompareAndSwap(false, true) {
 				c.srv.timedOut.Add(1)
-				c.send(c.errorFrame(stream, w.timedOut()))
+				c.send(c.errorFrame(stream, w.timeoutError(c)))
 			}
 		})
 	}
@@ -633,7 +656,7 @@ func (c *conn) runRequest(w work) {
 				frame = c.errorFrame(stream, bindings.Errorf(bindings.CodeServerError, "internal error: %v", p))
 			}
 		}()
-		frame = w.run(ctx)
+		frame = w.exec(ctx, c)
 	}()
 	if stopTimer != nil {
 		if !stopTimer() {
@@ -642,7 +665,7 @@ func (c *conn) runRequest(w work) {
 			// The backend gave up on the deadline before the timer's
 			// callback ran: answer the timeout, not its ctx error.
 			putBuf(frame)
-			frame = c.errorFrame(stream, w.timedOut())
+			frame = c.errorFrame(stream, w.timeoutError(c))
 			c.srv.timedOut.Add(1)
 		}
 	}
