@@ -113,13 +113,28 @@ type outMsg struct {
 
 type v5Switch struct{ lz4 bool }
 
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// bufPool holds frame buffers. sync.Pool wants pointers, and a buffer
+// travels as a plain []byte between getBuf and putBuf, so the *[]byte
+// holders are pooled too (holderPool): putting &b would allocate a new
+// holder for every frame.
+var (
+	bufPool    = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+	holderPool = sync.Pool{New: func() any { return new([]byte) }}
+)
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+func getBuf() []byte {
+	h := bufPool.Get().(*[]byte)
+	b := (*h)[:0]
+	*h = nil
+	holderPool.Put(h)
+	return b
+}
 
 func putBuf(b []byte) {
 	if cap(b) <= maxPooledBuf {
-		bufPool.Put(&b)
+		h := holderPool.Get().(*[]byte)
+		*h = b
+		bufPool.Put(h)
 	}
 }
 
