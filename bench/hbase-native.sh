@@ -24,7 +24,12 @@
 # 2.6 client jars that it/hbase/run.sh install resolves from Maven Central.
 # The native table (HBase's default namespace, spd_native_usertable, family
 # "family") is pre-split into 8 regions like dohyo's salt=8 tables
-# (bench/hbasenative). Needs Java 17, Maven, Go, taskset for --pin.
+# (bench/hbasenative). HBase's CPU is that of the process listening on the
+# ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
+# one JVM) less its rate in the 3 s before each phase; on a shared HBase the
+# other clients' load still varies during a phase, so use a private HBase
+# (it/hbase/run.sh with HBASE_ZK_PORT and friends) for clean CPU figures.
+# Needs Java 17, Maven, Go, taskset for --pin.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -123,12 +128,18 @@ ycsb_props=(-p "recordcount=$records" -p "operationcount=$ops" -p hdrhistogram.p
 phase() {
   local target="$1" r="$2" name="$3"
   shift 3
-  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client
-  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")"
+  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client b0 t0 t1 idle
+  # HBase's background CPU (other clients of a shared HBase, its own
+  # chores), measured for 3 s before the phase, is subtracted at that rate.
+  b0="$(cpu "$hbase_pid")"
+  sleep 3
+  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)"
+  idle="$(( h0 - b0 ))"
   ( rc=0; "${client_pin[@]}" timeout -k 10 900 "$java" "${jopts[@]}" "$@" "${ycsb_props[@]}" >"$f" 2>&1 || rc=$?
     times >"$f.times"; exit $rc ) ||
     { echo "$target $name failed: $f" >&2; tail -20 "$f" >&2; exit 1; }
-  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")"
+  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)"
+  h1="$(( h1 - idle * (t1 - t0) / 3000000000 ))"
   # `times`: second line is the children's user and system time (XmY.Zs).
   client="$(sed -n 2p "$f.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
   if grep -q 'Return=\(ERROR\|NOT_FOUND\)\|FAILED' "$f" || ! grep -q '^\[OVERALL\], Throughput' "$f"; then
