@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -184,6 +185,9 @@ func (s *Session) observe(ctx context.Context, st *stmtTrace, start time.Time, r
 }
 
 // record builds the observation of one request and hands it to the tap.
+// Result rows are digested only while the tap uses them (a capture or a
+// mirror: TapWantsRows); the observation is pooled, since a Tap keeps no
+// reference to it after Observe.
 func (s *Session) record(start time.Time, req *bindings.Request, prepared bool,
 	res *bindings.Result, err error, batchIndex, batchSize int, batchType uint8) {
 	o := s.observation(start, req, prepared, batchIndex, batchSize, batchType)
@@ -193,16 +197,23 @@ func (s *Session) record(start time.Time, req *bindings.Request, prepared bool,
 	} else if res != nil {
 		o.ResultKind = res.Kind
 		o.Rows = len(res.Rows)
-		o.Digest = bindings.RowsDigest(res.Rows)
+		if s.c.TapWantsRows() {
+			o.Digest = bindings.RowsDigest(res.Rows)
+		}
 		o.HasMore = res.PagingState != nil
 	}
 	s.c.tap.Observe(o)
+	*o = bindings.Observation{}
+	observationPool.Put(o)
 }
+
+var observationPool = sync.Pool{New: func() any { return new(bindings.Observation) }}
 
 // observation is the request part of an observation (outcome unset).
 func (s *Session) observation(start time.Time, req *bindings.Request, prepared bool,
 	batchIndex, batchSize int, batchType uint8) *bindings.Observation {
-	return &bindings.Observation{
+	o := observationPool.Get().(*bindings.Observation)
+	*o = bindings.Observation{
 		Time:              start,
 		Session:           s.id,
 		Seq:               s.seq.Add(1),
@@ -223,6 +234,7 @@ func (s *Session) observation(start time.Time, req *bindings.Request, prepared b
 		BatchType:         batchType,
 		Latency:           s.c.now().Sub(start),
 	}
+	return o
 }
 
 // stampBatch tells whether every child of a batch may get the

@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"io"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -18,18 +19,42 @@ const MergerName = "dohyo.widecolumn.resolve.v1"
 // versions lazily, during reads and compactions. "Keep the winner" is max
 // under a total order on stored values, hence associative, commutative and
 // deterministic, as Pebble requires.
+//
+// Mergers are pooled: every read of a cell resolves its operands through
+// one (a single operand too), so a fresh merger and value buffer per cell
+// were two allocations per cell read. Finish hands Pebble the merger itself
+// as the value's Closer; Pebble closes it once it no longer uses the value,
+// and Close returns it to the pool.
 func newMerger() *pebble.Merger {
+	pool := &sync.Pool{New: func() any { return &resolveMerger{} }}
 	return &pebble.Merger{
 		Name: MergerName,
 		Merge: func(_, value []byte) (pebble.ValueMerger, error) {
-			m := &resolveMerger{}
-			m.win = append(m.win, value...)
+			m := pool.Get().(*resolveMerger)
+			m.pool = pool
+			m.win = append(m.win[:0], value...)
 			return m, nil
 		},
 	}
 }
 
-type resolveMerger struct{ win []byte }
+type resolveMerger struct {
+	win  []byte
+	pool *sync.Pool
+}
+
+// maxPooledValue bounds the buffers kept in the pool (larger values are
+// left to the garbage collector).
+const maxPooledValue = 64 << 10
+
+// Close returns the merger to its pool; Pebble no longer reads its value.
+func (m *resolveMerger) Close() error {
+	if p := m.pool; p != nil && cap(m.win) <= maxPooledValue {
+		m.pool = nil // a second Close must not pool it twice
+		p.Put(m)
+	}
+	return nil
+}
 
 func (m *resolveMerger) MergeNewer(v []byte) error { m.take(v); return nil }
 func (m *resolveMerger) MergeOlder(v []byte) error { m.take(v); return nil }
@@ -40,7 +65,7 @@ func (m *resolveMerger) take(v []byte) {
 	}
 }
 
-func (m *resolveMerger) Finish(bool) ([]byte, io.Closer, error) { return m.win, nil, nil }
+func (m *resolveMerger) Finish(bool) ([]byte, io.Closer, error) { return m.win, m, nil }
 
 // beats reports whether stored value a strictly beats stored value b. The
 // order is widecolumn.Resolve's (higher timestamp, then its tie rules);

@@ -367,7 +367,9 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	return wrapErr("apply", b.Commit(s.wopts))
 }
 
-// get reads whole rows from one consistent view of the table.
+// get reads whole rows from one consistent view of the table: one iterator
+// for all keys, bounded to each row in turn (so a seek never looks past the
+// row's cells), the cells of a row copied into one buffer.
 func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -380,13 +382,9 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	if err != nil {
 		return nil, wrapErr("get", err)
 	}
-	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return nil, wrapErr("get", err)
-	}
-	defer it.Close()
 	rows := make([]widecolumn.Row, len(keys))
-	seek := make([]byte, 0, 64)
+	var bounds rowBounds
+	var it *pebble.Iterator
 	for i, k := range keys {
 		if i > 0 && i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -394,13 +392,18 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 			}
 		}
 		rows[i].Key = k
-		seek = append(append(seek[:0], p...), k...)
-		for ok := it.SeekGE(seek); ok; ok = it.Next() {
-			key := it.Key()
-			if len(key) < len(seek) || string(key[:len(seek)]) != string(seek) {
-				break
+		lo, hi := bounds.set(p, k)
+		if it == nil {
+			if it, err = s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi}); err != nil {
+				return nil, wrapErr("get", err)
 			}
-			c, row, err := readCell(it)
+			defer it.Close()
+		} else {
+			it.SetBounds(lo, hi)
+		}
+		var arena cellArena
+		for ok := it.First(); ok; ok = it.Next() {
+			c, row, err := arena.readCell(it)
 			if err != nil {
 				return nil, wrapErr("get", err)
 			}
@@ -416,8 +419,39 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	return rows, nil
 }
 
+// rowBounds holds the iterator bounds of one row: [prefix+row, the
+// smallest key above every key that starts with prefix+row).
+type rowBounds struct{ buf []byte }
+
+// set returns the bounds of row k of the table with prefix p; they alias
+// the buffer until the next call (Pebble copies bounds it is given).
+func (b *rowBounds) set(p, k []byte) (lo, hi []byte) {
+	n := len(p) + len(k)
+	if cap(b.buf) < 2*n {
+		b.buf = make([]byte, 0, max(2*n, 64))
+	}
+	buf := append(append(b.buf[:0], p...), k...)
+	buf = append(buf, buf...)
+	lo, hi = buf[:n:n], buf[n:]
+	for i := len(hi) - 1; i >= 0; i-- {
+		if hi[i] != 0xff {
+			hi[i]++
+			return lo, hi[:i+1]
+		}
+	}
+	return lo, nil // all 0xff: no upper bound
+}
+
+// cellArena copies the cells of one row into shared buffers: one
+// allocation per row of small cells rather than one per cell. Cells alias
+// the buffers, which are never reused.
+type cellArena struct {
+	buf      []byte
+	minChunk int // smallest buffer to allocate (0: 256 bytes)
+}
+
 // readCell copies the cell under the iterator; row aliases the key.
-func readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
+func (a *cellArena) readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
 	row, q, err := splitCellKey(it.Key())
 	if err != nil {
 		return widecolumn.Cell{}, nil, err
@@ -430,10 +464,17 @@ func readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
 	if !ok {
 		return widecolumn.Cell{}, nil, errors.New("embedded: corrupt value")
 	}
-	// One allocation for qualifier and value.
-	buf := make([]byte, len(q)+len(cv))
-	copy(buf, q)
-	copy(buf[len(q):], cv)
+	n := len(q) + len(cv)
+	if cap(a.buf)-len(a.buf) < n {
+		chunk := a.minChunk
+		if chunk == 0 {
+			chunk = 256
+		}
+		a.buf = make([]byte, 0, max(n, 2*cap(a.buf), chunk))
+	}
+	start := len(a.buf)
+	a.buf = append(append(a.buf, q...), cv...)
+	buf := a.buf[start : start+n : start+n]
 	return widecolumn.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
 }
 
@@ -513,4 +554,11 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble")
 	panic("pebble: " + msg)
+}
+
+// readCell copies the cell under the iterator into its own allocation
+// (scans, whose cells outlive the row); row aliases the key.
+func readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
+	a := cellArena{minChunk: 1}
+	return a.readCell(it)
 }

@@ -24,9 +24,7 @@ func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf
 		c.relay(p, req)
 		return nil
 	}
-	c.dispatch(h.stream, c.srv.timeoutFor(req),
-		func(ctx context.Context) []byte { return c.execute(ctx, req) },
-		func() error { return c.timeoutError(req) })
+	c.dispatchWork(work{stream: h.stream, timeout: c.srv.timeoutFor(req), req: req})
 	return nil
 }
 

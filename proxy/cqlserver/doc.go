@@ -4,7 +4,9 @@
 // Per connection the calling goroutine reads frames (v5: segments with
 // CRC24/CRC32 and optional LZ4), answers the handshake (OPTIONS, STARTUP,
 // AUTH_RESPONSE, REGISTER) itself and runs every QUERY, PREPARE, EXECUTE
-// and BATCH on its own goroutine against a proxy.Session; one writer
+// and BATCH against a proxy.Session on one of the connection's request
+// workers (goroutines reused from request to request, so their stacks are
+// not grown anew each time; a new one starts when all are busy); one writer
 // goroutine batches responses and pushes SCHEMA_CHANGE events. Frame bodies
 // are decoded by hand from byte slices with every length checked; the
 // native-protocol library supplies constants and CRCs here and serves as

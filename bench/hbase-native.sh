@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--pin]
+#
+# YCSB 0.17's own HBase 2 binding (site.ycsb.db.hbase20.HBaseClient20)
+# against HBase directly, next to YCSB's CQL workload through
+# `dohyo serve --backend hbase://ZK?salt=8` (dohyo's binding, bench/ycsb),
+# on the same HBase with the same records and threads: per round each
+# target loads its table and runs workloads A and C; the targets alternate
+# round by round (the first target changes every round). Reported per
+# phase (medians over the rounds): throughput, p50/p99, and CPU per 1,000
+# requests of dohyo, of HBase and of the YCSB client JVM, from
+# /proc/PID/stat (dohyo, HBase) and the client's rusage. --pin runs dohyo
+# on CPU 1 and both YCSB clients on CPU 0 (taskset; HBase is left alone).
+# Defaults: ZooKeeper 127.0.0.1:2181, 10000 records, 20000 ops, 8 threads,
+# 2 rounds. Markdown table in OUT/result.md (bench/out/hbase-native-TIME).
+#
+# YCSB's HBase 2 binding is not published to Maven Central (only
+# site.ycsb:core is), so its source comes from YCSB's own repository on
+# GitHub, the 0.17.0 tag (brianfrankcooper/YCSB): set YCSB_SRC to a clone
+# of it (a work tree or a bare git directory). The two files of the binding
+# (hbase10/.../HBaseClient10.java and hbase20/.../HBaseClient20.java, which
+# only extends it) are taken from the tag 0.17.0 unchanged and compiled
+# with javac against site.ycsb:core 0.17.0 (it/ycsb/setup.sh) and the HBase
+# 2.6 client jars that it/hbase/run.sh install resolves from Maven Central.
+# The native table (HBase's default namespace, spd_native_usertable, family
+# "family") is pre-split into 8 regions like dohyo's salt=8 tables
+# (bench/hbasenative). HBase's CPU is that of the process listening on the
+# ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
+# one JVM) less its rate in the 3 s before each phase; on a shared HBase the
+# other clients' load still varies during a phase, so use a private HBase
+# (it/hbase/run.sh with HBASE_ZK_PORT and friends) for clean CPU figures.
+# Needs Java 17, Maven, Go, taskset for --pin.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+zk=127.0.0.1:2181
+if [[ $# -ge 1 && "$1" != -* ]]; then zk="$1"; shift; fi
+records=10000 ops=20000 threads=8 rounds=2 pin=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --records) records="$2"; shift ;;
+    --ops) ops="$2"; shift ;;
+    --threads) threads="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
+    --pin) pin=1 ;;
+    *) usage ;;
+  esac
+  shift
+done
+[[ -n "${YCSB_SRC:-}" ]] || { echo "hbase-native.sh: set YCSB_SRC to a clone of YCSB (tag 0.17.0); see the header" >&2; exit 2; }
+zkhost="${zk%:*}" zkport="${zk##*:}"
+out="$root/bench/out/hbase-native-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$out/src" "$out/classes" "$out/conf"
+
+# shellcheck source=../it/lib.sh
+source "$root/it/lib.sh"
+java="$(it_java)"
+javac="$(dirname "$java")/javac"
+[[ -x "$javac" ]] || javac="$(it_jdk17_home javac)/bin/javac"
+export YCSB_LIB="${YCSB_LIB:-$("$root/it/ycsb/setup.sh" -p)}"
+"$root/it/hbase/run.sh" install >/dev/null
+hbase_version="$(sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' "$root/it/hbase/pom.xml")"
+hbase_lib="$IT_CACHE/hbase-$hbase_version/lib"
+[[ -d "$hbase_lib" ]] || { echo "no HBase client jars in $hbase_lib" >&2; exit 1; }
+
+# The binding's source, unchanged, from the tag.
+files=(hbase10/src/main/java/site/ycsb/db/HBaseClient10.java hbase20/src/main/java/site/ycsb/db/hbase20/HBaseClient20.java)
+gitdir="$YCSB_SRC"
+[[ -d "$YCSB_SRC/.git" ]] && gitdir="$YCSB_SRC/.git"
+for f in "${files[@]}"; do
+  mkdir -p "$out/src/$(dirname "$f")"
+  git --git-dir="$gitdir" show "0.17.0:$f" >"$out/src/$f"
+done
+"$javac" -nowarn -d "$out/classes" -cp "$YCSB_LIB/core-0.17.0.jar:$hbase_lib/*" "${files[@]/#/$out/src/}" 2>"$out/javac.log" ||
+  { cat "$out/javac.log" >&2; exit 1; }
+cat >"$out/conf/hbase-site.xml" <<XML
+<configuration>
+  <property><name>hbase.zookeeper.quorum</name><value>$zkhost</value></property>
+  <property><name>hbase.zookeeper.property.clientPort</name><value>$zkport</value></property>
+</configuration>
+XML
+cat >"$out/conf/log4j2.properties" <<'PROPS'
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = STDERR
+appender.console.type = Console
+appender.console.name = STDERR
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d %p %c: %m%n
+PROPS
+
+(cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo && go build -o "$out/hbasenative" ./bench/hbasenative)
+serve_pin=() client_pin=()
+if [[ $pin == 1 ]]; then serve_pin=(taskset -c 1) client_pin=(taskset -c 0); fi
+"${serve_pin[@]}" "$out/dohyo" serve --backend "hbase://$zk?salt=8&catalog=spd_native_catalog" \
+  --cql-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 >"$out/serve.out" 2>"$out/serve.log" &
+serve=$!
+trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null || true' EXIT
+cql=""
+for _ in $(seq 600); do
+  cql="$(awk '$1 == "CQL:" { print $2 }' "$out/serve.out")"
+  [[ -n "$cql" ]] && break
+  kill -0 $serve 2>/dev/null || { cat "$out/serve.log" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -n "$cql" ]] || { echo "dohyo serve did not start" >&2; exit 1; }
+hbase_pid="$(ss -Hltnp "sport = :$zkport" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
+[[ -n "$hbase_pid" ]] || { echo "no process listening on ZooKeeper port $zkport (HBase standalone)" >&2; exit 1; }
+echo "native: HBase (pid $hbase_pid) via ZooKeeper $zk; cql: dohyo serve (pid $serve) on $cql" >&2
+
+ticks="$(getconf CLK_TCK)"
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+jopts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel=warn
+  -Dlog4j2.configurationFile="$out/conf/log4j2.properties")
+# site.ycsb:core and its own dependencies (not dohyo's binding and driver).
+native_cp="$out/conf:$out/classes:$hbase_lib/*"
+for j in core-0.17.0 HdrHistogram-2.1.12 htrace-core4-4.1.0-incubating jackson-core-asl-1.9.4 jackson-mapper-asl-1.9.4; do
+  [[ -f "$YCSB_LIB/$j.jar" ]] || { echo "no $j.jar in $YCSB_LIB" >&2; exit 1; }
+  native_cp+=":$YCSB_LIB/$j.jar"
+done
+cql_cp="$YCSB_LIB/*"
+ycsb_props=(-p "recordcount=$records" -p "operationcount=$ops" -p hdrhistogram.percentiles=50,95,99 -threads "$threads")
+
+# phase TARGET ROUND NAME YCSB-ARGS...: runs one YCSB JVM and appends one
+# row: target round phase ops/s p50 p99 dohyo-cpu-s hbase-cpu-s client-cpu-s ops.
+phase() {
+  local target="$1" r="$2" name="$3"
+  shift 3
+  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client b0 t0 t1 idle
+  # HBase's background CPU (other clients of a shared HBase, its own
+  # chores), measured for 3 s before the phase, is subtracted at that rate.
+  b0="$(cpu "$hbase_pid")"
+  sleep 3
+  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)"
+  idle="$(( h0 - b0 ))"
+  ( rc=0; "${client_pin[@]}" timeout -k 10 900 "$java" "${jopts[@]}" "$@" "${ycsb_props[@]}" >"$f" 2>&1 || rc=$?
+    times >"$f.times"; exit $rc ) ||
+    { echo "$target $name failed: $f" >&2; tail -20 "$f" >&2; exit 1; }
+  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)"
+  h1="$(( h1 - idle * (t1 - t0) / 3000000000 ))"
+  # `times`: second line is the children's user and system time (XmY.Zs).
+  client="$(sed -n 2p "$f.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
+  if grep -q 'Return=\(ERROR\|NOT_FOUND\)\|FAILED' "$f" || ! grep -q '^\[OVERALL\], Throughput' "$f"; then
+    echo "$target $name: errors in $f" >&2
+    grep 'Return=\(ERROR\|NOT_FOUND\)\|FAILED' "$f" >&2
+    exit 1
+  fi
+  awk -F', ' -v t="$target" -v r="$r" -v p="$name" -v dc="$(( d1 - d0 ))" -v hc="$(( h1 - h0 ))" -v cc="$client" -v hz="$ticks" '
+    $1 == "[OVERALL]" && $2 == "Throughput(ops/sec)" { tput = $3 }
+    $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "Operations" { n += $3 }
+    $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "50thPercentileLatency(us)" { if ($3 > p50) p50 = $3 }
+    $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "99thPercentileLatency(us)" { if ($3 > p99) p99 = $3 }
+    END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d\n", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$out/rows.txt"
+}
+
+native() {
+  local r="$1"
+  "$out/hbasenative" -zk "$zk" -table spd_native_usertable -family family
+  local common=(-cp "$native_cp" site.ycsb.Client -db site.ycsb.db.hbase20.HBaseClient20
+    -p table=spd_native_usertable -p columnfamily=family)
+  phase native "$r" load "${common[@]}" -load -P "$root/bench/ycsb/workloads/workloada"
+  phase native "$r" a "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloada"
+  phase native "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
+}
+
+cqlrun() {
+  local r="$1" ks=spd_native_cql
+  local common=(-p "cassandra.hosts=$cql" -p "cassandra.keyspace=$ks")
+  timeout -k 10 600 "$java" "${jopts[@]}" -cp "$cql_cp" dohyo.ycsb.Setup "${common[@]}" -truncate >"$out/cql-$r-setup.txt" 2>&1 ||
+    { cat "$out/cql-$r-setup.txt" >&2; exit 1; }
+  common=(-cp "$cql_cp" site.ycsb.Client -db dohyo.ycsb.CqlClient "${common[@]}")
+  phase cql "$r" load "${common[@]}" -load -P "$root/bench/ycsb/workloads/workloada"
+  phase cql "$r" a "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloada"
+  phase cql "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
+}
+
+: >"$out/rows.txt"
+for r in $(seq "$rounds"); do
+  if (( r % 2 )); then native "$r"; cqlrun "$r"; else cqlrun "$r"; native "$r"; fi
+  echo "round $r done" >&2
+done
+
+{
+  echo "| phase | target | ops/s | ratio to native | p50 ms | p99 ms | dohyo CPU ms / 1000 req | HBase CPU ms / 1000 req | YCSB client CPU ms / 1000 req |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  awk '
+    function median(s,   a, n, i, j, t) {
+      n = split(s, a, " ")
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { k = $3 SUBSEP $1; tput[k] = tput[k] " " $4; p50[k] = p50[k] " " $5; p99[k] = p99[k] " " $6
+      dc[k] = dc[k] " " ($7 * 1e6 / $10); hc[k] = hc[k] " " ($8 * 1e6 / $10); cc[k] = cc[k] " " ($9 * 1e6 / $10) }
+    END {
+      split("load a c", ph, " "); split("native cql", tg, " ")
+      for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+        k = ph[i] SUBSEP tg[j]; nk = ph[i] SUBSEP "native"
+        if (!(k in tput)) continue
+        printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.0f | %.0f |\n", toupper(ph[i]), tg[j], median(tput[k]),
+          median(tput[k]) / median(tput[nk]), median(p50[k]) / 1000, median(p99[k]) / 1000,
+          tg[j] == "cql" ? sprintf("%.0f", median(dc[k])) : "–", median(hc[k]), median(cc[k])
+      }
+    }' "$out/rows.txt"
+} | tee "$out/result.md"
+echo "($rounds rounds, $records records, $ops ops, $threads threads, pin=$pin; outputs in $out)" | tee -a "$out/result.md"
