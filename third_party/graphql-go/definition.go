@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 
 	"github.com/graphql-go/graphql/language/ast"
 )
@@ -373,6 +374,9 @@ type ObjectConfig struct {
 	Fields      interface{} `json:"fields"`
 	IsTypeOf    IsTypeOfFn  `json:"isTypeOf"`
 	Description string      `json:"description"`
+	// FieldOrder is the order introspection lists the fields in (dohyo
+	// patch); fields not named come after, sorted by name.
+	FieldOrder []string `json:"-"`
 }
 
 type FieldsThunk func() Fields
@@ -538,7 +542,8 @@ func defineFieldMap(ttype Named, fieldMap Fields) (FieldDefinitionMap, error) {
 		}
 
 		fieldDef.Args = []*Argument{}
-		for argName, arg := range field.Args {
+		for _, argName := range orderedKeys(field.Args, field.ArgOrder) {
+			arg := field.Args[argName]
 			if err = assertValidName(argName); err != nil {
 				return resultFieldMap, err
 			}
@@ -609,6 +614,10 @@ type Field struct {
 	Subscribe         FieldResolveFn      `json:"-"`
 	DeprecationReason string              `json:"deprecationReason"`
 	Description       string              `json:"description"`
+	// ArgOrder is the order of Args in the field's definition and in
+	// introspection (dohyo patch); arguments not named come after,
+	// sorted by name.
+	ArgOrder []string `json:"-"`
 }
 
 type FieldConfigArgument map[string]*ArgumentConfig
@@ -1135,6 +1144,9 @@ type InputObjectConfig struct {
 	Name        string      `json:"name"`
 	Fields      interface{} `json:"fields"`
 	Description string      `json:"description"`
+	// FieldOrder is the order introspection lists the fields in (dohyo
+	// patch); fields not named come after, sorted by name.
+	FieldOrder []string `json:"-"`
 }
 
 func NewInputObject(config InputObjectConfig) *InputObject {
@@ -1351,4 +1363,26 @@ func (p *ResponsePath) AsArray() []interface{} {
 		return nil
 	}
 	return append(p.Prev.AsArray(), p.Key)
+}
+
+// orderedKeys lists a map's keys: those of order first (in that order,
+// when present), then the others sorted (dohyo patch: definitions and
+// introspection must not follow Go's random map order).
+func orderedKeys[V any](m map[string]V, order []string) []string {
+	keys := make([]string, 0, len(m))
+	seen := make(map[string]bool, len(order))
+	for _, k := range order {
+		if _, ok := m[k]; ok && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	rest := make([]string, 0, len(m)-len(keys))
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
 }

@@ -3,7 +3,6 @@ package graphql
 import (
 	"fmt"
 	"reflect"
-	"sort"
 
 	"github.com/graphql-go/graphql/language/ast"
 	"github.com/graphql-go/graphql/language/printer"
@@ -262,16 +261,31 @@ func init() {
 						if isNullish(inputVal.DefaultValue) {
 							return nil, nil
 						}
-						astVal := astFromValue(inputVal.DefaultValue, inputVal)
+						astVal := astFromValue(inputVal.DefaultValue, inputVal.Type)
 						return printer.Print(astVal), nil
 					}
 					if inputVal, ok := p.Source.(*InputObjectField); ok {
 						if inputVal.DefaultValue == nil {
 							return nil, nil
 						}
-						astVal := astFromValue(inputVal.DefaultValue, inputVal)
+						astVal := astFromValue(inputVal.DefaultValue, inputVal.Type)
 						return printer.Print(astVal), nil
 					}
+					return nil, nil
+				},
+			},
+			// dohyo patch: asked by introspection queries with input
+			// value deprecation (PyPI gql's default); nothing here is
+			// deprecated.
+			"isDeprecated": &Field{
+				Type: NewNonNull(Boolean),
+				Resolve: func(p ResolveParams) (interface{}, error) {
+					return false, nil
+				},
+			},
+			"deprecationReason": &Field{
+				Type: String,
+				Resolve: func(p ResolveParams) (interface{}, error) {
 					return nil, nil
 				},
 			},
@@ -291,6 +305,7 @@ func init() {
 			},
 			"args": &Field{
 				Type: NewNonNull(NewList(NewNonNull(InputValueType))),
+				Args: includeDeprecatedArg(), // dohyo patch
 				Resolve: func(p ResolveParams) (interface{}, error) {
 					if field, ok := p.Source.(*FieldDefinition); ok {
 						return field.Args, nil
@@ -348,6 +363,20 @@ func init() {
 				Type: NewNonNull(NewList(
 					NewNonNull(InputValueType),
 				)),
+				Args: includeDeprecatedArg(), // dohyo patch
+				Resolve: func(p ResolveParams) (interface{}, error) {
+					if dir, ok := p.Source.(*Directive); ok {
+						return dir.Args, nil
+					}
+					return []interface{}{}, nil
+				},
+			},
+			// dohyo patch: no directive here is repeatable.
+			"isRepeatable": &Field{
+				Type: NewNonNull(Boolean),
+				Resolve: func(p ResolveParams) (interface{}, error) {
+					return false, nil
+				},
 			},
 			// NOTE: the following three fields are deprecated and are no longer part
 			// of the GraphQL specification.
@@ -422,9 +451,10 @@ func init() {
 				)),
 				Resolve: func(p ResolveParams) (interface{}, error) {
 					if schema, ok := p.Source.(Schema); ok {
-						results := []Type{}
-						for _, ttype := range schema.TypeMap() {
-							results = append(results, ttype)
+						types := schema.TypeMap()
+						results := make([]Type, 0, len(types))
+						for _, name := range orderedKeys(types, nil) { // dohyo patch: stable order
+							results = append(results, types[name])
 						}
 						return results, nil
 					}
@@ -535,16 +565,13 @@ func init() {
 					return nil, nil
 				}
 				fields := []*FieldDefinition{}
-				var fieldNames sort.StringSlice
-				for name, field := range ttype.Fields() {
-					if !includeDeprecated && field.DeprecationReason != "" {
+				defs := ttype.Fields()
+				// dohyo patch: declared order (ObjectConfig.FieldOrder)
+				for _, name := range orderedKeys(defs, ttype.typeConfig.FieldOrder) {
+					if !includeDeprecated && defs[name].DeprecationReason != "" {
 						continue
 					}
-					fieldNames = append(fieldNames, name)
-				}
-				sort.Sort(fieldNames)
-				for _, name := range fieldNames {
-					fields = append(fields, ttype.Fields()[name])
+					fields = append(fields, defs[name])
 				}
 				return fields, nil
 			case *Interface:
@@ -612,14 +639,33 @@ func init() {
 	})
 	TypeType.AddFieldConfig("inputFields", &Field{
 		Type: NewList(NewNonNull(InputValueType)),
+		Args: includeDeprecatedArg(), // dohyo patch
 		Resolve: func(p ResolveParams) (interface{}, error) {
 			if ttype, ok := p.Source.(*InputObject); ok {
 				fields := []*InputObjectField{}
-				for _, field := range ttype.Fields() {
-					fields = append(fields, field)
+				defs := ttype.Fields()
+				// dohyo patch: declared order (InputObjectConfig.FieldOrder)
+				for _, name := range orderedKeys(defs, ttype.typeConfig.FieldOrder) {
+					fields = append(fields, defs[name])
 				}
 				return fields, nil
 			}
+			return nil, nil
+		},
+	})
+	// dohyo patch: newer introspection fields (graphql-js 15 spells it
+	// specifiedByUrl, 16 specifiedByURL); no scalar here links a spec.
+	for _, name := range []string{"specifiedByURL", "specifiedByUrl"} {
+		TypeType.AddFieldConfig(name, &Field{
+			Type: String,
+			Resolve: func(p ResolveParams) (interface{}, error) {
+				return nil, nil
+			},
+		})
+	}
+	SchemaType.AddFieldConfig("description", &Field{
+		Type: String,
+		Resolve: func(p ResolveParams) (interface{}, error) {
 			return nil, nil
 		},
 	})
@@ -690,6 +736,33 @@ func init() {
 // | Number        | Int / Float          |
 
 func astFromValue(value interface{}, ttype Type) ast.Value {
+	// dohyo patch: enum values print as their names, input objects as
+	// objects (introspection's defaultValue must be valid GraphQL).
+	switch t := ttype.(type) {
+	case *Enum:
+		if name, ok := t.Serialize(value).(string); ok {
+			return ast.NewEnumValue(&ast.EnumValue{Value: name})
+		}
+	case *InputObject:
+		if m, ok := value.(map[string]interface{}); ok {
+			defs := t.Fields()
+			fields := []*ast.ObjectField{}
+			for _, name := range orderedKeys(m, t.typeConfig.FieldOrder) {
+				def := defs[name]
+				if def == nil {
+					continue
+				}
+				v := astFromValue(m[name], def.Type)
+				if v == nil {
+					v = ast.NewNullValue(nil)
+				}
+				fields = append(fields, ast.NewObjectField(&ast.ObjectField{
+					Name: ast.NewName(&ast.Name{Value: name}), Value: v,
+				}))
+			}
+			return ast.NewObjectValue(&ast.ObjectValue{Fields: fields})
+		}
+	}
 
 	if ttype, ok := ttype.(*NonNull); ok {
 		// Note: we're not checking that the result is non-null.
@@ -780,4 +853,13 @@ func astFromValue(value interface{}, ttype Type) ast.Value {
 	return ast.NewStringValue(&ast.StringValue{
 		Value: fmt.Sprintf("%v", value),
 	})
+}
+
+// includeDeprecatedArg is the includeDeprecated argument of introspection
+// fields (dohyo patch: args and inputFields take it in newer clients'
+// queries).
+func includeDeprecatedArg() FieldConfigArgument {
+	return FieldConfigArgument{
+		"includeDeprecated": &ArgumentConfig{Type: Boolean, DefaultValue: false},
+	}
 }

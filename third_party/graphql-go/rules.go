@@ -1725,6 +1725,9 @@ func VariablesInAllowedPositionRule(context *ValidationContext) *ValidationRuleI
 // Note that this only validates literal values, variables are assumed to
 // provide values of the correct type.
 func isValidLiteralValue(ttype Input, valueAST ast.Value) (bool, []string) {
+	if _, isNull := valueAST.(*ast.NullValue); isNull {
+		valueAST = nil // dohyo patch: null is valid wherever a value may be absent
+	}
 	if _, ok := ttype.(*NonNull); !ok {
 		if valueAST == nil {
 			return true, nil

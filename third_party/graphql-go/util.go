@@ -11,9 +11,11 @@ const TAG = "json"
 
 // can't take recursive slice type
 // e.g
-// type Person struct{
-//	Friends []Person
-// }
+//
+//	type Person struct{
+//		Friends []Person
+//	}
+//
 // it will throw panic stack-overflow
 func BindFields(obj interface{}) Fields {
 	t := reflect.TypeOf(obj)

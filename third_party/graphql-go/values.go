@@ -27,9 +27,12 @@ func getVariableValues(
 			continue
 		}
 		varName := defAST.Variable.Name.Value
-		if varValue, err := getVariableValue(schema, defAST, inputs[varName]); err != nil {
+		input, present := inputs[varName]
+		if varValue, err := getVariableValue(schema, defAST, input, present); err != nil {
 			return values, err
-		} else {
+		} else if present || !isNullish(varValue) {
+			// dohyo patch: a variable given as null is kept (explicit
+			// null); one neither given nor defaulted is absent.
 			values[varName] = varValue
 		}
 	}
@@ -56,6 +59,10 @@ func getArgumentValues(
 		)
 		if tmpValue, ok := argASTMap[argDef.PrivateName]; ok {
 			value = tmpValue.Value
+			if isExplicitNull(value, variableValues) {
+				results[argDef.PrivateName] = nil // dohyo patch
+				continue
+			}
 		}
 		if tmp = valueFromAST(value, argDef.Type, variableValues); isNullish(tmp) {
 			tmp = argDef.DefaultValue
@@ -69,7 +76,7 @@ func getArgumentValues(
 
 // Given a variable definition, and any value of input, return a value which
 // adheres to the variable definition, or throw an error.
-func getVariableValue(schema Schema, definitionAST *ast.VariableDefinition, input interface{}) (interface{}, error) {
+func getVariableValue(schema Schema, definitionAST *ast.VariableDefinition, input interface{}, present bool) (interface{}, error) {
 	ttype, err := typeFromAST(schema, definitionAST.Type)
 	if err != nil {
 		return nil, err
@@ -90,7 +97,7 @@ func getVariableValue(schema Schema, definitionAST *ast.VariableDefinition, inpu
 
 	isValid, messages := isValidInputValue(input, ttype)
 	if isValid {
-		if isNullish(input) {
+		if isNullish(input) && !present {
 			if definitionAST.DefaultValue != nil {
 				return valueFromAST(definitionAST.DefaultValue, ttype, nil), nil
 			}
@@ -156,6 +163,10 @@ func coerceValue(ttype Input, value interface{}) interface{} {
 		}
 
 		for name, field := range ttype.Fields() {
+			if raw, present := valueMap[name]; present && raw == nil {
+				obj[name] = nil // dohyo patch: explicit null
+				continue
+			}
 			fieldValue := coerceValue(field.Type, valueMap[name])
 			if isNullish(fieldValue) {
 				fieldValue = field.DefaultValue
@@ -352,6 +363,9 @@ func valueFromAST(valueAST ast.Value, ttype Input, variables map[string]interfac
 	if valueAST == nil {
 		return nil
 	}
+	if _, ok := valueAST.(*ast.NullValue); ok {
+		return nil
+	}
 	// precedence: value > type
 	if valueAST, ok := valueAST.(*ast.Variable); ok {
 		if valueAST.Name == nil || variables == nil {
@@ -394,6 +408,10 @@ func valueFromAST(valueAST ast.Value, ttype Input, variables map[string]interfac
 		for name, field := range ttype.Fields() {
 			var value interface{}
 			if of, ok = fieldASTs[name]; ok {
+				if isExplicitNull(of.Value, variables) {
+					obj[name] = nil // dohyo patch
+					continue
+				}
 				value = valueFromAST(of.Value, field.Type, variables)
 			} else {
 				value = field.DefaultValue
@@ -424,4 +442,21 @@ func invariantf(condition bool, format string, a ...interface{}) error {
 		return gqlerrors.NewFormattedError(fmt.Sprintf(format, a...))
 	}
 	return nil
+}
+
+// isExplicitNull reports whether a value is the literal null or a variable
+// given as null (dohyo patch: an explicit null is kept as a nil entry of
+// the argument or input object map, an absent one has no entry).
+func isExplicitNull(v ast.Value, variables map[string]interface{}) bool {
+	switch v := v.(type) {
+	case *ast.NullValue:
+		return true
+	case *ast.Variable:
+		if v.Name == nil {
+			return false
+		}
+		val, present := variables[v.Name.Value]
+		return present && val == nil
+	}
+	return false
 }

@@ -16,6 +16,7 @@ var _ Value = (*IntValue)(nil)
 var _ Value = (*FloatValue)(nil)
 var _ Value = (*StringValue)(nil)
 var _ Value = (*BooleanValue)(nil)
+var _ Value = (*NullValue)(nil)
 var _ Value = (*EnumValue)(nil)
 var _ Value = (*ListValue)(nil)
 var _ Value = (*ObjectValue)(nil)
@@ -299,4 +300,30 @@ func (f *ObjectField) GetLoc() *Location {
 
 func (f *ObjectField) GetValue() interface{} {
 	return f.Value
+}
+
+// NullValue implements Node, Value: the literal null (dohyo patch).
+type NullValue struct {
+	Kind string
+	Loc  *Location
+}
+
+func NewNullValue(v *NullValue) *NullValue {
+	if v == nil {
+		v = &NullValue{}
+	}
+	return &NullValue{Kind: kinds.NullValue, Loc: v.Loc}
+}
+
+func (v *NullValue) GetKind() string {
+	return v.Kind
+}
+
+func (v *NullValue) GetLoc() *Location {
+	return v.Loc
+}
+
+// GetValue is nil: the value of the literal null.
+func (v *NullValue) GetValue() interface{} {
+	return nil
 }

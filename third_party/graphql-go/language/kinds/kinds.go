@@ -23,6 +23,7 @@ const (
 	FloatValue   = "FloatValue"
 	StringValue  = "StringValue"
 	BooleanValue = "BooleanValue"
+	NullValue    = "NullValue" // dohyo patch: the null literal
 	EnumValue    = "EnumValue"
 	ListValue    = "ListValue"
 	ObjectValue  = "ObjectValue"

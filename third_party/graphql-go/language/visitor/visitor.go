@@ -66,6 +66,7 @@ var QueryDocumentKeys = KeyMap{
 	"FloatValue":   []string{},
 	"StringValue":  []string{},
 	"BooleanValue": []string{},
+	"NullValue":    []string{},
 	"EnumValue":    []string{},
 	"ListValue":    []string{"Values"},
 	"ObjectValue":  []string{"Fields"},
