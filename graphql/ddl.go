@@ -30,9 +30,10 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	columnKind := newEnum("ColumnKind", "", "COMPACT", "UNKNOWN", "PARTITION", "CLUSTERING", "REGULAR", "STATIC")
 	indexKind := newEnum("IndexKind", "", "KEYS", "VALUES", "ENTRIES", "FULL")
 
-	dataType := graphql.NewObject(graphql.ObjectConfig{Name: "DataType", Fields: graphql.Fields{}})
+	dataType := graphql.NewObject(graphql.ObjectConfig{Name: "DataType", FieldOrder: []string{"basic", "info"}, Fields: graphql.Fields{}})
 	dataTypeInfo := graphql.NewObject(graphql.ObjectConfig{
-		Name: "DataTypeInfo",
+		Name:       "DataTypeInfo",
+		FieldOrder: []string{"name", "subTypes", "frozen"},
 		Fields: graphql.Fields{
 			"name":     {Type: graphql.String},
 			"subTypes": {Type: graphql.NewList(dataType)},
@@ -43,7 +44,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	dataType.AddFieldConfig("info", &graphql.Field{Type: dataTypeInfo})
 
 	column := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Column",
+		Name:       "Column",
+		FieldOrder: []string{"name", "kind", "type"},
 		Fields: graphql.Fields{
 			"kind": {Type: columnKind},
 			"name": {Type: graphql.NewNonNull(graphql.String)},
@@ -51,7 +53,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	table := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Table",
+		Name:       "Table",
+		FieldOrder: []string{"name", "columns"},
 		Fields: graphql.Fields{
 			"columns": {Type: graphql.NewList(column)},
 			"name":    {Type: graphql.NewNonNull(graphql.String)},
@@ -65,21 +68,24 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	udt := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Type",
+		Name:       "Type",
+		FieldOrder: []string{"name", "fields"},
 		Fields: graphql.Fields{
 			"fields": {Type: graphql.NewList(udtField)},
 			"name":   {Type: graphql.NewNonNull(graphql.String)},
 		},
 	})
 	dataCenter := graphql.NewObject(graphql.ObjectConfig{
-		Name: "DataCenter",
+		Name:       "DataCenter",
+		FieldOrder: []string{"name", "replicas"},
 		Fields: graphql.Fields{
 			"name":     {Type: graphql.NewNonNull(graphql.String)},
 			"replicas": {Type: graphql.NewNonNull(graphql.Int)},
 		},
 	})
 	keyspace := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Keyspace",
+		Name:       "Keyspace",
+		FieldOrder: []string{"name", "dcs", "tables", "table", "types", "type"},
 		Fields: graphql.Fields{
 			"dcs": {Type: graphql.NewList(dataCenter), Resolve: func(p graphql.ResolveParams) (any, error) {
 				return keyspaceDCs(p.Source.(*schema.Keyspace)), nil
@@ -119,9 +125,10 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 
-	dataTypeInput := graphql.NewInputObject(graphql.InputObjectConfig{Name: "DataTypeInput", Fields: graphql.InputObjectConfigFieldMap{}})
+	dataTypeInput := graphql.NewInputObject(graphql.InputObjectConfig{Name: "DataTypeInput", FieldOrder: []string{"basic", "info"}, Fields: graphql.InputObjectConfigFieldMap{}})
 	dataTypeInfoInput := graphql.NewInputObject(graphql.InputObjectConfig{
-		Name: "DataTypeInfoInput",
+		Name:       "DataTypeInfoInput",
+		FieldOrder: []string{"name", "subTypes", "frozen"},
 		Fields: graphql.InputObjectConfigFieldMap{
 			"subTypes": {Type: graphql.NewList(dataTypeInput)},
 			"name":     {Type: graphql.String},
@@ -138,7 +145,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	clusteringKeyInput := graphql.NewInputObject(graphql.InputObjectConfig{
-		Name: "ClusteringKeyInput",
+		Name:       "ClusteringKeyInput",
+		FieldOrder: []string{"name", "type", "order"},
 		Fields: graphql.InputObjectConfigFieldMap{
 			"name":  {Type: graphql.NewNonNull(graphql.String)},
 			"type":  {Type: graphql.NewNonNull(dataTypeInput)},
@@ -169,7 +177,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	}
 	mutation := graphql.Fields{
 		"createTable": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "partitionKeys", "clusteringKeys", "values", "ifNotExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName":   {Type: str},
 				"tableName":      {Type: str},
@@ -181,7 +190,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateTable),
 		},
 		"alterTableAdd": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "toAdd"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -190,7 +200,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildAlterTableAdd),
 		},
 		"alterTableDrop": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "toDrop"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -199,7 +210,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildAlterTableDrop),
 		},
 		"dropTable": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -210,7 +222,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			}),
 		},
 		"createType": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "typeName", "fields", "ifNotExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"typeName":     {Type: str},
@@ -220,7 +233,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateType),
 		},
 		"dropType": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "typeName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"typeName":     {Type: str},
@@ -231,7 +245,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			}),
 		},
 		"createIndex": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "columnName", "indexName", "indexType", "ifNotExists", "indexKind"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -246,7 +261,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateIndex),
 		},
 		"dropIndex": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "indexName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"indexName":    {Type: str},
@@ -259,6 +275,7 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		"createKeyspace": {
 			Type:        graphql.Boolean,
 			Description: "Creates a new CQL keyspace",
+			ArgOrder:    []string{"name", "ifNotExists", "replicas", "datacenters"},
 			Args: graphql.FieldConfigArgument{
 				"name": {Type: str, Description: "The name of the keyspace"},
 				"ifNotExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +
@@ -274,6 +291,7 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		"dropKeyspace": {
 			Type:        graphql.Boolean,
 			Description: "Drops a CQL keyspace",
+			ArgOrder:    []string{"name", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"name": {Type: str, Description: "The name of the keyspace"},
 				"ifExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +

@@ -951,6 +951,9 @@ type EnumConfig struct {
 	Name        string             `json:"name"`
 	Values      EnumValueConfigMap `json:"values"`
 	Description string             `json:"description"`
+	// ValueOrder is the order of the values (dohyo patch); values not
+	// named come after, sorted by name.
+	ValueOrder []string `json:"-"`
 }
 type EnumValueDefinition struct {
 	Name              string      `json:"name"`
@@ -969,13 +972,13 @@ func NewEnum(config EnumConfig) *Enum {
 
 	gt.PrivateName = config.Name
 	gt.PrivateDescription = config.Description
-	if gt.values, gt.err = gt.defineEnumValues(config.Values); gt.err != nil {
+	if gt.values, gt.err = gt.defineEnumValues(config.Values, config.ValueOrder); gt.err != nil {
 		return gt
 	}
 
 	return gt
 }
-func (gt *Enum) defineEnumValues(valueMap EnumValueConfigMap) ([]*EnumValueDefinition, error) {
+func (gt *Enum) defineEnumValues(valueMap EnumValueConfigMap, order []string) ([]*EnumValueDefinition, error) {
 	var err error
 	values := []*EnumValueDefinition{}
 
@@ -986,7 +989,8 @@ func (gt *Enum) defineEnumValues(valueMap EnumValueConfigMap) ([]*EnumValueDefin
 		return values, err
 	}
 
-	for valueName, valueConfig := range valueMap {
+	for _, valueName := range orderedKeys(valueMap, order) {
+		valueConfig := valueMap[valueName]
 		if err = invariantf(
 			valueConfig != nil,
 			`%v.%v must refer to an object with a "value" key `+
