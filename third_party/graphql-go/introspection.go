@@ -223,7 +223,8 @@ func init() {
 				Type: String,
 			},
 			"description": &Field{
-				Type: String,
+				Type:    String,
+				Resolve: descriptionOrNull, // dohyo patch
 			},
 			"fields":        &Field{},
 			"interfaces":    &Field{},
@@ -244,7 +245,8 @@ func init() {
 				Type: NewNonNull(String),
 			},
 			"description": &Field{
-				Type: String,
+				Type:    String,
+				Resolve: descriptionOrNull, // dohyo patch
 			},
 			"type": &Field{
 				Type: NewNonNull(TypeType),
@@ -301,7 +303,8 @@ func init() {
 				Type: NewNonNull(String),
 			},
 			"description": &Field{
-				Type: String,
+				Type:    String,
+				Resolve: descriptionOrNull, // dohyo patch
 			},
 			"args": &Field{
 				Type: NewNonNull(NewList(NewNonNull(InputValueType))),
@@ -352,7 +355,8 @@ func init() {
 				Type: NewNonNull(String),
 			},
 			"description": &Field{
-				Type: String,
+				Type:    String,
+				Resolve: descriptionOrNull, // dohyo patch
 			},
 			"locations": &Field{
 				Type: NewNonNull(NewList(
@@ -522,7 +526,8 @@ func init() {
 				Type: NewNonNull(String),
 			},
 			"description": &Field{
-				Type: String,
+				Type:    String,
+				Resolve: descriptionOrNull, // dohyo patch
 			},
 			"isDeprecated": &Field{
 				Type: NewNonNull(Boolean),
@@ -862,4 +867,14 @@ func includeDeprecatedArg() FieldConfigArgument {
 	return FieldConfigArgument{
 		"includeDeprecated": &ArgumentConfig{Type: Boolean, DefaultValue: false},
 	}
+}
+
+// descriptionOrNull resolves a description, null when empty (dohyo patch:
+// an empty string prints as an empty block string in client SDL).
+func descriptionOrNull(p ResolveParams) (interface{}, error) {
+	v, err := DefaultResolveFn(p)
+	if s, ok := v.(string); ok && s == "" {
+		return nil, err
+	}
+	return v, err
 }
