@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphql-go/graphql"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/schema"
@@ -653,20 +654,20 @@ func buildCreateKeyspace(a map[string]any) (string, error) {
 // from the mutation's arguments. DROP INDEX needs ALTER on the keyspace
 // (the index's table is not among the arguments).
 var ddlPermissions = map[string]struct {
-	perm  Permission
+	perm  auth.Permission
 	table string // argument naming the table; "" for keyspace resources
 	ks    string // argument naming the keyspace; "" for all keyspaces
 }{
-	"createTable":    {PermCreate, "", "keyspaceName"},
-	"alterTableAdd":  {PermAlter, "tableName", "keyspaceName"},
-	"alterTableDrop": {PermAlter, "tableName", "keyspaceName"},
-	"dropTable":      {PermDrop, "tableName", "keyspaceName"},
-	"createType":     {PermCreate, "", "keyspaceName"},
-	"dropType":       {PermDrop, "", "keyspaceName"},
-	"createIndex":    {PermAlter, "tableName", "keyspaceName"},
-	"dropIndex":      {PermAlter, "", "keyspaceName"},
-	"createKeyspace": {PermCreate, "", ""},
-	"dropKeyspace":   {PermDrop, "", "name"},
+	"createTable":    {auth.Create, "", "keyspaceName"},
+	"alterTableAdd":  {auth.Alter, "tableName", "keyspaceName"},
+	"alterTableDrop": {auth.Alter, "tableName", "keyspaceName"},
+	"dropTable":      {auth.Drop, "tableName", "keyspaceName"},
+	"createType":     {auth.Create, "", "keyspaceName"},
+	"dropType":       {auth.Drop, "", "keyspaceName"},
+	"createIndex":    {auth.Alter, "tableName", "keyspaceName"},
+	"dropIndex":      {auth.Alter, "", "keyspaceName"},
+	"createKeyspace": {auth.Create, "", ""},
+	"dropKeyspace":   {auth.Drop, "", "name"},
 }
 
 // guardDDL makes every DDL mutation ask the Authorizer first; a mutation
@@ -680,12 +681,14 @@ func (s *Server) guardDDL(mutation graphql.Fields) error {
 		}
 		next := f.Resolve
 		f.Resolve = func(p graphql.ResolveParams) (any, error) {
-			var res Resource
-			if need.ks != "" {
-				res.Keyspace, _ = p.Args[need.ks].(string)
-			}
-			if need.table != "" {
-				res.Table, _ = p.Args[need.table].(string)
+			res := auth.AllKeyspaces()
+			ks, _ := p.Args[need.ks].(string)
+			table, _ := p.Args[need.table].(string)
+			switch {
+			case need.table != "":
+				res = auth.TableResource(ks, table)
+			case need.ks != "":
+				res = auth.KeyspaceResource(ks)
 			}
 			if err := s.authorize(p.Context, need.perm, res); err != nil {
 				return nil, wrapCQLError(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphql-go/graphql"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -279,7 +280,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		},
 	})
 
-	res := Resource{Keyspace: t.Keyspace, Table: t.Name}
+	res := auth.TableResource(t.Keyspace, t.Name)
 	q := graphql.Fields{
 		gname: {
 			ArgOrder:    []string{"value", "filter", "orderBy", "options"},
@@ -291,7 +292,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
+			Resolve: s.guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 		gname + "Filter": {
 			Type:              result,
@@ -302,7 +303,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
+			Resolve: s.guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 	}
 	m := graphql.Fields{
@@ -316,7 +317,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildDelete)),
+			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildDelete)),
 		},
 		"insert" + gname: {
 			Type:        mutResult,
@@ -327,7 +328,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildInsert)),
+			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildInsert)),
 		},
 		"bulkInsert" + gname: {
 			Type:        graphql.NewList(mutResult),
@@ -338,7 +339,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveBulkInsert(d, ti)),
+			Resolve: s.guarded(auth.Modify, res, s.resolveBulkInsert(d, ti)),
 		},
 		"update" + gname: {
 			Type:        mutResult,
@@ -350,7 +351,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildUpdate)),
+			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
 	return ti, orderedFields{q, []string{gname, gname + "Filter"}},

@@ -404,7 +404,7 @@ func graphqlAuthorizer(roles *auth.Manager, authOn bool) graphql.Authorizer {
 	if roles == nil || !authOn {
 		return nil
 	}
-	return roleAuthorizer{roles}
+	return roles
 }
 
 // registerPprof serves net/http/pprof's handlers behind admin (not
