@@ -23,6 +23,14 @@ import (
 type responseShape struct {
 	doc   *ast.Document
 	frags map[string]*ast.FragmentDefinition
+	keys  sync.Map // *ast.SelectionSet -> *selectionKeys, for single sets
+}
+
+// selectionKeys are the response keys of a selection set, in order, with
+// the sub-selections each key merges.
+type selectionKeys struct {
+	keys []string
+	sub  map[string][]*ast.SelectionSet
 }
 
 func newResponseShape(doc *ast.Document) *responseShape {
@@ -130,7 +138,17 @@ func (rs *responseShape) appendObject(b []byte, m map[string]any, sets []*ast.Se
 	n := 0
 	var keys []string
 	var sub map[string][]*ast.SelectionSet
-	if len(sets) > 0 {
+	switch len(sets) {
+	case 0:
+	case 1: // the common case, and documents are cached: remember it
+		if k, ok := rs.keys.Load(sets[0]); ok {
+			sk := k.(*selectionKeys)
+			keys, sub = sk.keys, sk.sub
+			break
+		}
+		keys, sub = rs.responseKeys(sets)
+		rs.keys.Store(sets[0], &selectionKeys{keys: keys, sub: sub})
+	default:
 		keys, sub = rs.responseKeys(sets)
 	}
 	for _, k := range keys {

@@ -1,6 +1,7 @@
 package graphql
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -350,7 +351,7 @@ func parseRequest(r *http.Request) (*gqlRequest, int, string) {
 // decodeVariables keeps integers exact (BigInt and Varint need more than
 // float64's 53 bits).
 func decodeVariables(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var vars map[string]any
 	if err := dec.Decode(&vars); err != nil {
@@ -401,6 +402,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 		OperationName: req.OperationName,
 		Args:          req.Variables,
 		Context:       ctx,
+		// Resolvers pass ctx to the coordinator, which stops at its
+		// deadline: no goroutine per request is needed to return on time.
+		InCallerGoroutine: true,
 	})
 	for _, e := range res.Errors {
 		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)

@@ -22,6 +22,12 @@ type ExecuteParams struct {
 	// Context may be provided to pass application-specific per-request
 	// information to resolve functions.
 	Context context.Context
+
+	// InCallerGoroutine runs the operation in the calling goroutine
+	// (dohyo patch): no goroutine, channel and stack growth per request.
+	// Resolvers must then honour Context themselves, since Execute
+	// cannot return before they do.
+	InCallerGoroutine bool
 }
 
 func Execute(p ExecuteParams) (result *Result) {
@@ -46,6 +52,10 @@ func Execute(p ExecuteParams) (result *Result) {
 
 		addExtensionResults(&p, result)
 	}()
+
+	if p.InCallerGoroutine {
+		return executeInline(p)
+	}
 
 	resultChannel := make(chan *Result, 2)
 
@@ -90,6 +100,38 @@ func Execute(p ExecuteParams) (result *Result) {
 	case r := <-resultChannel:
 		return r
 	}
+}
+
+// executeInline is Execute's body without the goroutine (dohyo patch).
+func executeInline(p ExecuteParams) (result *Result) {
+	result = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			err, ok := r.(error)
+			if !ok {
+				err = fmt.Errorf("%v", r)
+			}
+			result.Errors = append(result.Errors, gqlerrors.FormatError(err))
+		}
+	}()
+	exeContext, err := buildExecutionContext(buildExecutionCtxParams{
+		Schema:        p.Schema,
+		Root:          p.Root,
+		AST:           p.AST,
+		OperationName: p.OperationName,
+		Args:          p.Args,
+		Result:        result,
+		Context:       p.Context,
+	})
+	if err != nil {
+		result.Errors = append(result.Errors, gqlerrors.FormatError(err))
+		return result
+	}
+	return executeOperation(executeOperationParams{
+		ExecutionContext: exeContext,
+		Root:             p.Root,
+		Operation:        exeContext.Operation,
+	})
 }
 
 type buildExecutionCtxParams struct {

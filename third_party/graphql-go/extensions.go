@@ -154,6 +154,9 @@ func handleExtensionsValidationDidStart(p *Params) ([]gqlerrors.FormattedError, 
 
 // handleExecutionDidStart handles the ExecutionDidStart functions
 func handleExtensionsExecutionDidStart(p *ExecuteParams) ([]gqlerrors.FormattedError, executionFinishFuncHandler) {
+	if len(p.Schema.extensions) == 0 {
+		return nil, noExecutionExtensions // dohyo patch
+	}
 	fs := map[string]ExecutionFinishFunc{}
 	errs := gqlerrors.FormattedErrors{}
 	for _, ext := range p.Schema.extensions {
@@ -193,6 +196,9 @@ func handleExtensionsExecutionDidStart(p *ExecuteParams) ([]gqlerrors.FormattedE
 
 // handleResolveFieldDidStart handles the notification of the extensions about the start of a resolve function
 func handleExtensionsResolveFieldDidStart(exts []Extension, p *executionContext, i *ResolveInfo) ([]gqlerrors.FormattedError, resolveFieldFinishFuncHandler) {
+	if len(p.Schema.extensions) == 0 {
+		return nil, noFieldExtensions // dohyo patch: nothing to allocate per field
+	}
 	fs := map[string]ResolveFieldFinishFunc{}
 	errs := gqlerrors.FormattedErrors{}
 	for _, ext := range p.Schema.extensions {
@@ -249,3 +255,9 @@ func addExtensionResults(p *ExecuteParams, result *Result) {
 		}
 	}
 }
+
+// noFieldExtensions and noExecutionExtensions are the finish handlers of
+// a schema without extensions (dohyo patch).
+func noFieldExtensions(interface{}, error) []gqlerrors.FormattedError { return nil }
+
+func noExecutionExtensions(*Result) []gqlerrors.FormattedError { return nil }
