@@ -320,6 +320,9 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 				if ks := cat.Keyspace(name); ks != nil {
 					return ks, nil
 				}
+				if ks := s.cfg.SystemKeyspaces[name]; ks != nil {
+					return ks, nil
+				}
 				return nil, nil
 			},
 		},
@@ -331,8 +334,12 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 					return nil, err
 				}
 				out := []any{}
-				for _, n := range cat.KeyspaceNames() {
-					out = append(out, cat.Keyspace(n))
+				for _, n := range s.keyspaceNames(cat) {
+					if ks := cat.Keyspace(n); ks != nil {
+						out = append(out, ks)
+					} else {
+						out = append(out, s.cfg.SystemKeyspaces[n])
+					}
 				}
 				return out, nil
 			},
@@ -697,4 +704,17 @@ func (s *Server) guardDDL(mutation graphql.Fields) error {
 		}
 	}
 	return nil
+}
+
+// keyspaceNames lists the catalog's keyspaces and the system keyspaces,
+// sorted (a catalog keyspace wins over a system one of the same name).
+func (s *Server) keyspaceNames(cat *schema.Catalog) []string {
+	names := cat.KeyspaceNames()
+	for n := range s.cfg.SystemKeyspaces {
+		if cat.Keyspace(n) == nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

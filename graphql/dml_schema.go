@@ -281,6 +281,15 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 	})
 
 	res := auth.TableResource(t.Keyspace, t.Name)
+	guarded := s.guarded
+	if s.cfg.SystemKeyspaces[t.Keyspace] != nil {
+		// System tables: the coordinator's check of the statement decides
+		// (every role may read system_schema and system.local, as in
+		// Cassandra), not a GraphQL-level SELECT grant.
+		guarded = func(_ auth.Permission, _ auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+			return withCQLErrors(fn)
+		}
+	}
 	q := graphql.Fields{
 		gname: {
 			ArgOrder:    []string{"value", "filter", "orderBy", "options"},
@@ -292,7 +301,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: s.guarded(auth.Select, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 		gname + "Filter": {
 			Type:              result,
@@ -303,7 +312,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: s.guarded(auth.Select, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 	}
 	m := graphql.Fields{
@@ -317,7 +326,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildDelete)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildDelete)),
 		},
 		"insert" + gname: {
 			Type:        mutResult,
@@ -328,7 +337,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildInsert)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildInsert)),
 		},
 		"bulkInsert" + gname: {
 			Type:        graphql.NewList(mutResult),
@@ -339,7 +348,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(auth.Modify, res, s.resolveBulkInsert(d, ti)),
+			Resolve: guarded(auth.Modify, res, s.resolveBulkInsert(d, ti)),
 		},
 		"update" + gname: {
 			Type:        mutResult,
@@ -351,7 +360,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
 	return ti, orderedFields{q, []string{gname, gname + "Filter"}},

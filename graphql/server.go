@@ -71,6 +71,11 @@ type Config struct {
 	// OnBudgetExceeded, when set, is called with the keyspace of each
 	// statement that ran out of budget (metrics).
 	OnBudgetExceeded func(keyspace string)
+	// SystemKeyspaces are the system keyspaces dohyo answers itself
+	// (cqlserver.Server.SystemKeyspaces): listed by /graphql-schema and
+	// queried at /graphql/{keyspace} like any other, as Stargate shows
+	// them. Read-only.
+	SystemKeyspaces map[string]*schema.Keyspace
 }
 
 // Defaults for Config.
@@ -226,6 +231,9 @@ func (s *Server) keyspaceSchema(ctx context.Context, name string) (*dmlSchema, e
 		return nil, err
 	}
 	ks := cat.Keyspace(name)
+	if ks == nil {
+		ks = s.cfg.SystemKeyspaces[name]
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ks == nil {

@@ -295,6 +295,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
+		SystemKeyspaces:  s.cql.SystemKeyspaces(),
 		Authorizer:       graphqlAuthorizer(s.roles, pw != nil),
 		MaxDocumentBytes: cfg.GraphQLMaxDocument,
 		MaxNodes:         cfg.GraphQLMaxNodes,
