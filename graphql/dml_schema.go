@@ -231,12 +231,17 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		}
 	}
 	pkDesc := s.primaryKeyDescription(ti)
+	objOrder, err := addAggregateFields(types, objFields, append([]string{}, fieldNames...))
+	if err != nil {
+		return nil, orderedFields{}, orderedFields{}, err
+	}
+	groupBy := groupByInput(gname, t, ti.fname)
 
 	obj := graphql.NewObject(graphql.ObjectConfig{
 		Name:        gname,
 		Description: fmt.Sprintf("The type used to represent results of a query for the table '%s'.", t.Name),
 		Fields:      objFields,
-		FieldOrder:  fieldNames,
+		FieldOrder:  objOrder,
 	})
 	input := graphql.NewInputObject(graphql.InputObjectConfig{
 		Name:        gname + "Input",
@@ -292,7 +297,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 	}
 	q := graphql.Fields{
 		gname: {
-			ArgOrder:    []string{"value", "filter", "orderBy", "options"},
+			ArgOrder:    []string{"value", "filter", "orderBy", "options", "groupBy"},
 			Type:        result,
 			Description: fmt.Sprintf("Query for the table '%s'.%s", t.Name, pkDesc),
 			Args: graphql.FieldConfigArgument{
@@ -300,6 +305,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"filter":  {Type: filter},
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
+				"groupBy": {Type: groupBy},
 			},
 			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},

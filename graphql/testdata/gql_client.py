@@ -21,7 +21,7 @@ def main():
         sdl = print_schema(s.client.schema)
         assert "consistency: QueryConsistency = LOCAL_QUORUM" in sdl, sdl
         assert ("books(value: booksInput, filter: booksFilterInput, orderBy: [booksOrder], "
-                "options: QueryOptions): booksResult") in sdl, sdl
+                "options: QueryOptions, groupBy: booksGroupByInput): booksResult") in sdl, sdl
 
         # Refused client-side: nothing is sent.
         try:

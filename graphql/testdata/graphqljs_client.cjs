@@ -48,7 +48,7 @@ async function main() {
   const schema = await clientSchema(dml, all);
   const sdl = g.printSchema(schema);
   check(sdl.includes("consistency: QueryConsistency = LOCAL_QUORUM"), "enum default in SDL:\n" + sdl);
-  check(/books\(value: booksInput, filter: booksFilterInput, orderBy: \[booksOrder\], options: QueryOptions\)/.test(sdl),
+  check(/books\(value: booksInput, filter: booksFilterInput, orderBy: \[booksOrder\], options: QueryOptions, groupBy: booksGroupByInput\)/.test(sdl),
     "argument order in SDL:\n" + sdl);
   check(/type books \{\n(\s+"""[^]*?"""\n)?\s+title: String\n\s+author: String\n\s+pages: Int\n/.test(sdl), "column order in SDL:\n" + sdl);
 
