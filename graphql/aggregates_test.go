@@ -34,7 +34,7 @@ func TestAggregations(t *testing.T) {
 		}
 		for q, want := range map[string]string{
 			`{ sales { values { x: _int_function(name: "max(sale)); DROP", args: ["sale"]) } } }`: "Invalid aggregate function name",
-			`{ sales { values { x: _int_function(name: "max", args: ["nope"]) } } }`:             `Unknown column "nope"`,
+			`{ sales { values { x: _int_function(name: "max", args: ["nope"]) } } }`:              `Unknown column "nope"`,
 		} {
 			if msg := e.dmlError(q, nil); !strings.Contains(msg, want) {
 				t.Errorf("%s: %s, want %s", q, msg, want)
