@@ -396,6 +396,7 @@ func (s *server) newHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       s.cfg.HTTPIdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		Protocols:         httpsec.ServerProtocols(), // HTTP/1.1 and h2c
 	}
 }
 
