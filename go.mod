@@ -75,3 +75,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	modernc.org/b/v2 v2.1.0 // indirect
 )
+
+replace github.com/graphql-go/graphql => ./third_party/graphql-go

@@ -7,46 +7,18 @@ import (
 
 	"github.com/graphql-go/graphql"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/httpsec"
 )
 
-// Permission is one of Cassandra's data permissions.
-type Permission string
-
-// The permissions GraphQL operations need, named as in CQL's GRANT.
-const (
-	PermSelect   Permission = "SELECT"
-	PermModify   Permission = "MODIFY"
-	PermCreate   Permission = "CREATE"
-	PermAlter    Permission = "ALTER"
-	PermDrop     Permission = "DROP"
-	PermDescribe Permission = "DESCRIBE"
-)
-
-// Resource is what a permission applies to: all keyspaces (Keyspace
-// empty), one keyspace (Table empty) or one table; as CQL's data
-// resources ALL KEYSPACES, KEYSPACE ks and TABLE ks.t.
-type Resource struct {
-	Keyspace, Table string
-}
-
-func (r Resource) String() string {
-	switch {
-	case r.Keyspace == "":
-		return "<all keyspaces>"
-	case r.Table == "":
-		return "<keyspace " + r.Keyspace + ">"
-	}
-	return "<table " + r.Keyspace + "." + r.Table + ">"
-}
-
 // Authorizer decides whether an authenticated identity may use a
 // permission on a resource; a non-nil error refuses (its text is shown to
 // the client). Identity is the user name the HTTP token was issued to
-// ("" when authentication is off).
+// ("" when authentication is off). *auth.Manager is one: GraphQL asks
+// dohyo's roles exactly as CQL statements do.
 type Authorizer interface {
-	Authorize(ctx context.Context, identity string, perm Permission, res Resource) error
+	Authorize(ctx context.Context, identity string, perm auth.Permission, res auth.Resource) error
 }
 
 // AllowAll is the Authorizer used when none is configured: every
@@ -54,11 +26,11 @@ type Authorizer interface {
 type AllowAll struct{}
 
 // Authorize implements Authorizer.
-func (AllowAll) Authorize(context.Context, string, Permission, Resource) error { return nil }
+func (AllowAll) Authorize(context.Context, string, auth.Permission, auth.Resource) error { return nil }
 
 // authorize is the one place GraphQL fields ask the Authorizer. A refusal
 // is a CQL Unauthorized error of the field, as Stargate reports it.
-func (s *Server) authorize(ctx context.Context, perm Permission, res Resource) error {
+func (s *Server) authorize(ctx context.Context, perm auth.Permission, res auth.Resource) error {
 	id, _ := httpsec.IdentityFrom(ctx)
 	err := s.cfg.Authorizer.Authorize(ctx, id, perm, res)
 	if err == nil {
@@ -74,7 +46,7 @@ func (s *Server) authorize(ctx context.Context, perm Permission, res Resource) e
 
 // guarded wraps a resolver of a field whose permission and resource are
 // fixed when the schema is built (the DML fields of a table).
-func (s *Server) guarded(perm Permission, res Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+func (s *Server) guarded(perm auth.Permission, res auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
 	return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
 		if err := s.authorize(p.Context, perm, res); err != nil {
 			return nil, err

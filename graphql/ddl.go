@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphql-go/graphql"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/schema"
@@ -30,9 +31,10 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	columnKind := newEnum("ColumnKind", "", "COMPACT", "UNKNOWN", "PARTITION", "CLUSTERING", "REGULAR", "STATIC")
 	indexKind := newEnum("IndexKind", "", "KEYS", "VALUES", "ENTRIES", "FULL")
 
-	dataType := graphql.NewObject(graphql.ObjectConfig{Name: "DataType", Fields: graphql.Fields{}})
+	dataType := graphql.NewObject(graphql.ObjectConfig{Name: "DataType", FieldOrder: []string{"basic", "info"}, Fields: graphql.Fields{}})
 	dataTypeInfo := graphql.NewObject(graphql.ObjectConfig{
-		Name: "DataTypeInfo",
+		Name:       "DataTypeInfo",
+		FieldOrder: []string{"name", "subTypes", "frozen"},
 		Fields: graphql.Fields{
 			"name":     {Type: graphql.String},
 			"subTypes": {Type: graphql.NewList(dataType)},
@@ -43,7 +45,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	dataType.AddFieldConfig("info", &graphql.Field{Type: dataTypeInfo})
 
 	column := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Column",
+		Name:       "Column",
+		FieldOrder: []string{"name", "kind", "type"},
 		Fields: graphql.Fields{
 			"kind": {Type: columnKind},
 			"name": {Type: graphql.NewNonNull(graphql.String)},
@@ -51,7 +54,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	table := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Table",
+		Name:       "Table",
+		FieldOrder: []string{"name", "columns"},
 		Fields: graphql.Fields{
 			"columns": {Type: graphql.NewList(column)},
 			"name":    {Type: graphql.NewNonNull(graphql.String)},
@@ -65,21 +69,24 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	udt := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Type",
+		Name:       "Type",
+		FieldOrder: []string{"name", "fields"},
 		Fields: graphql.Fields{
 			"fields": {Type: graphql.NewList(udtField)},
 			"name":   {Type: graphql.NewNonNull(graphql.String)},
 		},
 	})
 	dataCenter := graphql.NewObject(graphql.ObjectConfig{
-		Name: "DataCenter",
+		Name:       "DataCenter",
+		FieldOrder: []string{"name", "replicas"},
 		Fields: graphql.Fields{
 			"name":     {Type: graphql.NewNonNull(graphql.String)},
 			"replicas": {Type: graphql.NewNonNull(graphql.Int)},
 		},
 	})
 	keyspace := graphql.NewObject(graphql.ObjectConfig{
-		Name: "Keyspace",
+		Name:       "Keyspace",
+		FieldOrder: []string{"name", "dcs", "tables", "table", "types", "type"},
 		Fields: graphql.Fields{
 			"dcs": {Type: graphql.NewList(dataCenter), Resolve: func(p graphql.ResolveParams) (any, error) {
 				return keyspaceDCs(p.Source.(*schema.Keyspace)), nil
@@ -119,9 +126,10 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 
-	dataTypeInput := graphql.NewInputObject(graphql.InputObjectConfig{Name: "DataTypeInput", Fields: graphql.InputObjectConfigFieldMap{}})
+	dataTypeInput := graphql.NewInputObject(graphql.InputObjectConfig{Name: "DataTypeInput", FieldOrder: []string{"basic", "info"}, Fields: graphql.InputObjectConfigFieldMap{}})
 	dataTypeInfoInput := graphql.NewInputObject(graphql.InputObjectConfig{
-		Name: "DataTypeInfoInput",
+		Name:       "DataTypeInfoInput",
+		FieldOrder: []string{"name", "subTypes", "frozen"},
 		Fields: graphql.InputObjectConfigFieldMap{
 			"subTypes": {Type: graphql.NewList(dataTypeInput)},
 			"name":     {Type: graphql.String},
@@ -138,7 +146,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		},
 	})
 	clusteringKeyInput := graphql.NewInputObject(graphql.InputObjectConfig{
-		Name: "ClusteringKeyInput",
+		Name:       "ClusteringKeyInput",
+		FieldOrder: []string{"name", "type", "order"},
 		Fields: graphql.InputObjectConfigFieldMap{
 			"name":  {Type: graphql.NewNonNull(graphql.String)},
 			"type":  {Type: graphql.NewNonNull(dataTypeInput)},
@@ -169,7 +178,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 	}
 	mutation := graphql.Fields{
 		"createTable": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "partitionKeys", "clusteringKeys", "values", "ifNotExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName":   {Type: str},
 				"tableName":      {Type: str},
@@ -181,7 +191,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateTable),
 		},
 		"alterTableAdd": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "toAdd"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -190,7 +201,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildAlterTableAdd),
 		},
 		"alterTableDrop": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "toDrop"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -199,7 +211,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildAlterTableDrop),
 		},
 		"dropTable": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -210,7 +223,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			}),
 		},
 		"createType": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "typeName", "fields", "ifNotExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"typeName":     {Type: str},
@@ -220,7 +234,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateType),
 		},
 		"dropType": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "typeName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"typeName":     {Type: str},
@@ -231,7 +246,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			}),
 		},
 		"createIndex": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "tableName", "columnName", "indexName", "indexType", "ifNotExists", "indexKind"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"tableName":    {Type: str},
@@ -246,7 +262,8 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 			Resolve: ddl(buildCreateIndex),
 		},
 		"dropIndex": {
-			Type: graphql.Boolean,
+			Type:     graphql.Boolean,
+			ArgOrder: []string{"keyspaceName", "indexName", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"keyspaceName": {Type: str},
 				"indexName":    {Type: str},
@@ -259,6 +276,7 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		"createKeyspace": {
 			Type:        graphql.Boolean,
 			Description: "Creates a new CQL keyspace",
+			ArgOrder:    []string{"name", "ifNotExists", "replicas", "datacenters"},
 			Args: graphql.FieldConfigArgument{
 				"name": {Type: str, Description: "The name of the keyspace"},
 				"ifNotExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +
@@ -274,6 +292,7 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 		"dropKeyspace": {
 			Type:        graphql.Boolean,
 			Description: "Drops a CQL keyspace",
+			ArgOrder:    []string{"name", "ifExists"},
 			Args: graphql.FieldConfigArgument{
 				"name": {Type: str, Description: "The name of the keyspace"},
 				"ifExists": {Type: graphql.Boolean, Description: "Whether the operation will succeed if the keyspace " +
@@ -301,6 +320,9 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 				if ks := cat.Keyspace(name); ks != nil {
 					return ks, nil
 				}
+				if ks := s.cfg.SystemKeyspaces[name]; ks != nil {
+					return ks, nil
+				}
 				return nil, nil
 			},
 		},
@@ -312,8 +334,12 @@ func (s *Server) buildDDL() (graphql.Schema, error) {
 					return nil, err
 				}
 				out := []any{}
-				for _, n := range cat.KeyspaceNames() {
-					out = append(out, cat.Keyspace(n))
+				for _, n := range s.keyspaceNames(cat) {
+					if ks := cat.Keyspace(n); ks != nil {
+						out = append(out, ks)
+					} else {
+						out = append(out, s.cfg.SystemKeyspaces[n])
+					}
 				}
 				return out, nil
 			},
@@ -635,20 +661,20 @@ func buildCreateKeyspace(a map[string]any) (string, error) {
 // from the mutation's arguments. DROP INDEX needs ALTER on the keyspace
 // (the index's table is not among the arguments).
 var ddlPermissions = map[string]struct {
-	perm  Permission
+	perm  auth.Permission
 	table string // argument naming the table; "" for keyspace resources
 	ks    string // argument naming the keyspace; "" for all keyspaces
 }{
-	"createTable":    {PermCreate, "", "keyspaceName"},
-	"alterTableAdd":  {PermAlter, "tableName", "keyspaceName"},
-	"alterTableDrop": {PermAlter, "tableName", "keyspaceName"},
-	"dropTable":      {PermDrop, "tableName", "keyspaceName"},
-	"createType":     {PermCreate, "", "keyspaceName"},
-	"dropType":       {PermDrop, "", "keyspaceName"},
-	"createIndex":    {PermAlter, "tableName", "keyspaceName"},
-	"dropIndex":      {PermAlter, "", "keyspaceName"},
-	"createKeyspace": {PermCreate, "", ""},
-	"dropKeyspace":   {PermDrop, "", "name"},
+	"createTable":    {auth.Create, "", "keyspaceName"},
+	"alterTableAdd":  {auth.Alter, "tableName", "keyspaceName"},
+	"alterTableDrop": {auth.Alter, "tableName", "keyspaceName"},
+	"dropTable":      {auth.Drop, "tableName", "keyspaceName"},
+	"createType":     {auth.Create, "", "keyspaceName"},
+	"dropType":       {auth.Drop, "", "keyspaceName"},
+	"createIndex":    {auth.Alter, "tableName", "keyspaceName"},
+	"dropIndex":      {auth.Alter, "", "keyspaceName"},
+	"createKeyspace": {auth.Create, "", ""},
+	"dropKeyspace":   {auth.Drop, "", "name"},
 }
 
 // guardDDL makes every DDL mutation ask the Authorizer first; a mutation
@@ -662,12 +688,14 @@ func (s *Server) guardDDL(mutation graphql.Fields) error {
 		}
 		next := f.Resolve
 		f.Resolve = func(p graphql.ResolveParams) (any, error) {
-			var res Resource
-			if need.ks != "" {
-				res.Keyspace, _ = p.Args[need.ks].(string)
-			}
-			if need.table != "" {
-				res.Table, _ = p.Args[need.table].(string)
+			res := auth.AllKeyspaces()
+			ks, _ := p.Args[need.ks].(string)
+			table, _ := p.Args[need.table].(string)
+			switch {
+			case need.table != "":
+				res = auth.TableResource(ks, table)
+			case need.ks != "":
+				res = auth.KeyspaceResource(ks)
 			}
 			if err := s.authorize(p.Context, need.perm, res); err != nil {
 				return nil, wrapCQLError(err)
@@ -676,4 +704,17 @@ func (s *Server) guardDDL(mutation graphql.Fields) error {
 		}
 	}
 	return nil
+}
+
+// keyspaceNames lists the catalog's keyspaces and the system keyspaces,
+// sorted (a catalog keyspace wins over a system one of the same name).
+func (s *Server) keyspaceNames(cat *schema.Catalog) []string {
+	names := cat.KeyspaceNames()
+	for n := range s.cfg.SystemKeyspaces {
+		if cat.Keyspace(n) == nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -215,8 +216,11 @@ func parseMutationOptions(args map[string]any) (*mutationOptions, error) {
 
 // selectedColumns lists the CQL columns requested under "values" (all
 // occurrences, aliases and fragments included), in table order.
-func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) []string {
+// Aggregation fields follow, as `f(cols) AS "$key"`.
+func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) ([]string, error) {
 	want := map[string]bool{}
+	var aggs []string
+	var err error
 	for _, fa := range info.FieldASTs {
 		visitFields(fa.SelectionSet, info.Fragments, func(f *ast.Field) {
 			if fieldName(f) != "values" {
@@ -225,6 +229,11 @@ func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) []string {
 			visitFields(f.SelectionSet, info.Fragments, func(sub *ast.Field) {
 				if c := ti.fields[fieldName(sub)]; c != nil {
 					want[c.Name] = true
+				} else if isAggregateField(fieldName(sub)) && err == nil {
+					var sel string
+					if sel, err = aggregateSelector(ti, sub, info.VariableValues); err == nil && !slices.Contains(aggs, sel) {
+						aggs = append(aggs, sel)
+					}
 				}
 			})
 		})
@@ -235,7 +244,7 @@ func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) []string {
 			cols = append(cols, cql.QuoteIdent(c.Name))
 		}
 	}
-	return cols
+	return append(cols, aggs...), err
 }
 
 // buildSelect renders the SELECT of a table query.
@@ -261,6 +270,7 @@ func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (
 	if len(rels) > 0 {
 		b.sb.WriteString(" WHERE " + strings.Join(rels, " AND "))
 	}
+	b.sb.WriteString(groupByClause(ti, args))
 	if order, ok := args["orderBy"].([]any); ok && len(order) > 0 {
 		var parts []string
 		for _, o := range order {
@@ -294,7 +304,11 @@ func (s *Server) resolveQuery(d *dmlSchema, ti *tableInfo) graphql.FieldResolveF
 		if err != nil {
 			return nil, err
 		}
-		st, err := buildSelect(ti, p.Args, selectedColumns(p.Info, ti), opts.limit)
+		cols, err := selectedColumns(p.Info, ti)
+		if err != nil {
+			return nil, err
+		}
+		st, err := buildSelect(ti, p.Args, cols, opts.limit)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphql-go/graphql"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -52,6 +53,7 @@ func newSharedTypes(defaultPageSize int) *sharedTypes {
 		queryOptions: graphql.NewInputObject(graphql.InputObjectConfig{
 			Name:        "QueryOptions",
 			Description: "The execution options for the query.",
+			FieldOrder:  []string{"consistency", "limit", "pageSize", "pageState"},
 			Fields: graphql.InputObjectConfigFieldMap{
 				"consistency": {Type: queryConsistency, DefaultValue: "LOCAL_QUORUM"},
 				"limit":       {Type: graphql.Int},
@@ -62,6 +64,7 @@ func newSharedTypes(defaultPageSize int) *sharedTypes {
 		mutationOptions: graphql.NewInputObject(graphql.InputObjectConfig{
 			Name:        "MutationOptions",
 			Description: "The execution options for the mutation.",
+			FieldOrder:  []string{"consistency", "serialConsistency", "ttl"},
 			Fields: graphql.InputObjectConfigFieldMap{
 				"consistency":       {Type: mutationConsistency, DefaultValue: "LOCAL_QUORUM"},
 				"serialConsistency": {Type: serialConsistency, DefaultValue: "SERIAL"},
@@ -88,7 +91,7 @@ func newEnum(name, desc string, values ...string) *graphql.Enum {
 	for _, v := range values {
 		cfg[v] = &graphql.EnumValueConfig{Value: v}
 	}
-	e := graphql.NewEnum(graphql.EnumConfig{Name: name, Description: desc, Values: cfg})
+	e := graphql.NewEnum(graphql.EnumConfig{Name: name, Description: desc, Values: cfg, ValueOrder: values})
 	e.ParseValue(values[0])
 	e.Serialize(values[0])
 	return e
@@ -104,6 +107,9 @@ func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
 	queryFields := graphql.Fields{}
 	deprecated := graphql.Fields{} // <table>Filter: only where no table owns the name
 	mutationFields := graphql.Fields{}
+	// Introspection lists fields in table order, then each table's fields
+	// in the order buildTable declares them.
+	var queryOrder, mutationOrder []string
 	for _, tname := range ks.TableNames() {
 		gname := d.names.table(tname)
 		if gname == "" {
@@ -115,15 +121,17 @@ func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
 			continue
 		}
 		d.tables[gname] = ti
-		for k, v := range q {
-			if v.DeprecationReason != "" {
+		for _, k := range q.order {
+			queryOrder = append(queryOrder, k)
+			if v := q.fields[k]; v.DeprecationReason != "" {
 				deprecated[k] = v
-				continue
+			} else {
+				queryFields[k] = v
 			}
-			queryFields[k] = v
 		}
-		for k, v := range m {
-			mutationFields[k] = v
+		for _, k := range m.order {
+			mutationOrder = append(mutationOrder, k)
+			mutationFields[k] = m.fields[k]
 		}
 	}
 	for k, v := range deprecated {
@@ -148,8 +156,8 @@ func (s *Server) buildDML(ks *schema.Keyspace) (*dmlSchema, error) {
 	// Scalars appear only when a column uses them (as in Stargate).
 	extra := []graphql.Type{s.shared.queryOptions}
 	sch, err := graphql.NewSchema(graphql.SchemaConfig{
-		Query:      graphql.NewObject(graphql.ObjectConfig{Name: "Query", Fields: queryFields}),
-		Mutation:   graphql.NewObject(graphql.ObjectConfig{Name: "Mutation", Fields: mutationFields}),
+		Query:      graphql.NewObject(graphql.ObjectConfig{Name: "Query", Fields: queryFields, FieldOrder: queryOrder}),
+		Mutation:   graphql.NewObject(graphql.ObjectConfig{Name: "Mutation", Fields: mutationFields, FieldOrder: mutationOrder}),
 		Types:      extra,
 		Directives: append(append([]*graphql.Directive{}, graphql.SpecifiedDirectives...), s.shared.atomic, s.shared.async),
 	})
@@ -176,13 +184,13 @@ func warningsDescription(warnings []string) string {
 
 // buildTable generates the types, the query fields and the mutation fields
 // of one table.
-func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gname string) (*tableInfo, graphql.Fields, graphql.Fields, error) {
+func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gname string) (*tableInfo, orderedFields, orderedFields, error) {
 	ti := &tableInfo{t: t, gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}}
 	objFields := graphql.Fields{}
 	inFields := graphql.InputObjectConfigFieldMap{}
 	filterFields := graphql.InputObjectConfigFieldMap{}
 	order := graphql.EnumValueConfigMap{}
-	var orderNames []string
+	var orderNames, fieldNames []string
 	for _, c := range stargateColumnOrder(t) {
 		f := d.names.column(t.Name, c.Name)
 		if f == "" {
@@ -211,42 +219,53 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		filterFields[f] = &graphql.InputObjectFieldConfig{Type: filter}
 		order[f+"_DESC"] = &graphql.EnumValueConfig{Value: f + "_DESC"}
 		order[f+"_ASC"] = &graphql.EnumValueConfig{Value: f + "_ASC"}
-		orderNames = append(orderNames, f+"_DESC")
+		orderNames = append(orderNames, f+"_ASC", f+"_DESC")
+		fieldNames = append(fieldNames, f)
 		ti.cols = append(ti.cols, c)
 		ti.fields[f] = c
 		ti.fname[c.Name] = f
 	}
 	for _, c := range append(append([]*schema.Column{}, t.PartitionKey...), t.Clustering...) {
 		if ti.fname[c.Name] == "" {
-			return nil, nil, nil, fmt.Errorf("primary key column %s cannot be represented", c.Name)
+			return nil, orderedFields{}, orderedFields{}, fmt.Errorf("primary key column %s cannot be represented", c.Name)
 		}
 	}
 	pkDesc := s.primaryKeyDescription(ti)
+	objOrder, err := addAggregateFields(types, objFields, append([]string{}, fieldNames...))
+	if err != nil {
+		return nil, orderedFields{}, orderedFields{}, err
+	}
+	groupBy := groupByInput(gname, t, ti.fname)
 
 	obj := graphql.NewObject(graphql.ObjectConfig{
 		Name:        gname,
 		Description: fmt.Sprintf("The type used to represent results of a query for the table '%s'.", t.Name),
 		Fields:      objFields,
+		FieldOrder:  objOrder,
 	})
 	input := graphql.NewInputObject(graphql.InputObjectConfig{
 		Name:        gname + "Input",
 		Description: fmt.Sprintf("The input type for the table '%s'.%s", t.Name, pkDesc),
 		Fields:      inFields,
+		FieldOrder:  fieldNames,
 	})
 	filter := graphql.NewInputObject(graphql.InputObjectConfig{
 		Name:        gname + "FilterInput",
 		Description: fmt.Sprintf("The input type used for filtering with non-equality operators for the table '%s'.%s", t.Name, pkDesc),
 		Fields:      filterFields,
+		FieldOrder:  fieldNames,
 	})
 	orderEnum := graphql.NewEnum(graphql.EnumConfig{
 		Name:        gname + "Order",
 		Description: fmt.Sprintf("The enum used to order a query result based on one or more fields for the table '%s'.", t.Name),
 		Values:      order,
+		ValueOrder:  orderNames,
 	})
 	orderEnum.ParseValue(orderNames[0]) // warm lookups (see newEnum)
 	orderEnum.Serialize(orderNames[0])
 	result := graphql.NewObject(graphql.ObjectConfig{
-		Name: gname + "Result",
+		Name:       gname + "Result",
+		FieldOrder: []string{"values", "pageState"},
 		Fields: graphql.Fields{
 			"pageState": {Type: graphql.String},
 			"values":    {Type: graphql.NewList(graphql.NewNonNull(obj))},
@@ -255,6 +274,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 	mutResult := graphql.NewObject(graphql.ObjectConfig{
 		Name:        gname + "MutationResult",
 		Description: fmt.Sprintf("The type used to represent results of a mutation for the table '%s'.", t.Name),
+		FieldOrder:  []string{"applied", "accepted", "value"},
 		Fields: graphql.Fields{
 			"applied": {Type: graphql.Boolean},
 			"accepted": {
@@ -265,9 +285,19 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		},
 	})
 
-	res := Resource{Keyspace: t.Keyspace, Table: t.Name}
+	res := auth.TableResource(t.Keyspace, t.Name)
+	guarded := s.guarded
+	if s.cfg.SystemKeyspaces[t.Keyspace] != nil {
+		// System tables: the coordinator's check of the statement decides
+		// (every role may read system_schema and system.local, as in
+		// Cassandra), not a GraphQL-level SELECT grant.
+		guarded = func(_ auth.Permission, _ auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+			return withCQLErrors(fn)
+		}
+	}
 	q := graphql.Fields{
 		gname: {
+			ArgOrder:    []string{"value", "filter", "orderBy", "options", "groupBy"},
 			Type:        result,
 			Description: fmt.Sprintf("Query for the table '%s'.%s", t.Name, pkDesc),
 			Args: graphql.FieldConfigArgument{
@@ -275,65 +305,78 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"filter":  {Type: filter},
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
+				"groupBy": {Type: groupBy},
 			},
-			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 		gname + "Filter": {
 			Type:              result,
 			DeprecationReason: "No longer supported. Use root type instead.",
+			ArgOrder:          []string{"filter", "orderBy", "options"},
 			Args: graphql.FieldConfigArgument{
 				"filter":  {Type: filter},
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: s.guarded(PermSelect, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
 		},
 	}
 	m := graphql.Fields{
 		"delete" + gname: {
 			Type:        mutResult,
 			Description: fmt.Sprintf("Delete mutation for the table '%s'.%s", t.Name, pkDesc),
+			ArgOrder:    []string{"value", "ifExists", "ifCondition", "options"},
 			Args: graphql.FieldConfigArgument{
 				"value":       {Type: graphql.NewNonNull(input)},
 				"ifExists":    {Type: graphql.Boolean},
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildDelete)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildDelete)),
 		},
 		"insert" + gname: {
 			Type:        mutResult,
 			Description: fmt.Sprintf("Insert mutation for the table '%s'.%s", t.Name, pkDesc),
+			ArgOrder:    []string{"value", "ifNotExists", "options"},
 			Args: graphql.FieldConfigArgument{
 				"value":       {Type: graphql.NewNonNull(input)},
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildInsert)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildInsert)),
 		},
 		"bulkInsert" + gname: {
 			Type:        graphql.NewList(mutResult),
 			Description: fmt.Sprintf("Bulk insert mutations for the table '%s'.%s", t.Name, pkDesc),
+			ArgOrder:    []string{"values", "ifNotExists", "options"},
 			Args: graphql.FieldConfigArgument{
 				"values":      {Type: graphql.NewList(graphql.NewNonNull(input))},
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveBulkInsert(d, ti)),
+			Resolve: guarded(auth.Modify, res, s.resolveBulkInsert(d, ti)),
 		},
 		"update" + gname: {
 			Type:        mutResult,
 			Description: fmt.Sprintf("Update mutation for the table '%s'.%s", t.Name, pkDesc),
+			ArgOrder:    []string{"value", "ifExists", "ifCondition", "options"},
 			Args: graphql.FieldConfigArgument{
 				"value":       {Type: graphql.NewNonNull(input)},
 				"ifExists":    {Type: graphql.Boolean},
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: s.guarded(PermModify, res, s.resolveMutation(d, ti, buildUpdate)),
+			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
-	return ti, q, m, nil
+	return ti, orderedFields{q, []string{gname, gname + "Filter"}},
+		orderedFields{m, []string{"insert" + gname, "update" + gname, "delete" + gname, "bulkInsert" + gname}}, nil
+}
+
+// orderedFields are fields with the order introspection lists them in.
+type orderedFields struct {
+	fields graphql.Fields
+	order  []string
 }
 
 // primaryKeyDescription tells which fields make the primary key, as

@@ -302,7 +302,7 @@ func TestQueryErrors(t *testing.T) {
 			{"missing key", `mutation { insertt(value: {v: "x"}) { applied } }`, "Invalid:"},
 			{"unknown field", `query { t(value: {nope: 1}) { values { k } } }`, `Unknown field`},
 			{"unknown table", `query { nope { values { k } } }`, `Cannot query field "nope"`},
-			{"null literal unsupported", `query { t(value: {k: null}) { values { k } } }`, `Syntax Error`},
+			{"null key", `query { t(value: {k: null}) { values { k } } }`, `Invalid null value`},
 			{"bad scalar", `mutation { insertt(value: {k: 1, c: 2147483648}) { applied } }`, "Invalid value for field 'c'"},
 			{"both ifExists and ifCondition", `mutation { deletet(value: {k: 1, c: 1}, ifExists: true, ifCondition: {v: {eq: "x"}}) { applied } }`, "cannot be used together"},
 		}

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
@@ -161,7 +162,7 @@ type recordingAuthorizer struct {
 	deny  map[string]bool // "user PERM resource"
 }
 
-func (a *recordingAuthorizer) Authorize(_ context.Context, id string, perm Permission, res Resource) error {
+func (a *recordingAuthorizer) Authorize(_ context.Context, id string, perm auth.Permission, res auth.Resource) error {
 	q := fmt.Sprintf("%s %s %s", id, perm, res)
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -1,6 +1,7 @@
 package graphql
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,11 @@ type Config struct {
 	// OnBudgetExceeded, when set, is called with the keyspace of each
 	// statement that ran out of budget (metrics).
 	OnBudgetExceeded func(keyspace string)
+	// SystemKeyspaces are the system keyspaces dohyo answers itself
+	// (cqlserver.Server.SystemKeyspaces): listed by /graphql-schema and
+	// queried at /graphql/{keyspace} like any other, as Stargate shows
+	// them. Read-only.
+	SystemKeyspaces map[string]*schema.Keyspace
 }
 
 // Defaults for Config.
@@ -225,6 +231,9 @@ func (s *Server) keyspaceSchema(ctx context.Context, name string) (*dmlSchema, e
 		return nil, err
 	}
 	ks := cat.Keyspace(name)
+	if ks == nil {
+		ks = s.cfg.SystemKeyspaces[name]
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ks == nil {
@@ -350,7 +359,7 @@ func parseRequest(r *http.Request) (*gqlRequest, int, string) {
 // decodeVariables keeps integers exact (BigInt and Varint need more than
 // float64's 53 bits).
 func decodeVariables(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var vars map[string]any
 	if err := dec.Decode(&vars); err != nil {
@@ -364,10 +373,10 @@ func decodeVariables(b []byte) (map[string]any, error) {
 // Valid documents are cached per schema: validation costs more than the
 // rest of a point read, and clients repeat the same few documents.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema, docs *docCache, keyspace string, req *gqlRequest) {
-	doc, ok := docs.get(req.Query)
+	cd, ok := docs.get(req.Query)
 	if !ok {
-		var err error
-		if doc, err = s.checkDocument(sch, req.Query); err != nil {
+		doc, err := s.checkDocument(sch, req.Query)
+		if err != nil {
 			s.log.Debug("graphql: document refused", "keyspace", keyspace, "remote", r.RemoteAddr, "err", err)
 			if verr := (*validationErrors)(nil); errors.As(err, &verr) {
 				writeResult(w, &graphql.Result{Errors: verr.errs})
@@ -376,8 +385,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 			}
 			return
 		}
-		docs.put(req.Query, doc)
+		cd = &cachedDoc{doc: doc, shape: newResponseShape(doc)}
+		docs.put(req.Query, cd)
 	}
+	doc := cd.doc
 	// GraphQL over HTTP: a GET never changes anything (an <img src> on a
 	// foreign page must not drop a keyspace).
 	if r.Method == http.MethodGet && isMutation(doc, req.OperationName) {
@@ -399,6 +410,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 		OperationName: req.OperationName,
 		Args:          req.Variables,
 		Context:       ctx,
+		// Resolvers pass ctx to the coordinator, which stops at its
+		// deadline: no goroutine per request is needed to return on time.
+		InCallerGoroutine: true,
 	})
 	for _, e := range res.Errors {
 		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)
@@ -406,7 +420,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 	if len(res.Errors) > 0 {
 		telemetry.FromContext(ctx).Fail("graphql", res.Errors[0].Message)
 	}
-	writeResult(w, res)
+	writeOrderedResult(w, res, cd.shape, cd.shape.operation(req.OperationName))
 }
 
 // checkDocument parses and validates a query: size, nodes, depth and
@@ -533,26 +547,33 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
+// cachedDoc is a validated document and what the response writer needs
+// of it.
+type cachedDoc struct {
+	doc   *ast.Document
+	shape *responseShape
+}
+
 // docCache keeps validated documents of one schema by query text. Parsed
 // documents are read-only during execution, so requests share them.
 type docCache struct {
 	max int
 	mu  sync.Mutex
-	m   map[string]*ast.Document
+	m   map[string]*cachedDoc
 }
 
 func newDocCache(max int) *docCache {
-	return &docCache{max: max, m: map[string]*ast.Document{}}
+	return &docCache{max: max, m: map[string]*cachedDoc{}}
 }
 
-func (c *docCache) get(q string) (*ast.Document, bool) {
+func (c *docCache) get(q string) (*cachedDoc, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, ok := c.m[q]
 	return d, ok
 }
 
-func (c *docCache) put(q string, d *ast.Document) {
+func (c *docCache) put(q string, d *cachedDoc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= c.max {

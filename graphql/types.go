@@ -135,6 +135,7 @@ func (c *typeCache) output(t *cql.Type) (graphql.Output, error) {
 		})).(graphql.Output)
 	case cql.KindUDT:
 		fields := graphql.Fields{}
+		var order []string
 		for i, f := range t.Fields {
 			e, err := c.output(t.Elems[i])
 			if err != nil {
@@ -143,13 +144,15 @@ func (c *typeCache) output(t *cql.Type) (graphql.Output, error) {
 				continue
 			}
 			fields[toGraphQLName(f, identColumn)] = &graphql.Field{Type: e}
+			order = append(order, toGraphQLName(f, identColumn))
 		}
 		if len(fields) == 0 {
 			return nil, fmt.Errorf("UDT %s has no representable fields", t.Name)
 		}
 		o = c.register(graphql.NewObject(graphql.ObjectConfig{
-			Name:   toGraphQLName(t.Name, identUDT),
-			Fields: fields,
+			Name:       toGraphQLName(t.Name, identUDT),
+			Fields:     fields,
+			FieldOrder: order,
 		})).(graphql.Output)
 	default:
 		st, err := c.scalar(t.Kind)
@@ -214,6 +217,7 @@ func (c *typeCache) input(t *cql.Type) (graphql.Input, error) {
 		})).(graphql.Input)
 	case cql.KindUDT:
 		fields := graphql.InputObjectConfigFieldMap{}
+		var order []string
 		for i, f := range t.Fields {
 			e, err := c.input(t.Elems[i])
 			if err != nil {
@@ -222,13 +226,15 @@ func (c *typeCache) input(t *cql.Type) (graphql.Input, error) {
 				continue
 			}
 			fields[toGraphQLName(f, identColumn)] = &graphql.InputObjectFieldConfig{Type: e}
+			order = append(order, toGraphQLName(f, identColumn))
 		}
 		if len(fields) == 0 {
 			return nil, fmt.Errorf("UDT %s has no representable fields", t.Name)
 		}
 		in = c.register(graphql.NewInputObject(graphql.InputObjectConfig{
-			Name:   toGraphQLName(t.Name, identUDT) + "Input",
-			Fields: fields,
+			Name:       toGraphQLName(t.Name, identUDT) + "Input",
+			Fields:     fields,
+			FieldOrder: order,
 		})).(graphql.Input)
 	default:
 		st, err := c.scalar(t.Kind)

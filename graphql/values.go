@@ -181,7 +181,10 @@ func rowToGraphQL(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte) (map[
 		}
 		f := ti.fname[c.Name]
 		if f == "" {
-			continue
+			if !strings.HasPrefix(c.Name, aggregatePrefix) {
+				continue
+			}
+			f = c.Name // an aggregate, read by its field's resolver
 		}
 		v, err := fromCQL(c.Type, row[i])
 		if err != nil {

@@ -336,3 +336,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// ServerProtocols is what dohyo's HTTP listener speaks: HTTP/1.1 (with
+// keep-alive) and HTTP/2 without TLS (h2c with prior knowledge, as gRPC
+// style and HTTP/2-only clients connect), so clients that multiplex
+// requests on one connection can.
+func ServerProtocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}

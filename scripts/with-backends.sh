@@ -9,7 +9,8 @@
 #
 # CMD sees:
 #   DOHYO_TEST_CASSANDRA=127.0.0.1:9042   DOHYO_TEST_HBASE_ZK=127.0.0.1:2181
-#   DOHYO_TEST_PYTHON, DOHYO_TEST_CQLSH   (venv with cassandra-driver + cqlsh)
+#   DOHYO_TEST_PYTHON, DOHYO_TEST_CQLSH   (venv with cassandra-driver + cqlsh + gql)
+#   DOHYO_TEST_NODE_MODULES               (graphql-js, it/node/setup.sh)
 #   DOHYO_TEST_YCSB                       (jar dir of the YCSB binding, bench/ycsb)
 #   DOHYO_TEST_CASSANDRA_SCRIPT, DOHYO_TEST_HBASE_SCRIPT  (absolute paths of
 #   it/cassandra/run.sh and it/hbase/run.sh, for tests that stop/restart them)
@@ -146,6 +147,8 @@ bring_up() {
 venv="$("$root/it/python/setup.sh" -p)" || { log "python venv setup failed"; exit 1; }
 export DOHYO_TEST_PYTHON="$venv/bin/python"
 export DOHYO_TEST_CQLSH="$venv/bin/cqlsh"
+node_modules="$("$root/it/node/setup.sh" -p)" || { log "node client setup failed"; exit 1; }
+export DOHYO_TEST_NODE_MODULES="$node_modules"
 ycsb="$("$root/it/ycsb/setup.sh" -p)" || { log "YCSB binding build failed"; exit 1; }
 export DOHYO_TEST_YCSB="$ycsb"
 export DOHYO_TEST_CASSANDRA_SCRIPT="$cass"

@@ -295,6 +295,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
+		SystemKeyspaces:  s.cql.SystemKeyspaces(),
 		Authorizer:       graphqlAuthorizer(s.roles, pw != nil),
 		MaxDocumentBytes: cfg.GraphQLMaxDocument,
 		MaxNodes:         cfg.GraphQLMaxNodes,
@@ -395,6 +396,7 @@ func (s *server) newHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       s.cfg.HTTPIdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		Protocols:         httpsec.ServerProtocols(), // HTTP/1.1 and h2c
 	}
 }
 
@@ -404,7 +406,7 @@ func graphqlAuthorizer(roles *auth.Manager, authOn bool) graphql.Authorizer {
 	if roles == nil || !authOn {
 		return nil
 	}
-	return roleAuthorizer{roles}
+	return roles
 }
 
 // registerPprof serves net/http/pprof's handlers behind admin (not

@@ -331,3 +331,10 @@ func (b *rowBuilder) sorted() ([][][]byte, error) {
 
 // lower is strings.ToLower, named for the kind and clustering_order columns.
 func lower(s string) string { return strings.ToLower(s) }
+
+// SystemKeyspaces returns the definitions of the system keyspaces this
+// server answers itself (system, system_schema, ...), by name. They are
+// shared, read-only values: callers must not modify them.
+func (s *Server) SystemKeyspaces() map[string]*schema.Keyspace {
+	return s.vt.system
+}

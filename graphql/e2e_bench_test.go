@@ -1,0 +1,177 @@
+package graphql
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/proxy/cqlserver"
+)
+
+// BenchmarkPointReadEndToEnd compares, end to end over loopback with Go
+// clients, a point read of one row as CQL (gocql, prepared, through
+// dohyo's CQL listener) and as GraphQL (net/http with keep-alive, POST
+// /graphql/{keyspace}), on the same coordinator and embedded store. Each
+// iteration runs one of each (the order alternates), so both see the
+// same machine load; graphql/cql is the ratio issue 21 bounds by 1.3.
+// "typename" is the same HTTP request for `{ __typename }`: the HTTP and
+// GraphQL floor without any statement.
+func BenchmarkPointReadEndToEnd(b *testing.B) {
+	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := cqlserver.New(cqlserver.Config{Coordinator: e.coord, ListenAddr: ln.Addr().String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = srv.Serve(ctx, ln) }()
+	b.Cleanup(func() {
+		cancel()
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		_ = srv.Shutdown(sctx)
+	})
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	cluster := gocql.NewCluster(host)
+	cluster.Port, _ = strconv.Atoi(port)
+	cluster.Keyspace = e.ks
+	cluster.ProtoVersion = 4
+	cluster.NumConns = 1
+	cluster.Consistency = gocql.LocalQuorum
+	cluster.DisableInitialHostLookup = true
+	cluster.Timeout = 10 * time.Second
+	cluster.WriteCoalesceWaitTime = 0 // gocql waits 200 µs by default to batch writes
+	sess, err := cluster.CreateSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(sess.Close)
+
+	var k int
+	var v string
+	readCQL := func() {
+		if err := sess.Query("SELECT k, v FROM kv WHERE k = ?", 42).Scan(&k, &v); err != nil || v != "forty-two" {
+			b.Fatalf("cql read: %v (%q)", err, v)
+		}
+	}
+	// HTTP/1.1 with keep-alive, and HTTP/2 without TLS (h2c, prior
+	// knowledge) on a server that speaks both, as dohyo serve's does.
+	h2s := httptest.NewUnstartedServer(e.http.Config.Handler)
+	h2s.Config.Protocols = httpsec.ServerProtocols()
+	h2s.Start()
+	b.Cleanup(h2s.Close)
+	h1 := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	h2 := &http.Client{Transport: &http.Transport{Protocols: h2cOnly()}}
+	b.Cleanup(h1.CloseIdleConnections)
+	b.Cleanup(h2.CloseIdleConnections)
+	client, url := h1, e.http.URL
+	post := func(body []byte, want string) {
+		res, err := client.Post(url+"/graphql/"+e.ks, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || string(out) != want {
+			b.Fatalf("graphql: %d %s", res.StatusCode, out)
+		}
+	}
+	read, _ := json.Marshal(map[string]any{"query": `query($k: Int) { kv(value: {k: $k}) { values { k v } } }`, "variables": map[string]any{"k": 42}})
+	typename, _ := json.Marshal(map[string]any{"query": `{ __typename }`})
+	readGraphQL := func() { post(read, `{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`) }
+	readTypename := func() { post(typename, `{"data":{"__typename":"Query"}}`) }
+	readH2C := func() {
+		client, url = h2, h2s.URL
+		readGraphQL()
+		client, url = h1, e.http.URL
+	}
+	steps := []func(){readCQL, readGraphQL, readTypename, readH2C}
+	for i := 0; i < 100; i++ { // warm: prepare, schema, document cache, connections
+		for _, s := range steps {
+			s()
+		}
+	}
+	var spent [4]time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range steps {
+			s := (i + j) % len(steps) // rotate the order every iteration
+			start := time.Now()
+			steps[s]()
+			spent[s] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
+	b.ReportMetric(per(spent[0]), "cql-ns/op")
+	b.ReportMetric(per(spent[1]), "graphql-ns/op")
+	b.ReportMetric(per(spent[2]), "typename-ns/op")
+	b.ReportMetric(per(spent[1])/per(spent[0]), "graphql/cql")
+	b.ReportMetric(per(spent[2])/per(spent[0]), "typename/cql")
+	b.ReportMetric(per(spent[3])/per(spent[0]), "h2c-graphql/cql")
+}
+
+// BenchmarkHandlerPointRead runs the /graphql/{keyspace} handler in
+// process (no sockets): what one point read costs dohyo's GraphQL layer,
+// with its allocations; "typename" is `{ __typename }`.
+func BenchmarkHandlerPointRead(b *testing.B) {
+	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
+	mux := http.NewServeMux()
+	e.gql.Register(mux)
+	for _, c := range []struct{ name, body, want string }{
+		{"read", `{"query":"query($k: Int) { kv(value: {k: $k}) { values { k v } } }","variables":{"k":42}}`,
+			`{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`},
+		{"typename", `{"query":"{ __typename }"}`, `{"data":{"__typename":"Query"}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			body := []byte(c.body)
+			w := &discardWriter{h: http.Header{}}
+			do := func() {
+				req, _ := http.NewRequest(http.MethodPost, "/graphql/"+e.ks, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				w.buf.Reset()
+				mux.ServeHTTP(w, req)
+				if w.buf.String() != c.want {
+					b.Fatalf("got %s", w.buf.String())
+				}
+			}
+			do()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				do()
+			}
+		})
+	}
+}
+
+// discardWriter is an http.ResponseWriter keeping only the body.
+type discardWriter struct {
+	h   http.Header
+	buf bytes.Buffer
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// h2cOnly makes a client Transport speak HTTP/2 without TLS.
+func h2cOnly() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}

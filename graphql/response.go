@@ -1,0 +1,291 @@
+package graphql
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/language/ast"
+)
+
+// The response writer renders graphql-go's result (maps, which have no
+// order) as JSON whose object keys follow the document's selections, as
+// the GraphQL spec asks ("ordered by the selection set"). It walks the
+// operation's selection sets next to the data, writing into one pooled
+// buffer: no intermediate values and no sorting of keys.
+
+// responseShape is what the writer needs of a document: its operations'
+// selection sets and its fragments.
+type responseShape struct {
+	doc   *ast.Document
+	frags map[string]*ast.FragmentDefinition
+	keys  sync.Map // *ast.SelectionSet -> *selectionKeys, for single sets
+}
+
+// selectionKeys are the response keys of a selection set, in order, with
+// the sub-selections each key merges.
+type selectionKeys struct {
+	keys []string
+	sub  map[string][]*ast.SelectionSet
+}
+
+func newResponseShape(doc *ast.Document) *responseShape {
+	rs := &responseShape{doc: doc, frags: map[string]*ast.FragmentDefinition{}}
+	for _, d := range doc.Definitions {
+		if f, ok := d.(*ast.FragmentDefinition); ok && f.Name != nil {
+			rs.frags[f.Name.Value] = f
+		}
+	}
+	return rs
+}
+
+// operation returns the selection set of the operation a request runs
+// (nil when the name selects none or several: execution reports that).
+func (rs *responseShape) operation(name string) *ast.SelectionSet {
+	var found *ast.SelectionSet
+	n := 0
+	for _, d := range rs.doc.Definitions {
+		op, ok := d.(*ast.OperationDefinition)
+		if !ok || (name != "" && (op.Name == nil || op.Name.Value != name)) {
+			continue
+		}
+		found, n = op.SelectionSet, n+1
+	}
+	if n != 1 {
+		return nil
+	}
+	return found
+}
+
+var responseBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// writeOrderedResult writes res with data keys in the selection order of
+// sel (sorted when sel is nil, i.e. the document could not say).
+func writeOrderedResult(w http.ResponseWriter, res *graphql.Result, shape *responseShape, sel *ast.SelectionSet) {
+	bp := responseBuffers.Get().(*[]byte)
+	b := append((*bp)[:0], '{')
+	if res.Data != nil {
+		b = append(b, `"data":`...)
+		var sets []*ast.SelectionSet
+		if sel != nil {
+			sets = []*ast.SelectionSet{sel}
+		}
+		b = shape.appendValue(b, res.Data, sets)
+	}
+	if len(res.Errors) > 0 {
+		if res.Data != nil {
+			b = append(b, ',')
+		}
+		errs, err := json.Marshal(res.Errors)
+		if err != nil {
+			errs = []byte(`[{"message":"could not encode the errors"}]`)
+		}
+		b = append(b, `"errors":`...)
+		b = append(b, errs...)
+	}
+	b = append(b, '}')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	if cap(b) <= 1<<20 { // do not keep huge buffers alive
+		*bp = b
+		responseBuffers.Put(bp)
+	}
+}
+
+// appendValue appends v as JSON; sets are the selection sets that asked
+// for v (several when fields with one response key are merged).
+func (rs *responseShape) appendValue(b []byte, v any, sets []*ast.SelectionSet) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendJSONString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	case map[string]any:
+		return rs.appendObject(b, x, sets)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = rs.appendValue(b, e, sets)
+		}
+		return append(b, ']')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+func (rs *responseShape) appendObject(b []byte, m map[string]any, sets []*ast.SelectionSet) []byte {
+	b = append(b, '{')
+	n := 0
+	var keys []string
+	var sub map[string][]*ast.SelectionSet
+	switch len(sets) {
+	case 0:
+	case 1: // the common case, and documents are cached: remember it
+		if k, ok := rs.keys.Load(sets[0]); ok {
+			sk := k.(*selectionKeys)
+			keys, sub = sk.keys, sk.sub
+			break
+		}
+		keys, sub = rs.responseKeys(sets)
+		rs.keys.Store(sets[0], &selectionKeys{keys: keys, sub: sub})
+	default:
+		keys, sub = rs.responseKeys(sets)
+	}
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue // a fragment whose type condition did not apply
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = rs.appendValue(b, v, sub[k])
+	}
+	if n == len(m) {
+		return append(b, '}')
+	}
+	// Keys the selections do not name (no document, or data the walker
+	// cannot match): sorted, as encoding/json would.
+	rest := make([]string, 0, len(m)-n)
+	for k := range m {
+		if _, named := sub[k]; !named {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = rs.appendValue(b, m[k], nil)
+	}
+	return append(b, '}')
+}
+
+// responseKeys lists the response keys of selection sets in order, with
+// the sub-selections each key merges.
+func (rs *responseShape) responseKeys(sets []*ast.SelectionSet) ([]string, map[string][]*ast.SelectionSet) {
+	var keys []string
+	sub := map[string][]*ast.SelectionSet{}
+	seenFrag := map[string]bool{}
+	var walk func(*ast.SelectionSet)
+	walk = func(s *ast.SelectionSet) {
+		if s == nil {
+			return
+		}
+		for _, sel := range s.Selections {
+			switch x := sel.(type) {
+			case *ast.Field:
+				k := responseKey(x)
+				ss, seen := sub[k]
+				if !seen {
+					keys = append(keys, k)
+				}
+				if x.SelectionSet != nil {
+					ss = append(ss, x.SelectionSet)
+				}
+				sub[k] = ss
+			case *ast.InlineFragment:
+				walk(x.SelectionSet)
+			case *ast.FragmentSpread:
+				if x.Name == nil || seenFrag[x.Name.Value] {
+					continue
+				}
+				seenFrag[x.Name.Value] = true
+				if f := rs.frags[x.Name.Value]; f != nil {
+					walk(f.SelectionSet)
+				}
+			}
+		}
+	}
+	for _, s := range sets {
+		walk(s)
+	}
+	return keys, sub
+}
+
+// responseKey is a field's key in the response: its alias or its name.
+func responseKey(f *ast.Field) string {
+	if f.Alias != nil && f.Alias.Value != "" {
+		return f.Alias.Value
+	}
+	return fieldName(f)
+}
+
+// appendJSONString appends s quoted as encoding/json does (HTML
+// characters escaped, invalid UTF-8 replaced).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"

@@ -1,0 +1,3 @@
+module github.com/graphql-go/graphql
+
+go 1.21
