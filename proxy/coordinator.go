@@ -49,9 +49,10 @@ type Config struct {
 // keyspace, owns the prepared-statement registry, merges the backends'
 // catalogs into one, and hands every request to the Tap.
 type Coordinator struct {
-	backends map[string]bindings.Backend
-	def      string
-	routes   map[string]string
+	// tbl holds the backends and routes; AddVirtual replaces it whole
+	// (copy on write), so readers never lock.
+	tbl atomic.Pointer[routeTable]
+	def string
 	tap      Tap
 	log      *slog.Logger
 	now      func() time.Time
@@ -90,15 +91,14 @@ func New(cfg Config) (*Coordinator, error) {
 		routes[ks] = name
 	}
 	c := &Coordinator{
-		backends: cfg.Backends,
-		def:      cfg.Default,
-		routes:   routes,
+		def: cfg.Default,
 		tap:      cfg.Tap,
 		log:      cfg.Logger,
 		now:      cfg.Clock,
 		prepared: lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
 		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
+	c.tbl.Store(&routeTable{backends: cfg.Backends, routes: routes})
 	c.auth, c.enforce, c.authExempt = cfg.Auth, cfg.EnforceAuth && cfg.Auth != nil, cfg.AuthExempt
 	c.stamp = cfg.Stamp
 	if c.tap == nil {
@@ -126,21 +126,29 @@ type Route struct {
 	Backend  string // backend name
 }
 
+// routeTable is the coordinator's backends by name and keyspace routes.
+type routeTable struct {
+	backends map[string]bindings.Backend
+	routes   map[string]string
+}
+
+func (c *Coordinator) table() *routeTable { return c.tbl.Load() }
+
 // Route returns which backend serves keyspace.
 func (c *Coordinator) Route(keyspace string) Route {
-	if name, ok := c.routes[keyspace]; ok {
+	if name, ok := c.table().routes[keyspace]; ok {
 		return Route{Keyspace: keyspace, Backend: name}
 	}
 	return Route{Keyspace: keyspace, Backend: c.def}
 }
 
 // Backend returns the named backend.
-func (c *Coordinator) Backend(name string) bindings.Backend { return c.backends[name] }
+func (c *Coordinator) Backend(name string) bindings.Backend { return c.table().backends[name] }
 
 // BackendNames returns the configured backend names, sorted.
 func (c *Coordinator) BackendNames() []string {
-	names := make([]string, 0, len(c.backends))
-	for n := range c.backends {
+	names := make([]string, 0, len(c.table().backends))
+	for n := range c.table().backends {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -176,7 +184,7 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	var parts []part
 	var key strings.Builder
 	for _, name := range c.BackendNames() {
-		src, ok := c.backends[name].(bindings.CatalogSource)
+		src, ok := c.table().backends[name].(bindings.CatalogSource)
 		if !ok {
 			continue
 		}
@@ -253,7 +261,7 @@ func PreparedID(keyspace, query string) []byte {
 func (c *Coordinator) Close() error {
 	var errs []error
 	for _, name := range c.BackendNames() {
-		if err := c.backends[name].Close(); err != nil {
+		if err := c.table().backends[name].Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close backend %s: %w", name, err))
 		}
 	}

@@ -126,7 +126,7 @@ func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, pa
 	if st.on {
 		bctx, sp = s.backendSpan(bctx, backend, describe(parsed.Stmt, r.Keyspace, st.fp), true)
 	}
-	res, err := s.c.backends[backend].Execute(bctx, r)
+	res, err := s.c.table().backends[backend].Execute(bctx, r)
 	if cancel != nil && overBudget(ctx, bctx, err, ks) {
 		res, err = nil, &BudgetError{Keyspace: ks, Budget: d, Cause: err,
 			Timeout: TimeoutError(parsed.Stmt, r.Consistency, r.SerialConsistency, TimeoutMessage(d))}
@@ -175,7 +175,7 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 	if err := s.authorize(ctx, parsed.Stmt, ks, backend); err != nil {
 		return nil, err
 	}
-	p, ok := s.c.backends[backend].(bindings.Preparer)
+	p, ok := s.c.table().backends[backend].(bindings.Preparer)
 	if !ok {
 		return nil, bindings.Unsupported("backend %s cannot prepare statements", backend)
 	}

@@ -118,7 +118,7 @@ func (c *Coordinator) systemOf(backend string) string {
 	if backend == VirtualBackendName {
 		return "dohyo"
 	}
-	if s, ok := c.backends[backend].(bindings.SystemNamer); ok {
+	if s, ok := c.table().backends[backend].(bindings.SystemNamer); ok {
 		return s.DBSystem()
 	}
 	return telemetry.SystemOf(backend)

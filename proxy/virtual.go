@@ -13,11 +13,13 @@ const VirtualBackendName = "dohyo-virtual"
 // AddVirtual routes keyspace to b, a backend served inside dohyo (the CQL
 // server's system keyspaces: system, system_schema, ...). Every virtual
 // keyspace shares one backend name, so b must be the same value on every
-// call. It must be called before the coordinator serves requests: routes
-// are read without locks.
+// call. Calls are made at set-up, one at a time; each replaces the route
+// table whole, so requests (and relays already watching schema events)
+// read either the old table or the new one, without locks.
 func (c *Coordinator) AddVirtual(keyspace string, b bindings.Backend) {
-	backends := maps.Clone(c.backends) // never mutate the caller's Config map
-	backends[VirtualBackendName] = b
-	c.backends = backends
-	c.routes[keyspace] = VirtualBackendName
+	old := c.table()
+	t := &routeTable{backends: maps.Clone(old.backends), routes: maps.Clone(old.routes)} // copy on write
+	t.backends[VirtualBackendName] = b
+	t.routes[keyspace] = VirtualBackendName
+	c.tbl.Store(t)
 }
