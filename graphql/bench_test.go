@@ -14,6 +14,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/proxy"
 )
 
 // BenchmarkPointRead reads the same row through the same coordinator as CQL
@@ -138,8 +139,13 @@ func TestConcurrentRequests(t *testing.T) {
 // httpsec guard, behind the guard with authentication off (Host, Origin,
 // in-flight, body and deadline checks only), and behind the guard with a
 // token. It reports each latency and the guard's overheads.
+//
+// The GraphQL server runs with dohyo serve's default statement budget
+// (request-timeout 5s), so statements derive their deadline ctx as they
+// do in production; the guard's request deadline folds into it.
 func BenchmarkPointReadAuth(b *testing.B) {
-	e := newBenchEnv(b, testBackends()[0])
+	e := newEnvTB(b, testBackends()[0], func(c *Config) { c.Budgets = proxy.Budgets{Default: 5 * time.Second} })
+	e.cql(`CREATE TABLE kv (k int PRIMARY KEY, v text)`, `INSERT INTO kv (k, v) VALUES (42, 'forty-two')`)
 	mux := http.NewServeMux()
 	e.gql.Register(mux)
 	serve := func(cfg *httpsec.Config) *httptest.Server {

@@ -213,6 +213,11 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
+	if deadline, ok := httpsec.RequestDeadline(r.Context()); ok {
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
 	r, rt, _ := s.begin(w, r, "/graphql-schema", "")
 	defer rt.End()
 	req, status, msg := parseRequest(r)

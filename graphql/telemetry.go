@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -19,6 +20,11 @@ import (
 func (s *Server) begin(w http.ResponseWriter, r *http.Request, route, keyspace string) (_ *http.Request, _ *telemetry.Request, ok bool) {
 	start := time.Now()
 	ctx := r.Context()
+	// The guard's request deadline bounds every statement of a DML
+	// request: folded into the budget's ctx, which statements derive
+	// anyway under dohyo serve's default request-timeout (serveDDL
+	// bounds a schema request with it as a whole).
+	deadline, hasDeadline := httpsec.RequestDeadline(ctx)
 	if keyspace != "" {
 		var client time.Duration
 		if v := r.Header.Get(proxy.BudgetHeader); v != "" {
@@ -30,9 +36,9 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, route, keyspace s
 			client = d
 		}
 		b := &s.cfg.Budgets
-		if client > 0 || b.Default > 0 || b.PerKeyspace() {
+		if client > 0 || b.Default > 0 || b.PerKeyspace() || hasDeadline {
 			ctx = proxy.WithBudget(ctx, &proxy.Budget{Budgets: b, Client: client, Start: start,
-				OnExceeded: s.cfg.OnBudgetExceeded})
+				Deadline: deadline, OnExceeded: s.cfg.OnBudgetExceeded})
 		}
 	}
 	var rt *telemetry.Request

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -174,5 +176,53 @@ func TestBudgetHeader(t *testing.T) {
 
 	if r := e.postWith("/graphql/"+e.ks, `{ books { values { title } } }`, map[string]string{proxy.BudgetHeader: "soon"}); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed budget: status %d, want 400", r.Status)
+	}
+}
+
+// TestRequestDeadline: the guard's request deadline (http-request-timeout)
+// ends a DML request's statements — folded into their budget ctx, and not
+// counted as an exceeded budget — and a schema request as a whole; the
+// backend call is cancelled through ctx in both.
+func TestRequestDeadline(t *testing.T) {
+	var be *embedded.Backend
+	var exceeded atomic.Int32
+	e := newEnvWith(t, testBackend{name: "embedded", open: func(t testing.TB) bindings.Backend {
+		b := openEmbedded(t)
+		be = b.(*embedded.Backend)
+		return b
+	}}, func(c *Config) {
+		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
+		c.OnBudgetExceeded = func(string) { exceeded.Add(1) }
+	}, &httpsec.Config{RequestTimeout: 300 * time.Millisecond}, nil)
+	e.cql("CREATE TABLE books (title text PRIMARY KEY, author text)")
+	for _, c := range []struct{ name, match, path, doc string }{
+		{"dml", "SELECT", "/graphql/" + e.ks, `{ books(value: {title: "A"}) { values { title } } }`},
+		{"schema", "CREATE TABLE", "/graphql-schema",
+			`mutation { createTable(keyspaceName: "` + e.ks + `", tableName: "slow", partitionKeys: [{name: "k", type: {basic: INT}}]) }`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			remove := be.InjectFault(embedded.Fault{Match: c.match, Delay: time.Minute, Done: func(err error) { done <- err }})
+			defer remove()
+			start := time.Now()
+			r := e.post(c.path, c.doc, nil)
+			if elapsed := time.Since(start); elapsed > 300*time.Millisecond+3*time.Second {
+				t.Errorf("answered after %v, request deadline 300ms", elapsed)
+			}
+			if len(r.Errors) == 0 {
+				t.Fatalf("want an error at the request deadline, got %s", r.Raw)
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("backend delay ended with %v, want the request's deadline", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the backend call was not cancelled")
+			}
+		})
+	}
+	if n := exceeded.Load(); n != 0 {
+		t.Errorf("%d budgets counted as exceeded: the request deadline is the caller's, not a budget", n)
 	}
 }

@@ -74,7 +74,9 @@ type Config struct {
 	MaxInFlight int
 	// MaxBodyBytes bounds request bodies; 0: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// RequestTimeout is the deadline of each request's context; 0:
+	// RequestTimeout is each request's deadline, carried in its ctx as a
+	// value (RequestDeadline) for the handler to bound its work by (the
+	// GraphQL server folds it into every statement's budget); 0:
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// Logger receives refusals at debug level; nil discards.
@@ -171,13 +173,11 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 			return
 		}
 		defer g.inflight.Add(-1)
-		ctx, cancel := context.WithTimeout(r.Context(), g.cfg.RequestTimeout)
-		defer cancel()
-		r = r.WithContext(ctx)
 		if r.URL.Path == AuthPath {
 			g.serveAuth(w, r)
 			return
 		}
+		info := &requestInfo{deadline: time.Now().Add(g.cfg.RequestTimeout)}
 		if g.cfg.Passwords != nil {
 			user, ok := g.cfg.Tokens.Lookup(requestToken(r))
 			if !ok {
@@ -188,9 +188,9 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 				g.refuse(w, r, http.StatusUnauthorized, msg)
 				return
 			}
-			r = r.WithContext(WithIdentity(r.Context(), user))
+			info.identity, info.authenticated = user, true
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
 	})
 }
 

@@ -128,7 +128,7 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 		bctx, sp = s.backendSpan(bctx, backend, info, true)
 	}
 	res, err := s.c.table().backends[backend].Batch(bctx, br)
-	if cancel != nil && overBudget(ctx, bctx, err, kss[0]) {
+	if d > 0 && overBudget(ctx, bctx, err, kss[0]) {
 		res, err = nil, &BudgetError{Keyspace: kss[0], Budget: d, Cause: err,
 			Timeout: BatchTimeoutError(req.Type, req.Consistency, TimeoutMessage(d))}
 	}

@@ -120,6 +120,12 @@ type Budget struct {
 	Client time.Duration
 	// Start is when the request arrived: budgets count from it.
 	Start time.Time
+	// Deadline, when set, is the caller's own end of the request (an HTTP
+	// request's deadline): no statement runs past it. Reaching it is the
+	// caller's deadline, not an exceeded budget (no BudgetError, no
+	// OnExceeded). Carrying it here instead of in a derived ctx costs the
+	// request nothing beyond the statement's own budget ctx.
+	Deadline time.Time
 	// OnExceeded, when set, is called with the keyspace of a statement
 	// that ran out of budget (metrics).
 	OnExceeded func(keyspace string)
@@ -144,17 +150,25 @@ func WithoutBudget(ctx context.Context) context.Context {
 }
 
 // budget bounds ctx by the budget of keyspace, if the request has one;
-// cancel is nil when it has none.
-func budget(ctx context.Context, stmt cql.Statement, keyspace string) (context.Context, context.CancelFunc, time.Duration) {
+// cancel is nil when it has none. d is the budget that bounds the call: 0
+// when only the caller's Deadline does (or nothing).
+func budget(ctx context.Context, stmt cql.Statement, keyspace string) (_ context.Context, cancel context.CancelFunc, d time.Duration) {
 	b, _ := ctx.Value(budgetKey{}).(*Budget)
 	if b == nil || !bounded(stmt) {
 		return ctx, nil, 0
 	}
-	d := Tighten(b.Budgets.For(keyspace), b.Client)
-	if d <= 0 {
+	d = Tighten(b.Budgets.For(keyspace), b.Client)
+	var end time.Time
+	if d > 0 {
+		end = b.Start.Add(d)
+	}
+	if !b.Deadline.IsZero() && (end.IsZero() || b.Deadline.Before(end)) {
+		end, d = b.Deadline, 0
+	}
+	if end.IsZero() {
 		return ctx, nil, 0
 	}
-	bctx, cancel := context.WithDeadline(ctx, b.Start.Add(d))
+	bctx, cancel := context.WithDeadline(ctx, end)
 	return bctx, cancel, d
 }
 
@@ -281,9 +295,9 @@ func (c *Coordinator) StatementKeyspace(query string) (string, bool) {
 // exceeded(err) tells whether it failed because that budget ran out (and
 // counts it). cancel must be called.
 func Bound(ctx context.Context, keyspace string) (bctx context.Context, cancel context.CancelFunc, exceeded func(error) bool) {
-	bctx, cancel, _ = budget(ctx, nil, keyspace)
+	bctx, cancel, d := budget(ctx, nil, keyspace)
 	if cancel == nil {
 		return ctx, func() {}, func(error) bool { return false }
 	}
-	return bctx, cancel, func(err error) bool { return overBudget(ctx, bctx, err, keyspace) }
+	return bctx, cancel, func(err error) bool { return d > 0 && overBudget(ctx, bctx, err, keyspace) }
 }

@@ -127,7 +127,7 @@ func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, pa
 		bctx, sp = s.backendSpan(bctx, backend, describe(parsed.Stmt, r.Keyspace, st.fp), true)
 	}
 	res, err := s.c.table().backends[backend].Execute(bctx, r)
-	if cancel != nil && overBudget(ctx, bctx, err, ks) {
+	if d > 0 && overBudget(ctx, bctx, err, ks) {
 		res, err = nil, &BudgetError{Keyspace: ks, Budget: d, Cause: err,
 			Timeout: TimeoutError(parsed.Stmt, r.Consistency, r.SerialConsistency, TimeoutMessage(d))}
 	}
