@@ -403,13 +403,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // ReadReportFile reads a JSON report.
 func ReadReportFile(path string) (*Report, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: report: %w", err)
 	}
+	defer f.Close()
+	r, err := ReadReport(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, path)
+	}
+	return r, nil
+}
+
+// ReadReport reads a JSON report (a file, or a live mirroring report
+// from /admin/mirror/report) and recomputes its verdicts.
+func ReadReport(rd io.Reader) (*Report, error) {
 	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("replay: report %s: %w", path, err)
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("replay: report: %w", err)
 	}
 	r.ComputeVerdicts()
 	return &r, nil

@@ -56,8 +56,10 @@ func openMirror(ctx context.Context, cfg Config, log *slog.Logger) (*mirror.Mirr
 // registerMirrorAdmin serves GET /admin/mirror (every mirror's state and
 // counters, with mismatch examples) and PUT /admin/mirror/keyspaces (a
 // JSON object keyspace -> [mirror URL], replacing which keyspaces are
-// mirrored; only mirrors opened at start can be named), each behind admin.
-func registerMirrorAdmin(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler) {
+// mirrored; only mirrors opened at start can be named), plus the live
+// report (registerMirrorReport), each behind admin.
+func registerMirrorAdmin(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primary string) {
+	registerMirrorReport(mux, m, admin, primary)
 	mux.Handle("GET /admin/mirror", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if m == nil {
 			writeJSON(w, http.StatusOK, map[string]any{"mirrors": []any{}})
@@ -86,7 +88,7 @@ func registerMirrorAdmin(mux *http.ServeMux, m *mirror.Mirror, admin func(http.H
 // newMirrorCmd is `dohyo mirror`: tools for live mirroring.
 func newMirrorCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "mirror", Short: "Tools for live mirroring (dohyo serve --mirror)"}
-	cmd.AddCommand(newMirrorReapplyCmd())
+	cmd.AddCommand(newMirrorReapplyCmd(), newMirrorReportCmd())
 	return cmd
 }
 

@@ -132,6 +132,7 @@ func TestServeMirrorHBaseToEmbedded(t *testing.T) {
 	if st.Failed != 0 || st.Dropped != 0 || st.Mismatches != 0 || st.Compared != reads || st.State != mirror.StateOK {
 		t.Fatalf("mirror status %+v: want no failure, drop or mismatch and %d reads compared", st, reads)
 	}
+	checkMirrorReport(t, p.HTTPAddr, mirrorURL, st)
 	metrics := httpGet(t, "http://"+p.HTTPAddr+"/metrics")
 	if !strings.Contains(metrics, fmt.Sprintf("dohyo_mirror_applied_total{mirror=%q} %d", mirrorURL, st.Applied)) {
 		t.Errorf("/metrics lacks the applied count %d of %s", st.Applied, mirrorURL)

@@ -48,6 +48,7 @@ type target struct {
 	examples []Mismatch
 	state    string
 	lat      map[string]*latency // by statement class (fingerprint)
+	live     live                // the last hour by minute, for Report
 }
 
 // latency sums a class's latencies on the primary and on this mirror.
@@ -140,15 +141,16 @@ func (t *target) apply(j *job) {
 	req := &bindings.Request{Keyspace: o.Keyspace, Query: o.Query, Parsed: j.parsed, Values: o.Values, Names: o.Names,
 		Consistency: o.Consistency, SerialConsistency: o.SerialConsistency, PageSize: o.PageSize,
 		Timestamp: o.Timestamp, HasTimestamp: o.HasTimestamp}
-	start := t.m.now()
+	start := time.Now()
 	res, err := t.t.Backend.Execute(ctx, req)
-	took := t.m.now().Sub(start)
+	took := time.Since(start)
 	if err != nil {
 		t.failed.Add(1)
 		code := bindings.AsError(err).Code
 		t.mu.Lock()
 		t.errs[code.String()]++
 		t.mu.Unlock()
+		t.live.failed(t.m.now(), cql.Fingerprint(o.Query), code.String())
 		if code == bindings.CodeUnavailable || ctx.Err() != nil {
 			if t.unavailableRun.Add(1) == downAfter {
 				t.setState(StateDown)
@@ -162,26 +164,24 @@ func (t *target) apply(j *job) {
 	fp := cql.Fingerprint(o.Query)
 	t.mu.Lock()
 	l := t.lat[fp]
-	if l == nil {
-		if len(t.lat) >= 256 { // bounded: the busiest classes come first
-			t.mu.Unlock()
-			return
-		}
+	if l == nil && len(t.lat) < 256 { // bounded: the first classes seen
 		l = &latency{}
 		t.lat[fp] = l
 	}
-	l.N++
-	l.PrimaryNs += int64(o.Latency)
-	l.MirrorNs += int64(took)
-	t.mu.Unlock()
-	if j.kind == kindRead {
-		t.compare(o, res)
+	if l != nil {
+		l.N++
+		l.PrimaryNs += int64(o.Latency)
+		l.MirrorNs += int64(took)
 	}
+	t.mu.Unlock()
+	read := j.kind == kindRead
+	mismatch := read && !t.compare(o, res)
+	t.live.applied(t.m.now(), fp, o.Latency, took, read, mismatch)
 }
 
 // compare checks a sampled read's first page against the primary's, as
 // an order-insensitive digest of the rows.
-func (t *target) compare(o *bindings.Observation, res *bindings.Result) {
+func (t *target) compare(o *bindings.Observation, res *bindings.Result) (equal bool) {
 	t.compared.Add(1)
 	var rows int
 	var d uint64
@@ -189,7 +189,7 @@ func (t *target) compare(o *bindings.Observation, res *bindings.Result) {
 		rows, d = len(res.Rows), bindings.RowsDigest(res.Rows)
 	}
 	if rows == o.Rows && d == o.Digest {
-		return
+		return true
 	}
 	t.mismatched.Add(1)
 	t.mu.Lock()
@@ -199,6 +199,7 @@ func (t *target) compare(o *bindings.Observation, res *bindings.Result) {
 			Values: valuesText(o.Values), Primary: fmt.Sprintf("%d rows, digest %016x", o.Rows, o.Digest),
 			Mirror: fmt.Sprintf("%d rows, digest %016x", rows, d)})
 	}
+	return false
 }
 
 func (t *target) calmState() string {

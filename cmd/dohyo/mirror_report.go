@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/replay"
+	"github.com/spf13/cobra"
+)
+
+// liveRefresh is how often the live mirror page reloads itself.
+const liveRefresh = 10 * time.Second
+
+// registerMirrorReport serves the live comparison as a replay-format
+// report, behind admin: GET /admin/mirror/report?window=10m&format=json|
+// text|html, and GET /admin/mirror/live?window=10m, the HTML report
+// reloading itself every liveRefresh (self-contained: no external assets).
+func registerMirrorReport(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primary string) {
+	report := func(w http.ResponseWriter, r *http.Request) (*replay.Report, bool) {
+		if m == nil {
+			writeJSON(w, http.StatusConflict, map[string]any{"error": "no mirror is configured (start with --mirror KEYSPACE=URL)"})
+			return nil, false
+		}
+		var window time.Duration
+		if v := r.URL.Query().Get("window"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 || d > time.Hour {
+				writeJSON(w, http.StatusBadRequest, map[string]any{"error": "window must be a duration up to 1h (e.g. 10m)"})
+				return nil, false
+			}
+			window = d
+		}
+		return m.Report(mirror.ReportOptions{Window: window, Primary: primary, Version: buildVersion()}), true
+	}
+	mux.Handle("GET /admin/mirror/report", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep, ok := report(w, r)
+		if !ok {
+			return
+		}
+		format := r.URL.Query().Get("format")
+		if err := writeReportAs(w, rep, format); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error()})
+		}
+	})))
+	mux.Handle("GET /admin/mirror/live", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep, ok := report(w, r)
+		if !ok {
+			return
+		}
+		var buf bytes.Buffer
+		if err := rep.WriteHTML(&buf); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		page := strings.Replace(buf.String(), "<head>",
+			fmt.Sprintf(`<head><meta http-equiv="refresh" content="%d">`, int(liveRefresh.Seconds())), 1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = io.WriteString(w, page)
+	})))
+}
+
+// writeReportAs writes rep as json (default), text or html, with its
+// content type when w is an HTTP response.
+func writeReportAs(w io.Writer, rep *replay.Report, format string) error {
+	ct := map[string]string{"": "application/json", "json": "application/json", "text": "text/plain; charset=utf-8",
+		"html": "text/html; charset=utf-8"}[format]
+	if ct == "" {
+		return fmt.Errorf("format %q: want json, text or html", format)
+	}
+	if hw, ok := w.(http.ResponseWriter); ok {
+		hw.Header().Set("Content-Type", ct)
+	}
+	switch format {
+	case "text":
+		return rep.WriteText(w)
+	case "html":
+		return rep.WriteHTML(w)
+	}
+	return rep.WriteJSON(w)
+}
+
+// redactedURL is u without its password (for reports and logs).
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return p.Redacted()
+}
+
+// newMirrorReportCmd is `dohyo mirror report`: a running dohyo's live
+// comparison of the last window, as a replay report file.
+func newMirrorReportCmd() *cobra.Command {
+	var httpURL, out, token string
+	var window time.Duration
+	cmd := &cobra.Command{
+		Use:   "report --http http://HOST:PORT [--window 10m] [--out report.html|.json|.txt]",
+		Short: "Write a running dohyo's live mirroring comparison (primary vs each mirror) as a replay report",
+		Long: `Report fetches GET /admin/mirror/report from a dohyo serve running with
+--mirror and writes it in the replay report's formats: the verdict, figures
+per statement class, errors and mismatches of each mirror against the
+primary, each minute of the window a round (at most the last hour, which
+is what dohyo keeps). The format follows --out's extension (.json, .html,
+anything else: text); without --out, text on stdout. With HTTP
+authentication on, pass an admin's token (--token or DOHYO_TOKEN, from
+POST /v1/auth).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if httpURL == "" {
+				return errors.New("--http is required (the dohyo serve HTTP address, e.g. http://127.0.0.1:8080)")
+			}
+			format := "text"
+			switch strings.ToLower(filepath.Ext(out)) {
+			case ".json":
+				format = "json"
+			case ".html", ".htm":
+				format = "html"
+			}
+			q := url.Values{"format": {"json"}}
+			if window > 0 {
+				q.Set("window", window.String())
+			}
+			req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet,
+				strings.TrimRight(httpURL, "/")+"/admin/mirror/report?"+q.Encode(), nil)
+			if err != nil {
+				return err
+			}
+			if token == "" {
+				token = os.Getenv("DOHYO_TOKEN")
+			}
+			if token != "" {
+				req.Header.Set(httpsec.TokenHeader, token)
+			}
+			res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+			if err != nil {
+				return fmt.Errorf("mirror report: %w", err)
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
+			if err != nil {
+				return fmt.Errorf("mirror report: %w", err)
+			}
+			if res.StatusCode != http.StatusOK {
+				return fmt.Errorf("mirror report: %s: %s", res.Status, strings.TrimSpace(string(body)))
+			}
+			rep, err := replay.ReadReport(bytes.NewReader(body))
+			if err != nil {
+				return fmt.Errorf("mirror report: %w", err)
+			}
+			w := cmd.OutOrStdout()
+			if out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			return writeReportAs(w, rep, format)
+		},
+	}
+	cmd.Flags().StringVar(&httpURL, "http", "", "dohyo serve's HTTP address (http://HOST:PORT)")
+	cmd.Flags().DurationVar(&window, "window", 0, "how far back (up to 1h; default: the whole hour kept)")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (.json, .html or text); default: text on stdout")
+	cmd.Flags().StringVar(&token, "token", "", "an admin's HTTP token when authentication is on (default $DOHYO_TOKEN)")
+	return cmd
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/replay"
+)
+
+// checkMirrorReport checks the live comparison of a dohyo serve whose one
+// mirror is in st: `dohyo mirror report` writes it as a replay report
+// whose mirror side counts exactly the applied requests, reads compared
+// and mismatches of the status, whose verdict names the primary and the
+// mirror; the text form has the verdict; /admin/mirror/live is the HTML
+// report reloading itself.
+func checkMirrorReport(t *testing.T, httpAddr, mirrorName string, st mirror.Status) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "mirror.json")
+	if out, err := runCLI(t, "", "mirror", "report", "--http", "http://"+httpAddr, "--out", file); err != nil {
+		t.Fatalf("dohyo mirror report: %v\n%s", err, out)
+	}
+	rep, err := replay.ReadReportFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || len(rep.Runs[0].Targets) != 2 || rep.Runs[0].Rounds < 1 {
+		t.Fatalf("report: want one run (the mirror) of 2 targets and at least one round (minute), got %+v", rep.Runs)
+	}
+	p, m := rep.Runs[0].Targets[0], rep.Runs[0].Targets[1]
+	if p.Name != "primary" || m.Name != mirrorName {
+		t.Errorf("targets %q, %q: want primary and %s", p.Name, m.Name, mirrorName)
+	}
+	if m.Ops != st.Applied || p.Ops != st.Applied || m.Compared != st.Compared || m.CrossMismatches != st.Mismatches {
+		t.Errorf("report ops %d/%d, compared %d, mismatches %d; status applied %d, compared %d, mismatches %d",
+			p.Ops, m.Ops, m.Compared, m.CrossMismatches, st.Applied, st.Compared, st.Mismatches)
+	}
+	if len(rep.Verdicts) != 1 || rep.Verdicts[0].Baseline != "primary" || len(rep.Verdicts[0].Sentences) != 1 ||
+		!strings.Contains(rep.Verdicts[0].Sentences[0], mirrorName) {
+		t.Errorf("verdict %+v: want the mirror compared with the primary", rep.Verdicts)
+	}
+	text, err := runCLI(t, "", "mirror", "report", "--http", "http://"+httpAddr, "--window", "10m")
+	if err != nil || !strings.Contains(text, "# mode: live mirroring") || !strings.Contains(strings.ToLower(text), "verdict") {
+		t.Errorf("text report (%v):\n%.2000s", err, text)
+	}
+	live := httpGet(t, "http://"+httpAddr+"/admin/mirror/live")
+	if !strings.Contains(live, `<meta http-equiv="refresh"`) || !strings.Contains(live, "Verdict") || strings.Contains(live, "http://") && strings.Contains(live, "<script src=") {
+		t.Errorf("/admin/mirror/live is not the self-reloading, self-contained report:\n%.1500s", live)
+	}
+}
