@@ -333,10 +333,17 @@ func bindText(bv *BindValues) string {
 // step runs one statement, retrying while @eventually allows.
 func (r *runner) step(ctx context.Context, st *Step) error {
 	deadline := time.Now().Add(st.Eventually)
+	building := time.Now().Add(indexBuildWait)
 	for {
 		out := r.execute(ctx, st)
 		if out.fatal != nil {
 			return out.fatal
+		}
+		if indexBuilding(out.err) && time.Now().Before(building) {
+			if err := pause(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		err := r.check(st, out)
 		if err != nil && out.err != nil && errors.Is(out.err, bindings.ErrUnsupported) {
@@ -354,13 +361,32 @@ func (r *runner) step(ctx context.Context, st *Step) error {
 			}
 			return err
 		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%v (%v)", err, ctx.Err())
-		case <-t.C:
+		if perr := pause(ctx); perr != nil {
+			return fmt.Errorf("%v (%v)", err, perr)
 		}
+	}
+}
+
+// indexBuildWait bounds how long a step waits for a reference Cassandra
+// to finish building an index: Cassandra builds a new SAI index in the
+// background and answers INDEX_NOT_AVAILABLE until it is queryable (on a
+// loaded machine, even an empty table's index can take seconds). Only
+// that answer is retried; dohyo's indexes are written with the DDL.
+const indexBuildWait = 60 * time.Second
+
+func indexBuilding(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "INDEX_NOT_AVAILABLE")
+}
+
+// pause waits 100 ms, or until ctx ends.
+func pause(ctx context.Context) error {
+	t := time.NewTimer(100 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
