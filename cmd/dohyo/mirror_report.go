@@ -63,7 +63,7 @@ func registerMirrorReport(mux *http.ServeMux, m *mirror.Mirror, admin func(http.
 			return
 		}
 		page := strings.Replace(buf.String(), "<head>",
-			fmt.Sprintf(`<head><meta http-equiv="refresh" content="%d">`, int(liveRefresh.Seconds())), 1)
+			fmt.Sprintf(`<head><meta http-equiv="refresh" content="%d"><link rel="icon" href="data:,">`, int(liveRefresh.Seconds())), 1)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = io.WriteString(w, page)

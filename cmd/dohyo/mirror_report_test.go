@@ -3,8 +3,13 @@ package main
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/dohyo/dohyo/internal/testbrowser"
 	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/replay"
 )
@@ -14,7 +19,8 @@ import (
 // whose mirror side counts exactly the applied requests, reads compared
 // and mismatches of the status, whose verdict names the primary and the
 // mirror; the text form has the verdict; /admin/mirror/live is the HTML
-// report reloading itself.
+// report reloading itself, which headless Chromium renders (verdict and
+// charts) fetching nothing but the page.
 func checkMirrorReport(t *testing.T, httpAddr, mirrorName string, st mirror.Status) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "mirror.json")
@@ -47,5 +53,44 @@ func checkMirrorReport(t *testing.T, httpAddr, mirrorName string, st mirror.Stat
 	live := httpGet(t, "http://"+httpAddr+"/admin/mirror/live")
 	if !strings.Contains(live, `<meta http-equiv="refresh"`) || !strings.Contains(live, "Verdict") || strings.Contains(live, "http://") && strings.Contains(live, "<script src=") {
 		t.Errorf("/admin/mirror/live is not the self-reloading, self-contained report:\n%.1500s", live)
+	}
+	checkLivePageInBrowser(t, "http://"+httpAddr+"/admin/mirror/live", mirrorName)
+}
+
+func checkLivePageInBrowser(t *testing.T, pageURL, mirrorName string) {
+	testbrowser.Require(t)
+	bctx := testbrowser.Start(t, 1400, 900)
+	var mu sync.Mutex
+	var requests []string
+	if err := chromedp.Listen(bctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			requests = append(requests, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(pageURL), chromedp.WaitVisible(chromedp.CSS(`#verdict`))); err != nil {
+		t.Fatalf("load the live page: %v", err)
+	}
+	verdict, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`#verdict`)))
+	if err != nil || !strings.Contains(verdict, mirrorName) || !strings.Contains(verdict, "primary") {
+		t.Errorf("the live verdict does not compare %s with the primary (%v):\n%s", mirrorName, err, verdict)
+	}
+	svgs, err := chromedp.Run(bctx, chromedp.Evaluate[int](`[...document.querySelectorAll('svg')].filter(s => s.getBoundingClientRect().width > 100).length`))
+	if err != nil || svgs < 1 {
+		t.Errorf("%d charts drawn on the live page (%v)", svgs, err)
+	}
+	refresh, err := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.querySelector('meta[http-equiv=refresh]') || {}).content || ''`))
+	if err != nil || refresh == "" {
+		t.Errorf("the live page does not reload itself (meta refresh %q, %v)", refresh, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requests {
+		if u != pageURL {
+			t.Errorf("the live page fetched %s (want nothing but itself)", u)
+		}
 	}
 }
