@@ -175,6 +175,19 @@ func TestMirrorReadMismatch(t *testing.T) {
 	if n, err := testutil.GatherAndCount(reg, "dohyo_mirror_mismatches_total"); err != nil || n != 1 {
 		t.Fatalf("metrics: %d series, %v", n, err)
 	}
+	// Per class: the SELECT's one mismatch, and both sides' latencies of
+	// the INSERT and SELECT classes (a summary per class and side).
+	want := `
+# HELP dohyo_mirror_class_mismatches_total Sampled reads whose mirror rows differed, per statement class.
+# TYPE dohyo_mirror_class_mismatches_total counter
+dohyo_mirror_class_mismatches_total{class="SELECT v FROM ks.t WHERE k = ?",mirror="copy"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "dohyo_mirror_class_mismatches_total"); err != nil {
+		t.Error(err)
+	}
+	if n, err := testutil.GatherAndCount(reg, "dohyo_mirror_class_latency_seconds"); err != nil || n != 4 {
+		t.Errorf("class latency series: %d (want 2 classes x primary/mirror), %v", n, err)
+	}
 }
 
 // stuck is a mirror backend that never answers until released, then

@@ -55,6 +55,7 @@ type target struct {
 type latency struct {
 	N                   int64
 	PrimaryNs, MirrorNs int64
+	Compared, Mismatch  int64 // sampled reads of the class
 }
 
 // Mismatch is one sampled read whose mirror answer differed.
@@ -85,11 +86,14 @@ type Status struct {
 	Classes map[string]ClassLatency `json:"classes,omitempty"`
 }
 
-// ClassLatency is one statement class's mean latency on both sides.
+// ClassLatency is one statement class's mean latency on both sides and
+// its sampled reads.
 type ClassLatency struct {
-	N         int64   `json:"n"`
-	PrimaryMs float64 `json:"primary_ms"`
-	MirrorMs  float64 `json:"mirror_ms"`
+	N          int64   `json:"n"`
+	PrimaryMs  float64 `json:"primary_ms"`
+	MirrorMs   float64 `json:"mirror_ms"`
+	Compared   int64   `json:"reads_compared,omitempty"`
+	Mismatches int64   `json:"mismatches,omitempty"`
 }
 
 func newTarget(m *Mirror, t Target, depth, workers int) *target {
@@ -176,6 +180,14 @@ func (t *target) apply(j *job) {
 	t.mu.Unlock()
 	read := j.kind == kindRead
 	mismatch := read && !t.compare(o, res)
+	if read && l != nil {
+		t.mu.Lock()
+		l.Compared++
+		if mismatch {
+			l.Mismatch++
+		}
+		t.mu.Unlock()
+	}
 	t.live.applied(t.m.now(), fp, o.Latency, took, read, mismatch)
 }
 
@@ -233,7 +245,7 @@ func (t *target) status() Status {
 	}
 	for fp, l := range t.lat {
 		st.Classes[fp] = ClassLatency{N: l.N, PrimaryMs: float64(l.PrimaryNs) / float64(l.N) / 1e6,
-			MirrorMs: float64(l.MirrorNs) / float64(l.N) / 1e6}
+			MirrorMs: float64(l.MirrorNs) / float64(l.N) / 1e6, Compared: l.Compared, Mismatches: l.Mismatch}
 	}
 	return st
 }
