@@ -1,6 +1,5 @@
 package replay
 
-
 import (
 	"cmp"
 	"fmt"
