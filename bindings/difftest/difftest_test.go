@@ -459,3 +459,37 @@ func generatorSmoke(t *testing.T, seed int64) {
 		t.Errorf("%d of %d statements failed, %d rows read: the workload is not meaningful", errs, n, rows)
 	}
 }
+
+// TestGeneratorWritesUDTs: the workload declares user-defined types and
+// uses them: UDT columns in CREATE TABLE, whole values and field updates
+// of non-frozen ones, field deletions and field selection.
+func TestGeneratorWritesUDTs(t *testing.T) {
+	g := difftest.NewGenerator(11, "ks", 1000)
+	var all []string
+	for _, s := range g.Setup(6) {
+		all = append(all, s.Text)
+	}
+	for range 5000 {
+		st := g.Next()
+		if st.Batch != nil {
+			for _, e := range st.Batch.Entries {
+				all = append(all, e.Query)
+			}
+			continue
+		}
+		all = append(all, st.Request.Query)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`CREATE TYPE u1 \(x bigint, y frozen<set<text>>, z frozen<u0>\)`),
+		regexp.MustCompile(`CREATE TABLE .*u\d (frozen<)?u[01]`),
+		regexp.MustCompile(`(?m)^UPDATE .* SET .*\bu\d\.[abxyz] = `),
+		regexp.MustCompile(`(?m)^DELETE .*\bu\d\.[abxyz]\b.* FROM`),
+		regexp.MustCompile(`(?m)^SELECT .*\bu\d\.[abxyz]\b.* FROM`),
+		regexp.MustCompile(`(?m)^INSERT INTO .*\{a: `),
+	} {
+		if !want.MatchString(text) {
+			t.Errorf("no statement matches %s in 5000 steps", want)
+		}
+	}
+}

@@ -4,7 +4,10 @@
 //
 // Generator produces the statements: tables with 1-2 partition key and 0-2
 // clustering columns (ASC/DESC) of varied types, static and collection
-// columns; INSERT, UPDATE (collection operations included), DELETE (rows,
+// columns, user-defined-type columns (two types, one nested; frozen and
+// not: whole values, field updates and deletions, field selection),
+// secondary and SAI indexes with indexed reads, native function calls;
+// INSERT, UPDATE (collection operations included), DELETE (rows,
 // columns, elements, partitions, clustering ranges), BATCH messages and
 // BEGIN BATCH statements, reads of every shape, a few invalid statements
 // and rare schema changes. Every write carries an explicit, strictly

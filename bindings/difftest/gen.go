@@ -25,7 +25,8 @@ type Generator struct {
 	n        int // steps produced
 	nextCol  int // suffix of added columns
 	maxTable int
-	pending  []Step // steps that must come next (CREATE after DROP)
+	pending  []Step      // steps that must come next (CREATE after DROP)
+	udtTypes []*cql.Type // the keyspace's user-defined types (gen_udt.go)
 }
 
 // NewGenerator returns a generator for keyspace ks. Write timestamps (µs)
@@ -52,7 +53,8 @@ type table struct {
 	pk, ck   []*column
 	statics  []*column
 	regulars []*column
-	version  int // bumped when the table is recreated
+	udts     []*column // UDT columns: only gen_udt.go's statements use them
+	version  int       // bumped when the table is recreated
 }
 
 func (t *table) all() []*column {
@@ -120,6 +122,7 @@ func (g *Generator) newTable(name string) *table {
 	for i := range 1 + r.IntN(3) {
 		t.regulars = append(t.regulars, &column{name: fmt.Sprintf("m%d", i), typ: collectionTypes[r.IntN(len(collectionTypes))]})
 	}
+	t.udts = g.udtColumns()
 	return t
 }
 
@@ -148,7 +151,7 @@ func (g *Generator) keyColumn(name string, n int) *column {
 func (t *table) createStatement() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (", t.name)
-	for _, c := range t.all() {
+	for _, c := range append(t.all(), t.udts...) {
 		fmt.Fprintf(&b, "%s %s", c.name, c.typ)
 		for _, s := range t.statics {
 			if s == c {
@@ -304,6 +307,8 @@ func (g *Generator) value(t *cql.Type) []byte {
 		return []byte{10, 0, byte(r.IntN(3)), byte(r.IntN(256))}
 	case cql.KindDuration:
 		return mustEncode(t, cql.Duration{Months: int32(r.IntN(13)), Days: int32(r.IntN(40)), Nanos: r.Int64N(1e12)})
+	case cql.KindUDT:
+		return g.udtValue(t)
 	case cql.KindSet:
 		return g.setValue(t.Elems[0], r.IntN(4))
 	case cql.KindList:

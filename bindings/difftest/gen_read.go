@@ -18,6 +18,9 @@ func (g *Generator) read(t *table) Step {
 	if r.IntN(8) == 0 {
 		return g.readBeyond(t)
 	}
+	if len(t.udts) > 0 && r.IntN(6) == 0 {
+		return g.udtRead(t)
+	}
 	s := g.newStmt(true)
 	var where []string
 	partitionRestricted, distinct, count := false, false, false

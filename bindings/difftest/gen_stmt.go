@@ -26,6 +26,7 @@ type Step struct {
 func (g *Generator) Setup(tables int) []Step {
 	steps := []Step{g.step("", &bindings.Request{Query: "CREATE KEYSPACE " + g.ks +
 		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"}, "")}
+	steps = append(steps, g.udtSetup()...)
 	for i := range tables {
 		t := g.newTable(fmt.Sprintf("t%d", i))
 		g.tables = append(g.tables, t)
@@ -238,7 +239,7 @@ func (g *Generator) insert(t *table, o writeOpts) (string, *stmt, int64) {
 	}
 	candidates := t.statics
 	if !staticOnly {
-		candidates = append(slices.Clone(t.statics), t.regulars...)
+		candidates = append(append(slices.Clone(t.statics), t.regulars...), t.udts...)
 	}
 	for _, c := range candidates {
 		if g.r.IntN(2) == 0 {
@@ -271,7 +272,7 @@ func (g *Generator) update(t *table, o writeOpts) (string, *stmt, int64) {
 	staticOnly := len(t.statics) > 0 && g.r.IntN(5) == 0
 	candidates := t.statics
 	if !staticOnly {
-		candidates = append(slices.Clone(t.statics), t.regulars...)
+		candidates = append(append(slices.Clone(t.statics), t.regulars...), t.udts...)
 	}
 	var sets []string
 	for i, c := range candidates {
@@ -336,6 +337,9 @@ func (g *Generator) inList(s *stmt, c *column, n int) string {
 // assignment is one SET item, collection operations included.
 func (g *Generator) assignment(s *stmt, c *column) string {
 	r := g.r
+	if c.typ.Kind == cql.KindUDT {
+		return g.udtAssignment(s, c)
+	}
 	if c.typ.Frozen {
 		return c.name + " = " + g.valueOrNull(s, c)
 	}
@@ -415,6 +419,11 @@ func (g *Generator) delete(t *table, o writeOpts) (string, *stmt, int64) {
 				targets = append(targets, c.name)
 			default:
 				targets = append(targets, c.name)
+			}
+		}
+		for _, c := range t.udts {
+			if g.r.IntN(3) == 0 {
+				targets = append(targets, g.udtDeleteTarget(c))
 			}
 		}
 		if len(targets) == 0 {

@@ -140,6 +140,11 @@ func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type,
 		if err != nil {
 			return nil, nil, "", nil, err
 		}
+		if t.String() == sl.Type.String() {
+			// Cassandra drops a cast to the type the term already has:
+			// the column is the term itself, named as it.
+			return e, t, name, refs, nil
+		}
 		f, err := resolveCast(t, sl.Type, name)
 		if err != nil {
 			return nil, nil, "", nil, err
