@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -312,7 +313,9 @@ func castSources(to cql.Kind) []cql.Kind {
 	switch to {
 	case cql.KindTinyint, cql.KindSmallint, cql.KindInt, cql.KindBigint, cql.KindFloat, cql.KindDouble,
 		cql.KindDecimal, cql.KindVarint:
-		return numeric
+		// Every other numeric type: Cassandra has no same-type cast (a
+		// cast to the term's own type is no function at all).
+		return slices.DeleteFunc(numeric, func(k cql.Kind) bool { return k == to })
 	case cql.KindText, cql.KindAscii:
 		out := append(numeric, cql.KindBoolean, cql.KindTime, cql.KindTimestamp, cql.KindUUID, cql.KindDate,
 			cql.KindTimeuuid, cql.KindInet)
@@ -328,8 +331,10 @@ func castSources(to cql.Kind) []cql.Kind {
 	return nil
 }
 
-// resolveCast resolves CAST(x AS to) for an argument of type from.
-func resolveCast(from, to *cql.Type, argText string) (*fnCall, error) {
+// resolveCast resolves CAST(x AS to) for an argument of type from;
+// reversed says from is a DESC clustering column's, for which Cassandra
+// looks a function up even for the same type (and has none but to text).
+func resolveCast(from, to *cql.Type, argText string, reversed bool) (*fnCall, error) {
 	ok := false
 	for _, k := range castSources(to.Kind) {
 		if from != nil && from.Kind == k && len(from.Elems) == 0 {
@@ -337,7 +342,7 @@ func resolveCast(from, to *cql.Type, argText string) (*fnCall, error) {
 		}
 	}
 	if !ok {
-		if from != nil && sameType(from, to) {
+		if from != nil && sameType(from, to) && !reversed {
 			return &fnCall{name: "cast", params: []*cql.Type{from}, ret: to, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) { return a[0], nil }}, nil
 		}
 		srcs := castSources(to.Kind)

@@ -140,12 +140,14 @@ func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type,
 		if err != nil {
 			return nil, nil, "", nil, err
 		}
-		if t.String() == sl.Type.String() {
+		if t.String() == sl.Type.String() && !reversedColumn(ti, sl.Args[0], refs) {
 			// Cassandra drops a cast to the type the term already has:
-			// the column is the term itself, named as it.
+			// the column is the term itself, named as it. (Not for a
+			// DESC clustering column, whose stored type is reversed:
+			// Cassandra looks the cast function up, as below.)
 			return e, t, name, refs, nil
 		}
-		f, err := resolveCast(t, sl.Type, name)
+		f, err := resolveCast(t, sl.Type, name, reversedColumn(ti, sl.Args[0], refs))
 		if err != nil {
 			return nil, nil, "", nil, err
 		}
@@ -475,4 +477,10 @@ func checkReversedCollectionArg(ti *tableInfo, name string, args []*cql.Selector
 		return nil
 	}
 	return invalidf("Function system.%s requires a %s argument, but found argument %s of type %s", name, wantColl(name), names[0], types[0])
+}
+
+// reversedColumn reports whether a selector is a bare DESC clustering
+// column.
+func reversedColumn(ti *tableInfo, sl *cql.Selector, refs []int) bool {
+	return sl.Kind == cql.SelColumn && len(refs) == 1 && ti.cols[refs[0]].Desc
 }

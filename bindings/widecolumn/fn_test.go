@@ -78,15 +78,15 @@ func TestResolveFunctionErrors(t *testing.T) {
 }
 
 func TestCastResolution(t *testing.T) {
-	if _, err := resolveCast(cql.Scalar(cql.KindBlob), cql.Scalar(cql.KindText), "b"); err == nil ||
+	if _, err := resolveCast(cql.Scalar(cql.KindBlob), cql.Scalar(cql.KindText), "b", false); err == nil ||
 		!strings.Contains(err.Error(), "system.cast_as_text") {
 		t.Errorf("cast(blob as text): %v", err)
 	}
-	if _, err := resolveCast(cql.Scalar(cql.KindText), cql.Scalar(cql.KindBlob), "s"); err == nil ||
+	if _, err := resolveCast(cql.Scalar(cql.KindText), cql.Scalar(cql.KindBlob), "s", false); err == nil ||
 		!strings.HasSuffix(err.Error(), "s cannot be cast to blob") {
 		t.Errorf("cast(text as blob): %v", err)
 	}
-	f, err := resolveCast(cql.Scalar(cql.KindDouble), cql.Scalar(cql.KindInt), "d")
+	f, err := resolveCast(cql.Scalar(cql.KindDouble), cql.Scalar(cql.KindInt), "d", false)
 	if err != nil {
 		t.Fatal(err)
 	}
