@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dohyo/dohyo/proxy/mirror"
+)
+
+// mirrorProc is a second `dohyo serve` on the embedded store used as a
+// mirror over CQL (a cassandra:// URL pointing at it), on a fixed address
+// so that it can be killed and started again where the primary expects it.
+type mirrorProc struct {
+	t    *testing.T
+	dir  string
+	addr string
+	p    *serveProc
+}
+
+func startMirrorProc(t *testing.T) *mirrorProc {
+	t.Helper()
+	m := &mirrorProc{t: t, dir: t.TempDir(), addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(freeTierPort(t, 1)))}
+	m.start()
+	return m
+}
+
+func (m *mirrorProc) start() {
+	m.t.Helper()
+	m.p = startServe(m.t, "--backend", "embedded://"+m.dir, "--cql-addr", m.addr)
+}
+
+// kill ends the mirror with SIGKILL.
+func (m *mirrorProc) kill() {
+	m.t.Helper()
+	if err := m.p.cmd.Process.Kill(); err != nil {
+		m.t.Fatal(err)
+	}
+	select {
+	case <-m.p.done:
+	case <-time.After(30 * time.Second):
+		m.t.Fatal("mirror did not exit after SIGKILL")
+	}
+}
+
+func (m *mirrorProc) url() string { return "cassandra://" + m.addr }
+
+// waitMirrored polls /admin/mirror until every request sent to the one
+// mirror was answered (applied, failed or dropped) and returns the status.
+func waitMirrored(t *testing.T, httpAddr string) mirror.Status {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st := mirrorStatus(t, httpAddr)
+		if st.Applied+st.Failed == st.Sent && st.Queued == 0 && st.Sent > 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mirror did not catch up within 60s: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// mirrorCLI runs `dohyo mirror ARGS...` and decodes its JSON output into v.
+func mirrorCLI(t *testing.T, v any, args ...string) error {
+	t.Helper()
+	out, err := runTool(t, 2*time.Minute, dohyoBinary(t), append([]string{"mirror"}, args...)...)
+	js := out
+	if i := strings.Index(js, "{"); i >= 0 {
+		js = js[i:]
+	}
+	if j := strings.LastIndex(js, "}"); j >= 0 {
+		js = js[:j+1]
+	}
+	if decErr := json.Unmarshal([]byte(js), v); decErr != nil {
+		t.Fatalf("dohyo mirror %s: %v (exit %v)\n%s", strings.Join(args, " "), decErr, err, out)
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, out)
+	}
+	return nil
+}
+
+// TestMirrorYCSBBackfill: YCSB workload A through dohyo serve (embedded)
+// with the keyspace mirrored to a second dohyo over CQL. The records were
+// loaded before the mirror was added, so `dohyo mirror compare` first
+// reports them missing; `dohyo mirror backfill`, run while the workload's
+// updates are being mirrored, copies them with their write times, and
+// afterwards compare reports the keyspaces equal, write times included.
+func TestMirrorYCSBBackfill(t *testing.T) {
+	lib := externalTool(t, "DOHYO_TEST_YCSB")
+	script, err := filepath.Abs("../../bench/ycsb/run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ks, records = "mirror_ycsb", 2000
+	m := startMirrorProc(t)
+	ms := gocqlSession(t, m.addr, 4, nil)
+	mustExec(t, ms, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	fields := make([]string, 10)
+	for i := range fields {
+		fields[i] = fmt.Sprintf(", field%d varchar", i)
+	}
+	mustExec(t, ms, "CREATE TABLE "+ks+".usertable (y_id varchar PRIMARY KEY"+strings.Join(fields, "")+")")
+	ms.Close()
+
+	primaryDir := t.TempDir()
+	ycsb := func(addr string, phase string) {
+		t.Helper()
+		out, err := runTool(t, 5*time.Minute, "env", "YCSB_LIB="+lib, script, addr, "--workloads", "a",
+			"--phases", phase, "--records", strconv.Itoa(records), "--ops", "5000", "--threads", "4",
+			"--keyspace", ks, "--out", t.TempDir())
+		if err != nil {
+			t.Errorf("run.sh %s: %v\n%s", phase, err, out)
+		}
+	}
+	// Loaded before mirroring was on.
+	p := startServe(t, "--backend", "embedded://"+primaryDir)
+	ycsb(p.CQLAddr, "load")
+	p.stop(t)
+	if t.Failed() {
+		t.FailNow()
+	}
+	p = startServe(t, "--backend", "embedded://"+primaryDir, "--mirror", ks+"="+m.url())
+	source := "cassandra://" + p.CQLAddr
+	var cmp mirror.CompareResult
+	if err := mirrorCLI(t, &cmp, "compare", "--source", source, "--target", m.url(), "--keyspace", ks); err == nil ||
+		cmp.Equal || len(cmp.Tables) != 1 || cmp.Tables[0].Missing != records {
+		t.Fatalf("compare before the backfill: want %d rows missing and a non-zero exit, got %v %+v", records, err, cmp)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ycsb(p.CQLAddr, "run")
+	}()
+	var bf mirror.BackfillStats
+	if err := mirrorCLI(t, &bf, "backfill", "--source", source, "--target", m.url(), "--keyspace", ks); err != nil {
+		t.Errorf("backfill: %v", err)
+	}
+	wg.Wait()
+	if bf.Rows < records || bf.Failed != 0 {
+		t.Errorf("backfill %+v: want at least %d rows copied, no failure", bf, records)
+	}
+	st := waitMirrored(t, p.HTTPAddr)
+	if st.Failed != 0 || st.Dropped != 0 || st.Applied == 0 {
+		t.Errorf("mirror status %+v: want the workload's writes applied, none failed or dropped", st)
+	}
+	cmp = mirror.CompareResult{}
+	if err := mirrorCLI(t, &cmp, "compare", "--source", source, "--target", m.url(), "--keyspace", ks); err != nil ||
+		!cmp.Equal || cmp.Tables[0].Equal != records {
+		t.Fatalf("compare after the run and the backfill: %v %+v", err, cmp)
+	}
+}
