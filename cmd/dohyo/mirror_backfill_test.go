@@ -159,3 +159,99 @@ func TestMirrorYCSBBackfill(t *testing.T) {
 		t.Fatalf("compare after the run and the backfill: %v %+v", err, cmp)
 	}
 }
+
+// TestMirrorKilledThenReapply: the mirror (a second dohyo over CQL) is
+// killed with SIGKILL in the middle of a run of concurrent gocql writers
+// and started again. The clients see no error; /admin/mirror and /metrics
+// count the mirror's failures; `dohyo mirror compare` then finds rows
+// missing on the mirror, and `dohyo mirror reapply` over the primary's
+// capture brings it back in line (compare equal, write times included).
+func TestMirrorKilledThenReapply(t *testing.T) {
+	const ks = "mirror_kill"
+	ddl := []string{
+		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE " + ks + ".t (k int, c int, v text, PRIMARY KEY (k, c))",
+	}
+	m := startMirrorProc(t)
+	ms := gocqlSession(t, m.addr, 4, nil)
+	for _, q := range ddl {
+		mustExec(t, ms, q)
+	}
+	ms.Close()
+	primaryDir, capDir := t.TempDir(), t.TempDir()
+	p := startServe(t, "--backend", "embedded://"+primaryDir, "--mirror", ks+"="+m.url(),
+		"--capture-dir", capDir, "--node-id", "n1")
+	s := gocqlSession(t, p.CQLAddr, 4, nil)
+	for _, q := range ddl {
+		mustExec(t, s, q)
+	}
+	const writers, perWriter = 4, 150
+	write := func(from, to int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := from; i < to; i++ {
+					k := w*perWriter + i
+					if err := s.Query("INSERT INTO "+ks+".t (k, c, v) VALUES (?, 1, 'first')", k).Exec(); err != nil {
+						errs <- err
+						return
+					}
+					if err := s.Query("UPDATE "+ks+".t SET v = ? WHERE k = ? AND c = 2", fmt.Sprint("second ", i), k).Exec(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("a client saw an error: %v", err)
+		}
+	}
+	write(0, perWriter/3)
+	m.kill()
+	write(perWriter/3, 2*perWriter/3)
+	// The mirror's failures are counted before it comes back.
+	deadline := time.Now().Add(60 * time.Second)
+	for st := mirrorStatus(t, p.HTTPAddr); st.Failed+st.Dropped == 0; st = mirrorStatus(t, p.HTTPAddr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no mirror failure counted within 60s of the kill: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	m.start()
+	write(2*perWriter/3, perWriter)
+	st := waitMirrored(t, p.HTTPAddr)
+	if st.Failed == 0 || st.Applied == 0 {
+		t.Fatalf("mirror status %+v: want failures while it was down and writes applied", st)
+	}
+	metrics := httpGet(t, "http://"+p.HTTPAddr+"/metrics")
+	if !strings.Contains(metrics, fmt.Sprintf("dohyo_mirror_failed_total{mirror=%q} %d", m.url(), st.Failed)) {
+		t.Errorf("/metrics lacks the failed count %d of %s", st.Failed, m.url())
+	}
+	t.Logf("mirror status after the kill and restart: %+v", st)
+	s.Close()
+	p.stop(t) // flushes the capture, releases the primary's store
+	source := "embedded://" + primaryDir
+	var cmp mirror.CompareResult
+	if err := mirrorCLI(t, &cmp, "compare", "--source", source, "--target", m.url(), "--keyspace", ks); err == nil || cmp.Equal {
+		t.Fatalf("compare before reapply: want differences and a non-zero exit, got %v %+v", err, cmp)
+	}
+	var ra mirror.ReapplyStats
+	if err := mirrorCLI(t, &ra, "reapply", capDir, "--target", m.url(), "--keyspace", ks); err != nil {
+		t.Fatalf("reapply: %v", err)
+	}
+	if ra.Applied != 2*writers*perWriter || ra.Failed != 0 {
+		t.Fatalf("reapply %+v: want all %d captured writes applied", ra, 2*writers*perWriter)
+	}
+	cmp = mirror.CompareResult{}
+	if err := mirrorCLI(t, &cmp, "compare", "--source", source, "--target", m.url(), "--keyspace", ks); err != nil ||
+		!cmp.Equal || cmp.Tables[0].Equal != 2*writers*perWriter {
+		t.Fatalf("compare after reapply: %v %+v", err, cmp)
+	}
+}
