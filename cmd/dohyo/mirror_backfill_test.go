@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,22 +71,21 @@ func waitMirrored(t *testing.T, httpAddr string) mirror.Status {
 	}
 }
 
-// mirrorCLI runs `dohyo mirror ARGS...` and decodes its JSON output into v.
+// mirrorCLI runs `dohyo mirror ARGS...` and decodes its JSON output
+// (stdout; logs go to stderr) into v.
 func mirrorCLI(t *testing.T, v any, args ...string) error {
 	t.Helper()
-	out, err := runTool(t, 2*time.Minute, dohyoBinary(t), append([]string{"mirror"}, args...)...)
-	js := out
-	if i := strings.Index(js, "{"); i >= 0 {
-		js = js[i:]
-	}
-	if j := strings.LastIndex(js, "}"); j >= 0 {
-		js = js[:j+1]
-	}
-	if decErr := json.Unmarshal([]byte(js), v); decErr != nil {
-		t.Fatalf("dohyo mirror %s: %v (exit %v)\n%s", strings.Join(args, " "), decErr, err, out)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, dohyoBinary(t), append([]string{"mirror"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if decErr := json.Unmarshal(stdout.Bytes(), v); decErr != nil {
+		t.Fatalf("dohyo mirror %s: %v (exit %v)\n%s\n%s", strings.Join(args, " "), decErr, err, stdout.String(), stderr.String())
 	}
 	if err != nil {
-		return fmt.Errorf("%w\n%s", err, out)
+		return fmt.Errorf("%w\n%s", err, stderr.String())
 	}
 	return nil
 }
