@@ -53,9 +53,9 @@ type Coordinator struct {
 	// (copy on write), so readers never lock.
 	tbl atomic.Pointer[routeTable]
 	def string
-	tap      Tap
-	log      *slog.Logger
-	now      func() time.Time
+	tap Tap
+	log *slog.Logger
+	now func() time.Time
 
 	auth       *auth.Manager
 	enforce    bool
@@ -91,7 +91,7 @@ func New(cfg Config) (*Coordinator, error) {
 		routes[ks] = name
 	}
 	c := &Coordinator{
-		def: cfg.Default,
+		def:      cfg.Default,
 		tap:      cfg.Tap,
 		log:      cfg.Logger,
 		now:      cfg.Clock,
