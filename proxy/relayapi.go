@@ -76,6 +76,10 @@ func (c *Coordinator) Stamps(ks string, stmt cql.Statement) bool {
 	return c.stamp != nil && c.stamp(ks, stmt)
 }
 
+// Stamping tells whether any write may get the coordinator's timestamp
+// (Config.Stamp is set), so that the relay skips looking otherwise.
+func (c *Coordinator) Stamping() bool { return c.stamp != nil }
+
 // Now is the coordinator's clock.
 func (c *Coordinator) Now() time.Time { return c.now() }
 

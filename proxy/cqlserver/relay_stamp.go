@@ -21,10 +21,10 @@ type stampPos struct{ flags, ts int }
 // stamps its statement (every child, for a BATCH) and the client sent
 // none; protocol v3 and later only (v1 and v2 frames have no timestamp).
 func (c *conn) stampRelayed(p *relayPlan, req *request) {
-	if c.version < 3 || req.stamp.flags == 0 {
+	coord := c.srv.coord
+	if c.version < 3 || req.stamp.flags == 0 || !coord.Stamping() {
 		return
 	}
-	coord := c.srv.coord
 	stamps := func(query, ks string) bool {
 		parsed, err := coord.Parse(query)
 		return err == nil && coord.Stamps(proxy.StatementKeyspace(parsed.Stmt, ks), parsed.Stmt)
