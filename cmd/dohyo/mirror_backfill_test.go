@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/proxy/mirror"
 )
 
@@ -255,5 +257,54 @@ func TestMirrorKilledThenReapply(t *testing.T) {
 	if err := mirrorCLI(t, &cmp, "compare", "--source", source, "--target", m.url(), "--keyspace", ks); err != nil ||
 		!cmp.Equal || cmp.Tables[0].Equal != 2*writers*perWriter {
 		t.Fatalf("compare after reapply: %v %+v", err, cmp)
+	}
+}
+
+// TestMirrorBackfillCompareCLI: the CLI on two embedded stores. Without
+// the flags it says which are needed; compare exits non-zero and names
+// the missing rows; backfill copies them, names the counter table it
+// skipped and why; compare of the copied table then exits zero.
+func TestMirrorBackfillCompareCLI(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	for i, dir := range []string{src, dst} {
+		b, err := embedded.Open(t.Context(), embedded.Config{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs := []string{
+			"CREATE KEYSPACE cli WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+			"CREATE TABLE cli.kv (k int PRIMARY KEY, v text)",
+			"CREATE TABLE cli.n (k int PRIMARY KEY, n counter)",
+		}
+		if i == 0 {
+			qs = append(qs, "INSERT INTO cli.kv (k, v) VALUES (1, 'a') USING TIMESTAMP 10",
+				"INSERT INTO cli.kv (k, v) VALUES (2, 'b') USING TTL 600", "UPDATE cli.n SET n = n + 1 WHERE k = 1")
+		}
+		for _, q := range qs {
+			if _, err := b.Execute(t.Context(), &bindings.Request{Query: q}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Close()
+	}
+	if out, err := runCLI(t, "", "mirror", "backfill", "--source", "embedded://"+src); err == nil || !strings.Contains(err.Error(), "--source, --target and --keyspace are required") {
+		t.Fatalf("backfill without --target: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "", "mirror", "compare", "--source", "embedded://"+src, "--target", "embedded://"+src, "--keyspace", "cli"); err == nil || !strings.Contains(err.Error(), "the same backend") {
+		t.Fatalf("compare of a backend with itself: %v\n%s", err, out)
+	}
+	args := []string{"--source", "embedded://" + src, "--target", "embedded://" + dst, "--keyspace", "cli"}
+	out, err := runCLI(t, "", append([]string{"mirror", "compare", "--table", "kv"}, args...)...)
+	if err == nil || !strings.Contains(out, `"missing": 2`) || !strings.Contains(out, `"key": "k=1"`) {
+		t.Fatalf("compare before backfill: want 2 missing and an error, got %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", append([]string{"mirror", "backfill"}, args...)...)
+	var st mirror.BackfillStats
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st.Rows != 2 || st.Writes != 2 ||
+		len(st.Tables) != 2 || st.Tables[1].Skipped != "counter table" || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "counter") {
+		t.Fatalf("backfill: %v %+v\n%s", err, st, out)
+	}
+	if out, err := runCLI(t, "", append([]string{"mirror", "compare", "--table", "kv"}, args...)...); err != nil || !strings.Contains(out, `"equal": true`) {
+		t.Fatalf("compare after backfill: %v\n%s", err, out)
 	}
 }
