@@ -69,6 +69,17 @@ func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepare
 	s.c.tap.Observe(o)
 }
 
+// Stamps tells whether a write of keyspace ks that arrives without a
+// client timestamp gets the coordinator's (Config.Stamp: a mirrored
+// keyspace's plain writes), on the executed path and the relay alike.
+func (c *Coordinator) Stamps(ks string, stmt cql.Statement) bool {
+	return c.stamp != nil && c.stamp(ks, stmt)
+}
+
+// Stamping tells whether any write may get the coordinator's timestamp
+// (Config.Stamp is set), so that the relay skips looking otherwise.
+func (c *Coordinator) Stamping() bool { return c.stamp != nil }
+
 // Now is the coordinator's clock.
 func (c *Coordinator) Now() time.Time { return c.now() }
 

@@ -181,6 +181,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 // relay runs a relayed request with the connection's in-flight limit,
 // request timeout, budgets and tracing, like a local one.
 func (c *conn) relay(p *relayPlan, req *request) {
+	c.stampRelayed(p, req)
 	if c.plain(req) && c.relayAsync(p, req) {
 		return
 	}

@@ -55,6 +55,10 @@ type request struct {
 	params       queryParams
 	batch        *proxy.BatchRequest
 
+	// stamp is where the query flags and the timestamp go in body, for a
+	// relayed write given the coordinator's timestamp (relay_stamp.go).
+	stamp stampPos
+
 	flags   byte              // header flags (tracing, custom payload, beta)
 	body    []byte            // the whole decompressed body, for the relay
 	payload map[string][]byte // custom payload (nil if none)
@@ -66,7 +70,7 @@ func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
 	switch h.op {
 	case opQuery:
 		req.query = r.longString()
-		req.params, err = decodeParams(r, version)
+		req.params, err = decodeParams(r, version, &req.stamp)
 	case opPrepare:
 		req.query = r.longString()
 		if version >= 5 {
@@ -79,9 +83,9 @@ func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
 		if version >= 5 {
 			req.resultMetaID = r.shortBytes()
 		}
-		req.params, err = decodeParams(r, version)
+		req.params, err = decodeParams(r, version, &req.stamp)
 	case opBatch:
-		req.batch, req.keyspace, err = decodeBatch(r, version)
+		req.batch, req.keyspace, err = decodeBatch(r, version, &req.stamp)
 	}
 	if err == nil {
 		err = r.err
@@ -111,12 +115,13 @@ func readFlags(r *rbuf, version byte) uint32 {
 	return uint32(r.byte_())
 }
 
-func decodeParams(r *rbuf, version byte) (queryParams, error) {
+func decodeParams(r *rbuf, version byte, pos *stampPos) (queryParams, error) {
 	var p queryParams
 	var err error
 	if p.consistency, err = readConsistency(r); err != nil {
 		return p, err
 	}
+	pos.flags = len(r.b)
 	flags := readFlags(r, version)
 	if flags&qfValues != 0 {
 		p.values, p.names = readValues(r, version, flags&qfNames != 0)
@@ -133,6 +138,7 @@ func decodeParams(r *rbuf, version byte) (queryParams, error) {
 			return p, err
 		}
 	}
+	pos.ts = len(r.b)
 	if flags&qfTimestamp != 0 {
 		p.timestamp, p.hasTimestamp = r.long(), true
 	}
@@ -169,7 +175,7 @@ func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) 
 	return values, names
 }
 
-func decodeBatch(r *rbuf, version byte) (*proxy.BatchRequest, string, error) {
+func decodeBatch(r *rbuf, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {
 	typ := r.byte_()
 	if typ > byte(primitive.BatchTypeCounter) {
 		return nil, "", fmt.Errorf("unknown batch type %d", typ)
@@ -197,6 +203,7 @@ func decodeBatch(r *rbuf, version byte) (*proxy.BatchRequest, string, error) {
 	if req.Consistency, err = readConsistency(r); err != nil {
 		return nil, "", err
 	}
+	pos.flags = len(r.b)
 	flags := readFlags(r, version)
 	if flags&qfNames != 0 {
 		return nil, "", fmt.Errorf("named values in BATCH are not supported")
@@ -206,6 +213,7 @@ func decodeBatch(r *rbuf, version byte) (*proxy.BatchRequest, string, error) {
 			return nil, "", err
 		}
 	}
+	pos.ts = len(r.b)
 	if flags&qfTimestamp != 0 {
 		req.Timestamp, req.HasTimestamp = r.long(), true
 	}

@@ -16,4 +16,10 @@
 // behind, down), requests sent, applied, failed (by error code) and
 // dropped, queue length and lag, reads compared and mismatches with
 // examples, and mean latency per statement class on primary and mirror.
+//
+// Beside the tap: Reapply re-sends a capture's writes a mirror missed;
+// Backfill copies a keyspace's existing rows to a new mirror with each
+// cell's write time and TTL (so it converges while mirroring is live);
+// Compare full-scans a keyspace on two backends and reports the rows that
+// differ in value or write time.
 package mirror
