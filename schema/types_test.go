@@ -76,8 +76,8 @@ func TestPrepareVectorType(t *testing.T) {
 		t.Fatalf("got %v %v", p, perr)
 	}
 	for s, msg := range map[string]string{
-		"vector<float, 0>":                  "vectors may only have positive dimensions; given 0",
-		"vector<float, -2>":                 "vectors may only have positive dimensions; given -2",
+		"vector<float, 0>":                   "vectors may only have positive dimensions; given 0",
+		"vector<float, -2>":                  "vectors may only have positive dimensions; given -2",
 		"vector<frozen<tuple<int, int>>, 2>": "vectors of tuple are not supported by dohyo's wide-column engine",
 	} {
 		raw, err := cql.ParseType(s)
