@@ -22,6 +22,7 @@ type selectPlan struct {
 	sel      *selection
 	reverse  bool
 	orderBy  []orderCol // post-query ordering across IN partitions
+	ann      *annPlan   // ORDER BY ... ANN OF
 	limit    cql.Term
 	ppl      cql.Term
 	distinct bool
@@ -68,12 +69,21 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	// With the whole partition key restricted by = or IN, token
 	// restrictions filter the listed partitions (token.go).
 	p.pkList = w.pkExact()
+	allowFiltering := s.AllowFiltering
+	if hasANN(s) {
+		if p.ann, err = b.planANN(ti, s, w); err != nil {
+			return nil, err
+		}
+		// Every restriction is indexed or on the key (planANN): the rows
+		// are read as an ALLOW FILTERING query would read them.
+		allowFiltering = true
+	}
 	idx := chooseIndex(ti, w)
 	if idx != nil {
 		if hasINOnKey(w) {
 			return nil, errIndexWithIN
 		}
-		if len(s.OrderBy) > 0 {
+		if len(s.OrderBy) > 0 && p.ann == nil {
 			return nil, invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
 		}
 	}
@@ -82,7 +92,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		for _, rs := range w.pk {
 			pkRs = append(pkRs, rs...)
 		}
-		if !s.AllowFiltering && !idx.coversAll(pkRs) {
+		if !allowFiltering && !idx.coversAll(pkRs) {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.pk {
@@ -92,7 +102,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	if p.pkList {
 		p.ck = planClustering(ti, w)
 		if len(p.ck.leftover) > 0 {
-			if !s.AllowFiltering && !idx.coversAll(p.ck.leftover) {
+			if !allowFiltering && !idx.coversAll(p.ck.leftover) {
 				return nil, p.ck.filteringError(ti, w)
 			}
 			p.filters = append(p.filters, p.ck.leftover...)
@@ -104,10 +114,10 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		}
 		ckCovered := len(w.multi) == 0 && idx.coversAll(ckRs)
 		ck := planClustering(ti, w)
-		if err := ck.filteringError(ti, w); err != nil && !s.AllowFiltering && err != errRequiresFiltering && idx == nil {
+		if err := ck.filteringError(ti, w); err != nil && !allowFiltering && err != errRequiresFiltering && idx == nil {
 			return nil, err
 		}
-		if !s.AllowFiltering && !ckCovered {
+		if !allowFiltering && !ckCovered {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.ck {
@@ -116,7 +126,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		p.filters = append(p.filters, w.multi...)
 	}
 	if len(w.others) > 0 {
-		if !s.AllowFiltering && !idx.coversAll(w.others) {
+		if !allowFiltering && !idx.coversAll(w.others) {
 			return nil, errRequiresFiltering
 		}
 		p.filters = append(p.filters, w.others...)
@@ -144,7 +154,11 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 			return nil, err
 		}
 	}
-	if err := p.planOrder(ti, s, w); err != nil {
+	if p.ann != nil {
+		if err := p.checkANNSelect(s); err != nil {
+			return nil, err
+		}
+	} else if err := p.planOrder(ti, s, w); err != nil {
 		return nil, err
 	}
 	if len(s.GroupBy) > 0 {
@@ -402,6 +416,11 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 		run.collect = true
 		run.pageSize = 0
 	}
+	if p.ann != nil {
+		if err := run.startANN(); err != nil {
+			return nil, err
+		}
+	}
 	if p.sel.aggregate && !p.grouped {
 		run.agg = newAggState(p.sel)
 	}
@@ -513,6 +532,7 @@ type selectRun struct {
 	groupOffset int // GROUP BY: groups returned by earlier pages
 	pageSize    int
 	collect     bool // post-query ordering: read everything, sort, then limit
+	ann         *annRun
 
 	// position of the last returned row
 	partIdx   int
@@ -539,6 +559,8 @@ func (s *selectRun) emit(r *cqlRow, statics *cqlRow, staticRow bool) bool {
 	}
 	if s.agg != nil {
 		s.agg.add(p.sel, s.ti, r, statics, s.env)
+	} else if s.ann != nil {
+		s.ann.offer(s, r, statics)
 	} else {
 		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.env))
 		if s.collect {
@@ -710,6 +732,8 @@ func (s *selectRun) result() *bindings.Result {
 			res.Rows = jsonRows(s.p.sel.specs(), res.Rows)
 		}
 		return res
+	case s.ann != nil:
+		s.rows = s.ann.rows()
 	case s.collect:
 		s.sortCollected()
 		if s.limit >= 0 && len(s.rows) > s.limit {
