@@ -21,6 +21,7 @@ const maxANNLimit = 1000
 // annPlan is a planned ANN ordering.
 type annPlan struct {
 	col    int // the vector column
+	index  *indexInfo
 	typ    *cql.Type
 	term   cql.Term
 	metric vectorMetric
@@ -96,7 +97,7 @@ func (b *planner) planANN(ti *tableInfo, s *cql.Select, w *where) (*annPlan, err
 		return nil, invalidf("ANN ordering by vector requires all restricted column(s) to be indexed")
 	}
 	b.walkTerm(o.ANN, col.Type, col.Name, ti)
-	return &annPlan{col: c, typ: col.Type, term: o.ANN, metric: metricByName(ix.ix.SimilarityFunction())}, nil
+	return &annPlan{col: c, index: ix, typ: col.Type, term: o.ANN, metric: metricByName(ix.ix.SimilarityFunction())}, nil
 }
 
 // checkANNSelect applies the checks that need the rest of the plan.
