@@ -218,3 +218,27 @@ func (h *annHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// restrictsVectorIndex reports a WHERE restriction on a column with an SAI
+// vector index, which Cassandra refuses (the index answers ANN only).
+func restrictsVectorIndex(ti *tableInfo, w *where) bool {
+	var all []*restriction
+	for _, rs := range w.pk {
+		all = append(all, rs...)
+	}
+	for _, rs := range w.ck {
+		all = append(all, rs...)
+	}
+	all = append(all, w.others...)
+	for _, r := range all {
+		if r.token || r.multi {
+			continue
+		}
+		for _, ii := range ti.indexes {
+			if ii.ix.SAI && ii.col == r.cols[0] && ti.cols[ii.col].Type.Kind == cql.KindVector {
+				return true
+			}
+		}
+	}
+	return false
+}

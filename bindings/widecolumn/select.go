@@ -69,6 +69,9 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	// With the whole partition key restricted by = or IN, token
 	// restrictions filter the listed partitions (token.go).
 	p.pkList = w.pkExact()
+	if restrictsVectorIndex(ti, w) {
+		return nil, invalidf("Vector indexes only support ANN queries")
+	}
 	allowFiltering := s.AllowFiltering
 	if hasANN(s) {
 		if p.ann, err = b.planANN(ti, s, w); err != nil {
