@@ -3,7 +3,6 @@ package widecolumn
 import (
 	"bytes"
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -216,60 +215,6 @@ func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error
 	return nil
 }
 
-func (p *selectPlan) planOrder(ti *tableInfo, s *cql.Select, w *where) error {
-	if len(s.OrderBy) == 0 {
-		return nil
-	}
-	if !p.pkList {
-		return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
-	}
-	eqRestricted := func(pos int) bool {
-		for _, r := range w.ck[pos] {
-			if r.op == cql.OpEq {
-				return true
-			}
-		}
-		for _, m := range w.multi {
-			if m.op == cql.OpEq {
-				for _, c := range m.cols {
-					if ti.cols[c].Position == pos {
-						return true
-					}
-				}
-			}
-		}
-		return false
-	}
-	i := 0
-	var reversed *bool
-	for _, o := range s.OrderBy {
-		c, err := ti.column(o.Column)
-		if err != nil {
-			return err
-		}
-		col := ti.cols[c]
-		if col.Kind != schema.Clustering {
-			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
-		}
-		for i != col.Position {
-			if i > col.Position || !eqRestricted(i) {
-				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
-			}
-			i++
-		}
-		i++
-		r := o.Desc != col.Desc
-		if reversed == nil {
-			reversed = &r
-		} else if *reversed != r {
-			return invalidf("Unsupported order by relation")
-		}
-		p.orderBy = append(p.orderBy, orderCol{pos: col.Position, desc: o.Desc})
-	}
-	p.reverse = *reversed
-	return nil
-}
-
 // planGroupBy checks GROUP BY as Cassandra does: primary key columns in
 // order, skipping only columns restricted by equality, never part of the
 // partition key.
@@ -330,23 +275,6 @@ func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
 	}
 	p.grouped = true
 	return nil
-}
-
-// needsPostOrdering: IN on the partition key with ORDER BY sorts rows of
-// all partitions in memory, as Cassandra does.
-func (p *selectPlan) needsPostOrdering() bool {
-	return len(p.orderBy) > 0 && !p.sel.aggregate && p.keyIsInRelation()
-}
-
-// keyIsInRelation reports an IN on the partition key. As in Cassandra, an
-// IN with a single value is an equality (IN (1, 1) is still an IN).
-func (p *selectPlan) keyIsInRelation() bool {
-	for _, rs := range p.w.pk {
-		if len(rs) > 0 && rs[0].op == cql.OpIn && (rs[0].in == nil || len(rs[0].in) != 1) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkPagedPostOrdering refuses to page a query that needs post-query
@@ -755,47 +683,6 @@ func (s *selectRun) result() *bindings.Result {
 		res.PagingState = ps.encode()
 	}
 	return res
-}
-
-func (s *selectRun) sortCollected() {
-	order := s.p.orderBy
-	idx := make([]int, len(s.rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := s.sortKey[idx[a]], s.sortKey[idx[b]]
-		for _, o := range order {
-			col := s.ti.cols[s.ti.ck[o.pos]]
-			var va, vb []byte
-			if o.pos < len(ka) {
-				va = ka[o.pos]
-			}
-			if o.pos < len(kb) {
-				vb = kb[o.pos]
-			}
-			c := cql.Compare(col.Type, va, vb)
-			// Cassandra puts nulls (rows of static-only partitions) first
-			// in the declared clustering order, then reverses the whole
-			// comparison when the query's order is the other one.
-			reverse := o.desc
-			if va == nil || vb == nil {
-				reverse = o.desc != col.Desc
-			}
-			if reverse {
-				c = -c
-			}
-			if c != 0 {
-				return c < 0
-			}
-		}
-		return false
-	})
-	rows := make([][][]byte, len(idx))
-	for i, j := range idx {
-		rows[i] = s.rows[j]
-	}
-	s.rows = rows
 }
 
 // group adds a row to the current GROUP BY group, starting a new group
