@@ -487,7 +487,7 @@ func valueCompatible(to, from *Type) bool {
 
 // sameType compares types ignoring frozenness at the top level.
 func sameType(a, b *Type) bool {
-	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Name != b.Name {
+	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Name != b.Name || a.Dim != b.Dim {
 		return false
 	}
 	for i := range a.Elems {

@@ -117,3 +117,16 @@ func parseTermForTest(lit string) (Term, error) {
 	}
 	return p.Stmt.(*Insert).Values[0], nil
 }
+
+func TestVectorCastDimension(t *testing.T) {
+	term, err := parseTermForTest("(vector<float, 2>)[1, 2]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EncodeTerm(VectorOf(Scalar(KindFloat), 3), term, "v", nil); err == nil {
+		t.Error("a vector<float, 2> cast was assigned to a vector<float, 3>")
+	}
+	if _, err := EncodeTerm(VectorOf(Scalar(KindFloat), 2), term, "v", nil); err != nil {
+		t.Errorf("same dimension: %v", err)
+	}
+}

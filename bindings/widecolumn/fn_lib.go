@@ -165,7 +165,7 @@ func pickSignature(name string, sigs []signature, args []*cql.Type) (signature, 
 
 // sameType compares types structurally (frozenness aside).
 func sameType(a, b *cql.Type) bool {
-	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) {
+	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Dim != b.Dim {
 		return false
 	}
 	if a.Kind == cql.KindUDT && (a.Keyspace != b.Keyspace || a.Name != b.Name) {
