@@ -356,6 +356,9 @@ type Selector struct {
 type Ordering struct {
 	Column string
 	Desc   bool
+	// ANN is the query vector of ORDER BY column ANN OF term (nil for an
+	// ordinary ordering).
+	ANN Term
 }
 
 // Select is SELECT.

@@ -35,7 +35,10 @@ func (p *parser) selectStmt() Statement {
 	if p.acceptKws("order", "by") {
 		for {
 			o := Ordering{Column: p.ident()}
-			if !p.acceptKw("asc") {
+			switch {
+			case p.acceptKws("ann", "of"):
+				o.ANN = p.term()
+			case !p.acceptKw("asc"):
 				o.Desc = p.acceptKw("desc")
 			}
 			s.OrderBy = append(s.OrderBy, o)

@@ -1,5 +1,7 @@
 package cql
 
+import "strconv"
+
 // This file parses user-defined type DDL: CREATE, ALTER and DROP TYPE.
 
 // createType parses CREATE TYPE [IF NOT EXISTS] name '(' field type (',' field type)* ')'.
@@ -61,22 +63,25 @@ func (p *parser) dropType() Statement {
 	return s
 }
 
-// vectorType parses vector<type, n>. dohyo has no vector type yet: the
-// statement is reported as Unsupported naming it (a blob stands in so the
-// rest of the statement parses).
+// vectorType parses vector<type, n>. The dimension is checked when the
+// type is prepared against a schema ("vectors may only have positive
+// dimensions").
 func (p *parser) vectorType() *Type {
-	start := p.tok()
 	p.next()
 	p.expect(tLt)
-	p.typ()
+	e := p.typ()
 	p.expect(tComma)
 	if !p.is(tInt) {
 		p.mismatch("an integer dimension")
 	}
+	n, err := strconv.Atoi(p.text(p.tok()))
+	if err != nil && p.err == nil {
+		p.failAt(p.tok(), "Invalid vector dimension "+p.text(p.tok()))
+	}
 	p.next()
 	p.expect(tGt)
-	if p.err == nil && p.unsup == "" {
-		p.unsup = "the vector type (" + p.src[start.pos:p.toks[p.pos-1].end] + ")"
+	if p.err != nil {
+		return nil
 	}
-	return Scalar(KindBlob)
+	return VectorOf(e, n)
 }

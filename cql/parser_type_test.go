@@ -35,24 +35,22 @@ func TestParseTypeDDLErrors(t *testing.T) {
 	}
 }
 
-func TestParseVectorIsUnsupported(t *testing.T) {
+func TestParseVectorType(t *testing.T) {
 	p, err := Parse("CREATE TABLE t (k int PRIMARY KEY, v vector<float, 3>)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, ok := p.Stmt.(*Unsupported)
-	if !ok || u.What != "the vector type (vector<float, 3>)" {
+	ct, ok := p.Stmt.(*CreateTable)
+	if !ok || !ct.Columns[1].Type.Equal(VectorOf(Scalar(KindFloat), 3)) {
 		t.Fatalf("got %#v", p.Stmt)
 	}
-	if _, err := Parse("CREATE TABLE t (k int PRIMARY KEY, v vector<float>)"); err == nil {
-		t.Error("vector without a dimension parsed")
-	}
-	// The flag does not leak into the next statement of a script.
-	ps, err := ParseScript("CREATE TABLE t (k int PRIMARY KEY, v vector<float, 3>); CREATE TABLE u (k int PRIMARY KEY)")
-	if err != nil || len(ps) != 2 {
-		t.Fatal(err)
-	}
-	if _, ok := ps[1].Stmt.(*CreateTable); !ok {
-		t.Errorf("second statement: %#v", ps[1].Stmt)
+	for _, q := range []string{
+		"CREATE TABLE t (k int PRIMARY KEY, v vector<float>)",
+		"CREATE TABLE t (k int PRIMARY KEY, v vector<float, x>)",
+		"CREATE TABLE t (k int PRIMARY KEY, v vector<float, 1.5>)",
+	} {
+		if _, err := Parse(q); err == nil {
+			t.Errorf("Parse(%q) succeeded", q)
+		}
 	}
 }

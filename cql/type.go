@@ -2,6 +2,7 @@ package cql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,7 @@ const (
 	KindMap
 	KindTuple
 	KindUDT
+	KindVector
 )
 
 var kindNames = map[Kind]string{
@@ -45,6 +47,7 @@ var kindNames = map[Kind]string{
 	KindSmallint: "smallint", KindText: "text", KindTime: "time", KindTimestamp: "timestamp",
 	KindTimeuuid: "timeuuid", KindTinyint: "tinyint", KindUUID: "uuid", KindVarint: "varint",
 	KindList: "list", KindSet: "set", KindMap: "map", KindTuple: "tuple", KindUDT: "udt",
+	KindVector: "vector",
 }
 
 // String returns the CQL name of the kind ("int", "map", ...).
@@ -82,6 +85,9 @@ type Type struct {
 	Keyspace string
 	Name     string
 	Fields   []string
+
+	// Dim is a vector's dimension (Elems holds its one element type).
+	Dim int
 
 	// Custom is the class name of a custom type written by class name
 	// (Kind is then blob: values are opaque bytes); "" for CQL types.
@@ -130,6 +136,8 @@ func (t *Type) String() string {
 		return "tuple<" + strings.Join(parts, ", ") + ">"
 	case KindUDT:
 		s = QuoteIdent(t.Name)
+	case KindVector:
+		return "vector<" + t.Elems[0].String() + ", " + strconv.Itoa(t.Dim) + ">"
 	default:
 		s = t.Kind.String()
 	}
@@ -145,7 +153,7 @@ func (t *Type) Equal(o *Type) bool {
 		return t == o
 	}
 	if t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Elems) != len(o.Elems) ||
-		t.Name != o.Name || t.Keyspace != o.Keyspace || t.Custom != o.Custom {
+		t.Name != o.Name || t.Keyspace != o.Keyspace || t.Custom != o.Custom || t.Dim != o.Dim {
 		return false
 	}
 	for i := range t.Elems {

@@ -73,6 +73,8 @@ func customClassType(class string) (t *Type, msg string) {
 			return ListOf(e), ""
 		}
 		return SetOf(e), ""
+	case "VectorType":
+		return parseVectorClass(c, args)
 	case "MapType":
 		k, m := sub(0)
 		if k == nil {

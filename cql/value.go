@@ -282,6 +282,8 @@ func validate(t *Type, b []byte) error {
 		return validateCollection(t, b)
 	case KindTuple, KindUDT:
 		return validateTuple(t, b)
+	case KindVector:
+		return validateVector(t, b)
 	default:
 		return valueErrf("Cannot validate a value of type %s", t.Kind)
 	}

@@ -94,6 +94,10 @@ func Compare(t *Type, a, b []byte) int {
 		if c, ok := compareTuple(t, a, b); ok {
 			return c
 		}
+	case KindVector:
+		if c, ok := compareVector(t, a, b); ok {
+			return c
+		}
 	}
 	return bytes.Compare(a, b)
 }
@@ -274,7 +278,7 @@ func wellFormed(t *Type) bool {
 	}
 	need := 0
 	switch t.Kind {
-	case KindList, KindSet:
+	case KindList, KindSet, KindVector:
 		need = 1
 	case KindMap:
 		need = 2

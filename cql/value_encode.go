@@ -95,7 +95,7 @@ func literalAssignable(k LitKind, t *Type) bool {
 		return t.Kind != KindCounter
 	}
 	switch t.Kind {
-	case KindList, KindSet, KindMap, KindTuple, KindUDT:
+	case KindList, KindSet, KindMap, KindTuple, KindUDT, KindVector:
 		return false
 	}
 	switch k {
@@ -172,6 +172,9 @@ func encodeCollection(t *Type, c *CollectionLit, recv string, r Resolver) ([]byt
 	kind := effectiveKind(c)
 	switch kind {
 	case CollList:
+		if t.Kind == KindVector {
+			return encodeVector(t, c, recv, r)
+		}
 		if t.Kind != KindList {
 			return nil, valueErrf("Unexpected receiver type '%s'; only list and vector are expected", t)
 		}
@@ -409,7 +412,7 @@ func assignable(t *Type, term Term) bool {
 	case *CollectionLit:
 		switch effectiveKind(x) {
 		case CollList:
-			return t.Kind == KindList && allAssignable(t.Elems[0], x.Values)
+			return (t.Kind == KindList || t.Kind == KindVector) && allAssignable(t.Elems[0], x.Values)
 		case CollSet:
 			if t.Kind == KindMap && len(x.Values) == 0 {
 				return true
@@ -484,7 +487,7 @@ func valueCompatible(to, from *Type) bool {
 
 // sameType compares types ignoring frozenness at the top level.
 func sameType(a, b *Type) bool {
-	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Name != b.Name {
+	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Name != b.Name || a.Dim != b.Dim {
 		return false
 	}
 	for i := range a.Elems {

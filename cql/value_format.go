@@ -123,6 +123,8 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 			formatValue(sb, t.Elems[0], it)
 		}
 		sb.WriteString(end)
+	case KindVector:
+		formatVector(sb, t, b)
 	case KindMap:
 		items, _ := splitCollection(b, 2)
 		sb.WriteByte('{')

@@ -175,6 +175,13 @@ func decodeGo(t *Type, b []byte) any {
 			out[i] = decodeGo(t.Elems[0], it)
 		}
 		return out
+	case KindVector:
+		items, _ := SplitVector(t, b)
+		out := make([]any, len(items))
+		for i, it := range items {
+			out[i] = decodeGo(t.Elems[0], it)
+		}
+		return out
 	case KindMap:
 		items, _ := splitCollection(b, 2)
 		out := make([]MapEntry, len(items)/2)
@@ -418,6 +425,26 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 			items[i] = b
 		}
 		return buildCollection(len(items), items), nil
+	case KindVector:
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+			break
+		}
+		if rv.Len() != t.Dim {
+			return nil, valueErrf("Invalid vector value for type %s; expected %d elements, but given %d", t, t.Dim, rv.Len())
+		}
+		items := make([][]byte, rv.Len())
+		for i := range items {
+			b, err := encodeGo(t.Elems[0], rv.Index(i).Interface())
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				return nil, valueErrf("null is not supported inside vectors")
+			}
+			items[i] = b
+		}
+		return BuildVector(t.Elems[0], items), nil
 	case KindMap:
 		return encodeGoMap(t, v)
 	case KindTuple:

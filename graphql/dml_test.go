@@ -391,3 +391,23 @@ func TestVariablesInput(t *testing.T) {
 		}
 	})
 }
+
+// TestVectorColumns maps vector<float, n> columns to lists of floats, in
+// and out (a wrong dimension is CQL's error).
+func TestVectorColumns(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, tb testBackend) {
+		e := newEnv(t, tb, nil)
+		e.cql(`CREATE TABLE vt (k int PRIMARY KEY, v vector<float, 3>)`)
+		got := e.dml(`mutation { insertvt(value: {k: 1, v: [1, 2.5, -3]}) { applied } }`, nil)
+		if g := jsonText(got["insertvt"]); g != `{"applied":true}` {
+			t.Errorf("insert = %s", g)
+		}
+		got = e.dml(`query { vt(value: {k: 1}) { values { k v } } }`, nil)
+		if g := jsonText(got["vt"]); g != `{"values":[{"k":1,"v":[1,2.5,-3]}]}` {
+			t.Errorf("query = %s", g)
+		}
+		if msg := e.dmlError(`mutation { insertvt(value: {k: 2, v: [1, 2]}) { applied } }`, nil); !strings.Contains(msg, "expected 3 elements") {
+			t.Errorf("wrong dimension: %q", msg)
+		}
+	})
+}

@@ -44,7 +44,7 @@ func typeKey(t *cql.Type) string {
 
 func writeTypeKey(sb *strings.Builder, t *cql.Type) {
 	switch t.Kind {
-	case cql.KindList, cql.KindSet:
+	case cql.KindList, cql.KindSet, cql.KindVector:
 		sb.WriteString("list<")
 		writeTypeKey(sb, t.Elems[0])
 		sb.WriteByte('>')
@@ -92,7 +92,7 @@ func (c *typeCache) output(t *cql.Type) (graphql.Output, error) {
 	}
 	var o graphql.Output
 	switch t.Kind {
-	case cql.KindList, cql.KindSet:
+	case cql.KindList, cql.KindSet, cql.KindVector:
 		e, err := c.output(t.Elems[0])
 		if err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func (c *typeCache) input(t *cql.Type) (graphql.Input, error) {
 	}
 	var in graphql.Input
 	switch t.Kind {
-	case cql.KindList, cql.KindSet:
+	case cql.KindList, cql.KindSet, cql.KindVector:
 		e, err := c.input(t.Elems[0])
 		if err != nil {
 			return nil, err

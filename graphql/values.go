@@ -26,7 +26,7 @@ func toGo(t *cql.Type, v any) (any, error) {
 		return x.b, nil
 	}
 	switch t.Kind {
-	case cql.KindList, cql.KindSet:
+	case cql.KindList, cql.KindSet, cql.KindVector:
 		xs, ok := v.([]any)
 		if !ok {
 			xs = []any{v}
@@ -136,7 +136,7 @@ func outValue(t *cql.Type, v any) any {
 		return nil // Cassandra's empty value of a fixed-size type
 	}
 	switch t.Kind {
-	case cql.KindList, cql.KindSet:
+	case cql.KindList, cql.KindSet, cql.KindVector:
 		xs, _ := v.([]any)
 		out := make([]any, len(xs))
 		for i, e := range xs {

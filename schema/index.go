@@ -190,6 +190,9 @@ func newIndex(s *cql.CreateIndex, t *Table) (*Index, *Error) {
 	if err := checkIndexOptions(col, ix, s.Options); err != nil {
 		return nil, err
 	}
+	if err := checkVectorIndex(s, col, ix); err != nil {
+		return nil, err
+	}
 	for k, v := range s.Options {
 		ix.Options[k] = v
 	}
@@ -293,4 +296,49 @@ func (t *Table) indexesOn(name string) []string {
 		}
 	}
 	return out
+}
+
+// SimilarityFunctions are the values of a vector index's
+// similarity_function option (any case); COSINE is the default.
+var SimilarityFunctions = []string{"EUCLIDEAN", "DOT_PRODUCT", "COSINE"}
+
+// checkVectorIndex validates an SAI index on a vector column (its options
+// similarity_function and optimize_for apply to vectors only), with
+// Cassandra's messages.
+func checkVectorIndex(s *cql.CreateIndex, col *Column, ix *Index) *Error {
+	if !ix.SAI {
+		return nil
+	}
+	isVector := col.Type.Kind == cql.KindVector && ix.Target == cql.IndexSimple
+	if isVector && col.Type.Elems[0].Kind != cql.KindFloat {
+		return invalidf("SAI ANN indexes are only allowed on vector columns with float elements")
+	}
+	for k, v := range s.Options {
+		switch strings.ToLower(k) {
+		case "similarity_function", "optimize_for":
+			if !isVector {
+				return invalidf("CQL type %s cannot have vector options", col.Type)
+			}
+		}
+		if strings.ToLower(k) == "similarity_function" && !slices.Contains(SimilarityFunctions, strings.ToUpper(v)) {
+			name := s.Name
+			if name == "" {
+				name = "null"
+			}
+			return invalidf("Similarity function %s was not recognized for index %s. Valid values are: %s",
+				strings.ToUpper(v), name, strings.Join(SimilarityFunctions, ", "))
+		}
+	}
+	return nil
+}
+
+// SimilarityFunction is an SAI vector index's similarity function
+// (upper case; COSINE when the option is absent).
+func (ix *Index) SimilarityFunction() string {
+	for k, v := range ix.Options {
+		if strings.ToLower(k) == "similarity_function" {
+			return strings.ToUpper(v)
+		}
+	}
+	return "COSINE"
 }

@@ -73,6 +73,7 @@ type (
 		Name     string      `json:"name,omitempty"`
 		Fields   []string    `json:"fields,omitempty"`
 		Custom   string      `json:"custom,omitempty"`
+		Dim      int         `json:"dim,omitempty"`
 	}
 )
 
@@ -244,7 +245,7 @@ func encodeType(t *cql.Type) *jsonType {
 	if t == nil {
 		return nil
 	}
-	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields, Custom: t.Custom}
+	j := &jsonType{Kind: t.Kind.String(), Frozen: t.Frozen, Keyspace: t.Keyspace, Name: t.Name, Fields: t.Fields, Custom: t.Custom, Dim: t.Dim}
 	for _, e := range t.Elems {
 		j.Elems = append(j.Elems, encodeType(e))
 	}
@@ -277,6 +278,11 @@ func decodeTypeDepth(j *jsonType, depth int) (*cql.Type, error) {
 		}
 	case "udt":
 		t.Kind, want = cql.KindUDT, len(j.Elems)
+	case "vector":
+		t.Kind, want, t.Dim = cql.KindVector, 1, j.Dim
+		if j.Dim <= 0 {
+			return nil, fmt.Errorf("vector dimension %d", j.Dim)
+		}
 	default:
 		k, ok := cql.KindByName(j.Kind)
 		if !ok || j.Kind == "varchar" {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/dohyo/dohyo/cql"
@@ -32,6 +33,8 @@ func TypeString(t *cql.Type) string {
 		return "frozen<tuple<" + joinTypes(t.Elems, TypeString) + ">>"
 	case cql.KindUDT:
 		s = cql.QuoteIdent(t.Name)
+	case cql.KindVector:
+		return "vector<" + TypeString(t.Elems[0]) + ", " + strconv.Itoa(t.Dim) + ">"
 	default:
 		return t.Kind.String()
 	}
@@ -54,6 +57,8 @@ func rawTypeString(t *cql.Type) string {
 		return "tuple<" + joinTypes(t.Elems, rawTypeString) + ">"
 	case cql.KindUDT:
 		s = udtName(t)
+	case cql.KindVector:
+		return "vector<" + rawTypeString(t.Elems[0]) + ", " + strconv.Itoa(t.Dim) + ">"
 	default:
 		return t.Kind.String()
 	}
@@ -121,6 +126,17 @@ func checkShape(t *cql.Type) *Error {
 		if t.Name == "" {
 			return invalidf("Unknown type")
 		}
+	case cql.KindVector:
+		want = 1
+		if len(t.Elems) == 1 && t.Elems[0] != nil {
+			switch t.Elems[0].Kind {
+			case cql.KindTuple, cql.KindUDT, cql.KindVector:
+				return invalidf("vectors of %s are not supported by dohyo's wide-column engine", t.Elems[0].Kind)
+			}
+		}
+		if t.Dim <= 0 {
+			return invalidf("vectors may only have positive dimensions; given %d", t.Dim)
+		}
 	case cql.KindInvalid:
 		return invalidf("Unknown type")
 	default:
@@ -150,6 +166,9 @@ func normalizeType(t *cql.Type, frozen bool) *cql.Type {
 	}
 	if c.Kind == cql.KindTuple {
 		c.Frozen = true // tuples are implicitly frozen
+	}
+	if c.Kind == cql.KindVector {
+		c.Frozen = false // a vector is one cell; frozen<> changes nothing
 	}
 	if len(t.Elems) > 0 {
 		c.Elems = make([]*cql.Type, len(t.Elems))

@@ -19,6 +19,8 @@ func TestTypeString(t *testing.T) {
 		{cql.TupleOf(i, cql.Scalar(cql.KindText)), "frozen<tuple<int, text>>"},
 		{&cql.Type{Kind: cql.KindUDT, Name: "Addr", Frozen: true}, `frozen<"Addr">`},
 		{&cql.Type{Kind: cql.KindUDT, Name: "addr"}, "addr"},
+		{cql.VectorOf(cql.Scalar(cql.KindFloat), 3), "vector<float, 3>"},
+		{cql.ListOf(cql.VectorOf(cql.Scalar(cql.KindFloat), 2)), "list<vector<float, 2>>"},
 	}
 	for _, tc := range cases {
 		if got := TypeString(tc.typ); got != tc.want {
@@ -48,6 +50,7 @@ func TestParsedTypesRoundTrip(t *testing.T) {
 	for _, s := range []string{
 		"int", "list<int>", "frozen<set<text>>", "map<text, frozen<list<int>>>",
 		"frozen<tuple<int, frozen<map<int, text>>>>", "frozen<list<frozen<tuple<int, text>>>>", "duration",
+		"vector<float, 3>", "vector<text, 2>", "list<vector<float, 2>>",
 	} {
 		raw, err := cql.ParseType(s)
 		if err != nil {
@@ -60,5 +63,34 @@ func TestParsedTypesRoundTrip(t *testing.T) {
 		if got := TypeString(p); got != s {
 			t.Errorf("round trip %s -> %s", s, got)
 		}
+	}
+}
+
+func TestPrepareVectorType(t *testing.T) {
+	raw, err := cql.ParseType("frozen<vector<text, 2>>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, perr := prepareType(raw, "ks", nil)
+	if perr != nil || TypeString(p) != "vector<text, 2>" || p.Frozen {
+		t.Fatalf("got %v %v", p, perr)
+	}
+	for s, msg := range map[string]string{
+		"vector<float, 0>":                   "vectors may only have positive dimensions; given 0",
+		"vector<float, -2>":                  "vectors may only have positive dimensions; given -2",
+		"vector<frozen<tuple<int, int>>, 2>": "vectors of tuple are not supported by dohyo's wide-column engine",
+	} {
+		raw, err := cql.ParseType(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, perr := prepareType(raw, "ks", nil); perr == nil || perr.Message != msg || perr.Code != Invalid {
+			t.Errorf("%s: got %v, want %q", s, perr, msg)
+		}
+	}
+	j := encodeType(cql.VectorOf(cql.Scalar(cql.KindFloat), 5))
+	back, err := decodeType(j)
+	if err != nil || !back.Equal(cql.VectorOf(cql.Scalar(cql.KindFloat), 5)) {
+		t.Fatalf("catalog JSON round trip: %v %v", back, err)
 	}
 }

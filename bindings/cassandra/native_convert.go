@@ -225,12 +225,15 @@ func nativeType(dt datatype.DataType) (*cql.Type, error) {
 // durationClass is how protocol v4 names the duration type.
 const durationClass = "org.apache.cassandra.db.marshal.DurationType"
 
-// customType maps a custom (Java class) type. Only duration has a CQL
-// kind; other custom types (vectors, DSE types) are exposed as blobs, whose
-// bytes are passed through unchanged.
+// customType maps a custom (Java class) type. Duration and vectors have a
+// CQL type; other custom types (DSE types) are exposed as blobs, whose bytes
+// are passed through unchanged.
 func customType(class string) *cql.Type {
 	if class == durationClass {
 		return cql.Scalar(cql.KindDuration)
+	}
+	if t, ok := cql.ParseVectorClass(class); ok {
+		return t
 	}
 	return cql.Scalar(cql.KindBlob)
 }

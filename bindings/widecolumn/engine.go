@@ -73,11 +73,16 @@ const (
 // Engine executes CQL with Cassandra's semantics over a KV store. It is safe
 // for concurrent use.
 type Engine struct {
-	kv    KV
-	opts  Options
-	log   *slog.Logger
-	clock func() time.Time
-	uuids *cql.TimeUUIDGenerator
+	kv KV
+	// annExact makes ANN queries score every candidate row instead of
+	// probing the vector index (benchmarks compare the two).
+	annExact bool
+	// annMinCandidates overrides defaultANNCandidates when positive (tests).
+	annMinCandidates int
+	opts             Options
+	log              *slog.Logger
+	clock            func() time.Time
+	uuids            *cql.TimeUUIDGenerator
 
 	st    atomic.Pointer[state]
 	ddlMu sync.Mutex

@@ -165,7 +165,7 @@ func pickSignature(name string, sigs []signature, args []*cql.Type) (signature, 
 
 // sameType compares types structurally (frozenness aside).
 func sameType(a, b *cql.Type) bool {
-	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) {
+	if a.Kind != b.Kind || len(a.Elems) != len(b.Elems) || a.Dim != b.Dim {
 		return false
 	}
 	if a.Kind == cql.KindUDT && (a.Keyspace != b.Keyspace || a.Name != b.Name) {
@@ -280,6 +280,14 @@ func (e *argTypeError) Error() string {
 // withArgNames turns an argTypeError into Cassandra's message naming the
 // argument as written.
 func withArgNames(err error, names []string) error {
+	var vae *vectorArgError
+	if errors.As(err, &vae) {
+		n := "?"
+		if vae.arg < len(names) && names[vae.arg] != "" {
+			n = names[vae.arg]
+		}
+		return invalidf("Function %s requires a float vector argument, but found argument %s of type %s", vae.fname, n, vae.typ)
+	}
 	var ate *argTypeError
 	if !errors.As(err, &ate) {
 		return err

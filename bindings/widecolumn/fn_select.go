@@ -270,6 +270,8 @@ func termString(t cql.Term) string {
 			return ":" + x.Name
 		}
 		return "?"
+	case *cql.CollectionLit:
+		return collectionTermString(x)
 	}
 	return "?"
 }
@@ -410,6 +412,15 @@ func (x *execCtx) fromJSON(fn *cql.FuncCall, t *cql.Type) ([]byte, error) {
 // their preferred type (an integer is an int, a float a double, a string
 // text, ...) as Cassandra's exact matches do.
 func resolveWithLiterals(name string, types []*cql.Type, term func(int) cql.Term) (*fnCall, error) {
+	if _, ok := similarityFuncs[name]; ok {
+		typed := append([]*cql.Type(nil), types...)
+		for i := range typed {
+			if typed[i] == nil {
+				typed[i] = similarityLiteralType(term(i))
+			}
+		}
+		return resolveFunction(name, typed)
+	}
 	f, err := resolveFunction(name, types)
 	if err == nil {
 		return f, nil

@@ -32,6 +32,9 @@ type indexInfo struct {
 	// term is the type of the indexed term: the column's, or its keys' or
 	// values' type; entries(m) uses key then value.
 	term *cql.Type
+	// lsh: an SAI index on a vector<float, n> column files entries by
+	// bucket (ann_lsh.go), not by value.
+	lsh *lshIndex
 }
 
 func newIndexInfos(ti *tableInfo, opts map[string]string) []*indexInfo {
@@ -49,6 +52,11 @@ func newIndexInfos(ti *tableInfo, opts map[string]string) []*indexInfo {
 			ii.term = typ.Elems[0]
 		case cql.IndexValues:
 			ii.term = typ.Elems[len(typ.Elems)-1]
+		}
+		col := ti.cols[c]
+		if ix.SAI && ix.Target == cql.IndexSimple && typ.Kind == cql.KindVector && typ.Elems[0].Kind == cql.KindFloat &&
+			(col.Kind == schema.Regular || col.Kind == schema.Static) {
+			ii.lsh = newLSH(ix, typ.Dim)
 		}
 		out = append(out, ii)
 	}
@@ -109,6 +117,10 @@ func (ii *indexInfo) terms(ti *tableInfo, m *Mutation) [][]byte {
 			continue
 		}
 		switch {
+		case bytes.Equal(c.Qualifier, q) && ii.lsh != nil:
+			if t := ii.vectorTerm(cv.Data); t != nil {
+				out = append(out, t)
+			}
 		case bytes.Equal(c.Qualifier, q):
 			out = append(out, indexTerm(nil, ii.term, cv.Data))
 		case prefix != nil && bytes.HasPrefix(c.Qualifier, prefix):

@@ -83,7 +83,7 @@ func chooseIndex(ti *tableInfo, w *where) *indexUse {
 
 // indexAnswers reports whether index ii can answer restriction r.
 func indexAnswers(ti *tableInfo, ii *indexInfo, r *restriction) bool {
-	if r.multi || r.token || len(r.cols) != 1 || r.cols[0] != ii.col {
+	if r.multi || r.token || len(r.cols) != 1 || r.cols[0] != ii.col || ii.lsh != nil {
 		return false
 	}
 	switch ii.ix.Target {

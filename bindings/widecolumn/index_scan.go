@@ -3,6 +3,7 @@ package widecolumn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -62,7 +63,16 @@ func (s *selectRun) openIndexSource(ctx context.Context, ranges []KeyRange) (*in
 
 // scanIndex calls fn with the base key of every entry of ii in rg.
 func (x *execCtx) scanIndex(ctx context.Context, ii *indexInfo, rg KeyRange, fn func(base []byte)) error {
-	it, err := x.e.kv.Scan(ctx, ii.spec, ScanRange{Start: rg.Start, Stop: rg.Stop, Limit: 1024})
+	return x.scanIndexFn(ctx, ii, rg, 1024, func(base []byte) error { fn(base); return nil })
+}
+
+// errStopScan ends scanIndexFn early without an error.
+var errStopScan = errors.New("stop index scan")
+
+// scanIndexFn calls fn with the base key of every entry of ii in rg until
+// fn fails (hint: the expected number of entries, 0 for none).
+func (x *execCtx) scanIndexFn(ctx context.Context, ii *indexInfo, rg KeyRange, hint int, fn func(base []byte) error) error {
+	it, err := x.e.kv.Scan(ctx, ii.spec, ScanRange{Start: rg.Start, Stop: rg.Stop, Limit: hint})
 	if err != nil {
 		return fmt.Errorf("scan index %s: %w", ii.ix.Name, err)
 	}
@@ -75,7 +85,9 @@ func (x *execCtx) scanIndex(ctx context.Context, ii *indexInfo, rg KeyRange, fn 
 		for _, c := range row.Cells {
 			if bytes.Equal(c.Qualifier, qualIndexEntry) {
 				if cv, err := DecodeCellValue(c.Value); err == nil && !cv.Tombstone {
-					fn(append([]byte(nil), cv.Data...))
+					if err := fn(append([]byte(nil), cv.Data...)); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -107,7 +107,7 @@ func jsonToGo(t *cql.Type, v any) (any, error) {
 		return nil, nil
 	}
 	switch t.Kind {
-	case cql.KindList, cql.KindSet, cql.KindTuple:
+	case cql.KindList, cql.KindSet, cql.KindTuple, cql.KindVector:
 		arr, ok := v.([]any)
 		if !ok {
 			return nil, invalidf("Expected a list, but got a %T: %v", v, v)
@@ -237,6 +237,16 @@ func toJSON(t *cql.Type, b []byte) string {
 		}
 		sb.WriteString(end)
 		return sb.String()
+	case cql.KindVector:
+		items, err := cql.SplitVector(t, b)
+		if err != nil {
+			return "null"
+		}
+		parts := make([]string, len(items))
+		for i, it := range items {
+			parts[i] = toJSON(t.Elems[0], it)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	case cql.KindTuple, cql.KindUDT:
 		items, err := splitTuple(b)
 		if err != nil {

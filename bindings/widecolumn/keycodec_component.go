@@ -111,6 +111,8 @@ func (e *compEncoder) appendComponent(dst []byte, t *cql.Type, v []byte) ([]byte
 		return e.appendCollection(dst, t, v, 2)
 	case cql.KindTuple, cql.KindUDT:
 		return e.appendTuple(dst, t, v)
+	case cql.KindVector:
+		return e.appendVector(dst, t, v)
 	}
 	return nil, bindings.Errorf(bindings.CodeInvalid, "type %s cannot be part of a primary key", t)
 }
@@ -563,6 +565,8 @@ func (d *compDecoder) decodeComponent(t *cql.Type, out []byte) ([]byte, error) {
 		return d.decodeCollection(t, 2, out)
 	case cql.KindTuple, cql.KindUDT:
 		return d.decodeTuple(t, out)
+	case cql.KindVector:
+		return d.decodeVector(t, out)
 	}
 	return bad()
 }

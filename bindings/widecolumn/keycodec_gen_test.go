@@ -37,6 +37,13 @@ func testKeyTypes() []*cql.Type {
 // genValue returns a random valid non-null value of t (sometimes empty when
 // allowEmpty).
 func genValue(r *rand.Rand, t *cql.Type, allowEmpty bool) []byte {
+	if t.Kind == cql.KindVector { // never empty, elements never null
+		items := make([][]byte, t.Dim)
+		for i := range items {
+			items[i] = genValue(r, t.Elems[0], t.Elems[0].Kind == cql.KindText)
+		}
+		return cql.BuildVector(t.Elems[0], items)
+	}
 	if allowEmpty && r.IntN(20) == 0 {
 		return []byte{}
 	}

@@ -46,6 +46,18 @@ func refCompare(t *cql.Type, a, b []byte) int {
 		return refCollection(t, a, b, 2)
 	case cql.KindTuple, cql.KindUDT:
 		return refTuple(t, a, b)
+	case cql.KindVector: // element by element (scenario "vector in the primary key")
+		x, err1 := cql.SplitVector(t, a)
+		y, err2 := cql.SplitVector(t, b)
+		if err1 != nil || err2 != nil {
+			panic("refCompare: bad vector")
+		}
+		for i := range x {
+			if c := refCompare(t.Elems[0], x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
 	}
 	panic("refCompare: unsupported type " + t.String())
 }

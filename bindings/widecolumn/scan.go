@@ -183,9 +183,12 @@ func (s *selectRun) runScan(ctx context.Context, resume *pagingState) error {
 		return err
 	}
 	var m rowSource
-	if s.p.index != nil {
+	switch {
+	case s.p.index != nil:
 		m, err = s.openIndexSource(ctx, ranges)
-	} else {
+	case s.ann != nil && s.p.ann.index.lsh != nil && !s.x.e.annExact:
+		m, err = s.openANNSource(ctx, ranges)
+	default:
 		m, err = s.x.openMergedScan(ctx, ti, ranges, s.x.scanHint)
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package widecolumn
 import (
 	"bytes"
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -22,6 +21,7 @@ type selectPlan struct {
 	sel      *selection
 	reverse  bool
 	orderBy  []orderCol // post-query ordering across IN partitions
+	ann      *annPlan   // ORDER BY ... ANN OF
 	limit    cql.Term
 	ppl      cql.Term
 	distinct bool
@@ -68,12 +68,24 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	// With the whole partition key restricted by = or IN, token
 	// restrictions filter the listed partitions (token.go).
 	p.pkList = w.pkExact()
+	if restrictsVectorIndex(ti, w) {
+		return nil, invalidf("Vector indexes only support ANN queries")
+	}
+	allowFiltering := s.AllowFiltering
+	if hasANN(s) {
+		if p.ann, err = b.planANN(ti, s, w); err != nil {
+			return nil, err
+		}
+		// Every restriction is indexed or on the key (planANN): the rows
+		// are read as an ALLOW FILTERING query would read them.
+		allowFiltering = true
+	}
 	idx := chooseIndex(ti, w)
 	if idx != nil {
 		if hasINOnKey(w) {
 			return nil, errIndexWithIN
 		}
-		if len(s.OrderBy) > 0 {
+		if len(s.OrderBy) > 0 && p.ann == nil {
 			return nil, invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
 		}
 	}
@@ -82,7 +94,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		for _, rs := range w.pk {
 			pkRs = append(pkRs, rs...)
 		}
-		if !s.AllowFiltering && !idx.coversAll(pkRs) {
+		if !allowFiltering && !idx.coversAll(pkRs) {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.pk {
@@ -92,7 +104,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	if p.pkList {
 		p.ck = planClustering(ti, w)
 		if len(p.ck.leftover) > 0 {
-			if !s.AllowFiltering && !idx.coversAll(p.ck.leftover) {
+			if !allowFiltering && !idx.coversAll(p.ck.leftover) {
 				return nil, p.ck.filteringError(ti, w)
 			}
 			p.filters = append(p.filters, p.ck.leftover...)
@@ -104,10 +116,10 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		}
 		ckCovered := len(w.multi) == 0 && idx.coversAll(ckRs)
 		ck := planClustering(ti, w)
-		if err := ck.filteringError(ti, w); err != nil && !s.AllowFiltering && err != errRequiresFiltering && idx == nil {
+		if err := ck.filteringError(ti, w); err != nil && !allowFiltering && err != errRequiresFiltering && idx == nil {
 			return nil, err
 		}
-		if !s.AllowFiltering && !ckCovered {
+		if !allowFiltering && !ckCovered {
 			return nil, errRequiresFiltering
 		}
 		for _, rs := range w.ck {
@@ -116,7 +128,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		p.filters = append(p.filters, w.multi...)
 	}
 	if len(w.others) > 0 {
-		if !s.AllowFiltering && !idx.coversAll(w.others) {
+		if !allowFiltering && !idx.coversAll(w.others) {
 			return nil, errRequiresFiltering
 		}
 		p.filters = append(p.filters, w.others...)
@@ -144,7 +156,11 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 			return nil, err
 		}
 	}
-	if err := p.planOrder(ti, s, w); err != nil {
+	if p.ann != nil {
+		if err := p.checkANNSelect(s); err != nil {
+			return nil, err
+		}
+	} else if err := p.planOrder(ti, s, w); err != nil {
 		return nil, err
 	}
 	if len(s.GroupBy) > 0 {
@@ -196,60 +212,6 @@ func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error
 	if w.hasCK() || regular {
 		return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
-	return nil
-}
-
-func (p *selectPlan) planOrder(ti *tableInfo, s *cql.Select, w *where) error {
-	if len(s.OrderBy) == 0 {
-		return nil
-	}
-	if !p.pkList {
-		return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
-	}
-	eqRestricted := func(pos int) bool {
-		for _, r := range w.ck[pos] {
-			if r.op == cql.OpEq {
-				return true
-			}
-		}
-		for _, m := range w.multi {
-			if m.op == cql.OpEq {
-				for _, c := range m.cols {
-					if ti.cols[c].Position == pos {
-						return true
-					}
-				}
-			}
-		}
-		return false
-	}
-	i := 0
-	var reversed *bool
-	for _, o := range s.OrderBy {
-		c, err := ti.column(o.Column)
-		if err != nil {
-			return err
-		}
-		col := ti.cols[c]
-		if col.Kind != schema.Clustering {
-			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
-		}
-		for i != col.Position {
-			if i > col.Position || !eqRestricted(i) {
-				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
-			}
-			i++
-		}
-		i++
-		r := o.Desc != col.Desc
-		if reversed == nil {
-			reversed = &r
-		} else if *reversed != r {
-			return invalidf("Unsupported order by relation")
-		}
-		p.orderBy = append(p.orderBy, orderCol{pos: col.Position, desc: o.Desc})
-	}
-	p.reverse = *reversed
 	return nil
 }
 
@@ -313,23 +275,6 @@ func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
 	}
 	p.grouped = true
 	return nil
-}
-
-// needsPostOrdering: IN on the partition key with ORDER BY sorts rows of
-// all partitions in memory, as Cassandra does.
-func (p *selectPlan) needsPostOrdering() bool {
-	return len(p.orderBy) > 0 && !p.sel.aggregate && p.keyIsInRelation()
-}
-
-// keyIsInRelation reports an IN on the partition key. As in Cassandra, an
-// IN with a single value is an equality (IN (1, 1) is still an IN).
-func (p *selectPlan) keyIsInRelation() bool {
-	for _, rs := range p.w.pk {
-		if len(rs) > 0 && rs[0].op == cql.OpIn && (rs[0].in == nil || len(rs[0].in) != 1) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkPagedPostOrdering refuses to page a query that needs post-query
@@ -401,6 +346,11 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 	if p.needsPostOrdering() {
 		run.collect = true
 		run.pageSize = 0
+	}
+	if p.ann != nil {
+		if err := run.startANN(); err != nil {
+			return nil, err
+		}
 	}
 	if p.sel.aggregate && !p.grouped {
 		run.agg = newAggState(p.sel)
@@ -513,6 +463,7 @@ type selectRun struct {
 	groupOffset int // GROUP BY: groups returned by earlier pages
 	pageSize    int
 	collect     bool // post-query ordering: read everything, sort, then limit
+	ann         *annRun
 
 	// position of the last returned row
 	partIdx   int
@@ -539,6 +490,8 @@ func (s *selectRun) emit(r *cqlRow, statics *cqlRow, staticRow bool) bool {
 	}
 	if s.agg != nil {
 		s.agg.add(p.sel, s.ti, r, statics, s.env)
+	} else if s.ann != nil {
+		s.ann.offer(s, r, statics)
 	} else {
 		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.env))
 		if s.collect {
@@ -710,6 +663,8 @@ func (s *selectRun) result() *bindings.Result {
 			res.Rows = jsonRows(s.p.sel.specs(), res.Rows)
 		}
 		return res
+	case s.ann != nil:
+		s.rows = s.ann.rows()
 	case s.collect:
 		s.sortCollected()
 		if s.limit >= 0 && len(s.rows) > s.limit {
@@ -728,47 +683,6 @@ func (s *selectRun) result() *bindings.Result {
 		res.PagingState = ps.encode()
 	}
 	return res
-}
-
-func (s *selectRun) sortCollected() {
-	order := s.p.orderBy
-	idx := make([]int, len(s.rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := s.sortKey[idx[a]], s.sortKey[idx[b]]
-		for _, o := range order {
-			col := s.ti.cols[s.ti.ck[o.pos]]
-			var va, vb []byte
-			if o.pos < len(ka) {
-				va = ka[o.pos]
-			}
-			if o.pos < len(kb) {
-				vb = kb[o.pos]
-			}
-			c := cql.Compare(col.Type, va, vb)
-			// Cassandra puts nulls (rows of static-only partitions) first
-			// in the declared clustering order, then reverses the whole
-			// comparison when the query's order is the other one.
-			reverse := o.desc
-			if va == nil || vb == nil {
-				reverse = o.desc != col.Desc
-			}
-			if reverse {
-				c = -c
-			}
-			if c != 0 {
-				return c < 0
-			}
-		}
-		return false
-	})
-	rows := make([][][]byte, len(idx))
-	for i, j := range idx {
-		rows[i] = s.rows[j]
-	}
-	s.rows = rows
 }
 
 // group adds a row to the current GROUP BY group, starting a new group

@@ -113,6 +113,9 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 		if sl.Field != "" && sl.Key == nil {
 			return b.compileFieldSelector(ti, sl)
 		}
+		if c, err := ti.column(sl.Column); err == nil && ti.cols[c].Type.Kind == cql.KindVector {
+			return selector{}, invalidf("Invalid element selection: %s is of type %s is not a collection", sl.Column, ti.cols[c].Type)
+		}
 		return selector{}, bindings.Unsupported("selecting an element or field of %s is not supported by dohyo", sl.Column)
 	case cql.SelCountStar:
 		return selector{kind: selCountStar, spec: ti.specNamed("count", cql.Scalar(cql.KindBigint))}, nil

@@ -86,3 +86,20 @@ func TestServePythonDriverUDT(t *testing.T) {
 		})
 	}
 }
+
+// TestServePythonDriverVector runs the Python driver's vector handling
+// (VectorType metadata, vector values literal and bound, system_schema
+// type text, similarity functions, ANN queries) on the executed backends.
+func TestServePythonDriverVector(t *testing.T) {
+	py := externalTool(t, "DOHYO_TEST_PYTHON")
+	for name, backend := range serveBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			p := startServe(t, "--backend", backend)
+			host, port, _ := net.SplitHostPort(p.CQLAddr)
+			out, err := runTool(t, 5*time.Minute, py, "testdata/python_vector_check.py", host, port)
+			if err != nil || !strings.Contains(out, "OK") {
+				t.Fatalf("python vector check failed: %v\n%s", err, out)
+			}
+		})
+	}
+}

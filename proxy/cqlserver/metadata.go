@@ -73,6 +73,8 @@ func appendType(f []byte, t *cql.Type, version byte) []byte {
 			f = appendType(f, e, version)
 		}
 		return f
+	case cql.KindVector:
+		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), cql.VectorClassName(t))
 	case cql.KindUDT:
 		f = appendShort(f, uint16(primitive.DataTypeCodeUdt))
 		f = appendString(f, t.Keyspace)

@@ -133,6 +133,11 @@ func TestTypeOptions(t *testing.T) {
 			datatype.NewMap(datatype.Varchar, datatype.NewList(datatype.Uuid))},
 		{cql.TupleOf(cql.Scalar(cql.KindInt), cql.Scalar(cql.KindBlob)), 3, datatype.NewTuple(datatype.Int, datatype.Blob)},
 		{udt, 4, mustUDT(t)},
+		// Vectors are custom types on every version (as Cassandra 5.0 sends them).
+		{cql.VectorOf(cql.Scalar(cql.KindFloat), 3), 4,
+			datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)")},
+		{cql.ListOf(cql.VectorOf(cql.Scalar(cql.KindText), 2)), 5,
+			datatype.NewList(datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UTF8Type , 2)"))},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/v%d", tc.typ, tc.v), func(t *testing.T) {
