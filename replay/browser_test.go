@@ -4,10 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dohyo/dohyo/internal/testbrowser"
@@ -36,17 +34,7 @@ func TestReplayReportInBrowser(t *testing.T) {
 	fh.Close()
 
 	bctx := testbrowser.Start(t, 1400, 900)
-	var mu sync.Mutex
-	var requests []string
-	if err := chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requests = append(requests, e.Request.URL)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	requests := testbrowser.RecordRequests(t, bctx)
 	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.CSS(`#verdict`))); err != nil {
 		t.Fatalf("load the report: %v", err)
 	}
@@ -78,14 +66,13 @@ func TestReplayReportInBrowser(t *testing.T) {
 	if svgs < 5 || rows < 7 {
 		t.Errorf("%d charts and %d verdict rows rendered, want >= 5 and >= 7", svgs, rows)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, u := range requests {
+	seen := requests()
+	for _, u := range seen {
 		if u != "file://"+path {
 			t.Errorf("the report made an external request: %s", u)
 		}
 	}
-	if len(requests) == 0 {
+	if len(seen) == 0 {
 		t.Error("no request seen at all: the network listener does not work")
 	}
 }

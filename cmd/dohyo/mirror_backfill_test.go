@@ -192,30 +192,18 @@ func TestMirrorKilledThenReapply(t *testing.T) {
 	const writers, perWriter = 4, 150
 	write := func(from, to int) {
 		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, writers)
-		for w := 0; w < writers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for i := from; i < to; i++ {
-					k := w*perWriter + i
-					if err := s.Query("INSERT INTO "+ks+".t (k, c, v) VALUES (?, 1, 'first')", k).Exec(); err != nil {
-						errs <- err
-						return
-					}
-					if err := s.Query("UPDATE "+ks+".t SET v = ? WHERE k = ? AND c = 2", fmt.Sprint("second ", i), k).Exec(); err != nil {
-						errs <- err
-						return
-					}
+		concurrently(t, writers, func(w int) error {
+			for i := from; i < to; i++ {
+				k := w*perWriter + i
+				if err := s.Query("INSERT INTO "+ks+".t (k, c, v) VALUES (?, 1, 'first')", k).Exec(); err != nil {
+					return err
 				}
-			}(w)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("a client saw an error: %v", err)
-		}
+				if err := s.Query("UPDATE "+ks+".t SET v = ? WHERE k = ? AND c = 2", fmt.Sprint("second ", i), k).Exec(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
 	write(0, perWriter/3)
 	m.kill()

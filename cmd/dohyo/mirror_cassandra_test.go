@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,41 +61,13 @@ func TestMirrorCassandraRelayToHBaseAndEmbedded(t *testing.T) {
 		mustExec(t, s, q)
 	}
 	const writers, perWriter = 4, 50
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < perWriter; i++ {
-				k := w*perWriter + i
-				for _, q := range []struct {
-					stmt string
-					args []any
-				}{
-					{fmt.Sprintf("INSERT INTO %s.t (k, c, v) VALUES (%d, 1, 'literal')", ks, k), nil}, // QUERY
-					{"UPDATE " + ks + ".t SET v = ? WHERE k = ? AND c = ?", []any{"prepared", k, 1}},  // EXECUTE
-					{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, 2, ?)", []any{k, "other"}},
-				} {
-					if err := s.Query(q.stmt, q.args...).Exec(); err != nil {
-						errs <- fmt.Errorf("%s: %w", q.stmt, err)
-						return
-					}
-				}
-				if k%10 == 0 {
-					if err := s.Query("DELETE FROM "+ks+".t WHERE k = ? AND c = 2", k).Exec(); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	mirrorWorkload(t, s, ks, writers, perWriter, func(k int) []cqlStmt {
+		return []cqlStmt{
+			{fmt.Sprintf("INSERT INTO %s.t (k, c, v) VALUES (%d, 1, 'literal')", ks, k), nil}, // QUERY
+			{"UPDATE " + ks + ".t SET v = ? WHERE k = ? AND c = ?", []any{"prepared", k, 1}},  // EXECUTE
+			{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, 2, ?)", []any{k, "other"}},
+		}
+	})
 	b := s.NewBatch(gocql.LoggedBatch)
 	b.Query("INSERT INTO "+ks+".t (k, c, v) VALUES (?, ?, ?)", 9999, 1, "batched")
 	b.Query("UPDATE " + ks + ".t SET v = 'batched too' WHERE k = 0 AND c = 1")

@@ -3,10 +3,8 @@ package main
 import (
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dohyo/dohyo/internal/testbrowser"
@@ -60,17 +58,7 @@ func checkMirrorReport(t *testing.T, httpAddr, mirrorName string, st mirror.Stat
 func checkLivePageInBrowser(t *testing.T, pageURL, mirrorName string) {
 	testbrowser.Require(t)
 	bctx := testbrowser.Start(t, 1400, 900)
-	var mu sync.Mutex
-	var requests []string
-	if err := chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requests = append(requests, e.Request.URL)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	requests := testbrowser.RecordRequests(t, bctx)
 	if err := chromedp.Do(bctx, chromedp.Navigate(pageURL), chromedp.WaitVisible(chromedp.CSS(`#verdict`))); err != nil {
 		t.Fatalf("load the live page: %v", err)
 	}
@@ -86,9 +74,7 @@ func checkLivePageInBrowser(t *testing.T, pageURL, mirrorName string) {
 	if err != nil || refresh == "" {
 		t.Errorf("the live page does not reload itself (meta refresh %q, %v)", refresh, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, u := range requests {
+	for _, u := range requests() {
 		if u != pageURL {
 			t.Errorf("the live page fetched %s (want nothing but itself)", u)
 		}

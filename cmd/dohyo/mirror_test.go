@@ -58,42 +58,14 @@ func TestServeMirrorHBaseToEmbedded(t *testing.T) {
 		mustExec(t, s, q)
 	}
 	const writers, perWriter = 8, 40
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < perWriter; i++ {
-				k := w*perWriter + i
-				for _, q := range []struct {
-					stmt string
-					args []any
-				}{
-					{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, ?, ?)", []any{k, 1, "first"}},
-					{"UPDATE " + ks + ".t SET v = ? WHERE k = ? AND c = ?", []any{"second", k, 1}},
-					{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, ?, ?)", []any{k, 2, "other"}},
-					{"SELECT v FROM " + ks + ".t WHERE k = ?", []any{k}},
-				} {
-					if err := s.Query(q.stmt, q.args...).Exec(); err != nil {
-						errs <- fmt.Errorf("%s: %w", q.stmt, err)
-						return
-					}
-				}
-				if k%10 == 0 {
-					if err := s.Query("DELETE FROM "+ks+".t WHERE k = ? AND c = 2", k).Exec(); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	mirrorWorkload(t, s, ks, writers, perWriter, func(k int) []cqlStmt {
+		return []cqlStmt{
+			{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, ?, ?)", []any{k, 1, "first"}},
+			{"UPDATE " + ks + ".t SET v = ? WHERE k = ? AND c = ?", []any{"second", k, 1}},
+			{"INSERT INTO " + ks + ".t (k, c, v) VALUES (?, ?, ?)", []any{k, 2, "other"}},
+			{"SELECT v FROM " + ks + ".t WHERE k = ?", []any{k}},
+		}
+	})
 	b := s.NewBatch(gocql.LoggedBatch)
 	b.Query("INSERT INTO "+ks+".t (k, c, v) VALUES (?, ?, ?)", 9999, 1, "batched")
 	b.Query("UPDATE "+ks+".t SET v = ? WHERE k = ? AND c = ?", "batched too", 0, 1)
@@ -157,6 +129,57 @@ func TestServeMirrorHBaseToEmbedded(t *testing.T) {
 	if !slices.Equal(primary, copied) {
 		t.Fatalf("mirror differs from the primary: %d vs %d rows; first primary %q, first mirror %q",
 			len(copied), len(primary), first(primary), first(copied))
+	}
+}
+
+// cqlStmt is one statement of a test workload.
+type cqlStmt struct {
+	stmt string
+	args []any
+}
+
+// mirrorWorkload runs, from writers concurrent clients, the statements
+// of every key k in [0, writers*perWriter), and deletes row (k, 2) of
+// every tenth key.
+func mirrorWorkload(t *testing.T, s *gocql.Session, ks string, writers, perWriter int, stmts func(k int) []cqlStmt) {
+	t.Helper()
+	concurrently(t, writers, func(w int) error {
+		for i := 0; i < perWriter; i++ {
+			k := w*perWriter + i
+			for _, q := range stmts(k) {
+				if err := s.Query(q.stmt, q.args...).Exec(); err != nil {
+					return fmt.Errorf("%s: %w", q.stmt, err)
+				}
+			}
+			if k%10 == 0 {
+				if err := s.Query("DELETE FROM "+ks+".t WHERE k = ? AND c = 2", k).Exec(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// concurrently runs fn(0..n-1) in n goroutines (clients) and fails the
+// test with the first error any of them returned.
+func concurrently(t *testing.T, n int, fn func(w int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			if err := fn(w); err != nil {
+				errs <- err
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a client saw an error: %v", err)
 	}
 }
 

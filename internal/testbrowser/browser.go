@@ -3,9 +3,11 @@ package testbrowser
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -55,4 +57,26 @@ func Start(t testing.TB, width, height int) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return bctx
+}
+
+// RecordRequests records the URL of every request the browser of bctx
+// sends from now on; the returned function lists them so far.
+func RecordRequests(t testing.TB, bctx context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var urls []string
+	if err := chromedp.Listen(bctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			urls = append(urls, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), urls...)
+	}
 }
