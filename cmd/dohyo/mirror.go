@@ -139,9 +139,7 @@ on), are not applied: they are counted, for the operator to settle.`,
 			}
 			defer mg.Close()
 			st, err := mirror.Reapply(cmd.Context(), mg.Next, b, f)
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			if encErr := enc.Encode(st); encErr != nil {
+			if encErr := printJSON(cmd, st); encErr != nil {
 				return encErr
 			}
 			if err == nil && st.Failed > 0 {
@@ -160,7 +158,7 @@ on), are not applied: they are counted, for the operator to settle.`,
 // newMirrorBackfillCmd is `dohyo mirror backfill`: a keyspace's existing
 // rows copied to a new mirror with their write times and TTLs.
 func newMirrorBackfillCmd() *cobra.Command {
-	var source, target, keyspace, table string
+	var pf pairFlags
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "backfill --source URL --target URL --keyspace KS [--table T]",
@@ -179,33 +177,30 @@ Tombstones are not copied. Prints what it did as JSON; exits non-zero when
 a write failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			src, dst, err := openPair(cmd.Context(), source, target, keyspace)
+			src, dst, err := pf.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer src.Close()
 			defer dst.Close()
-			st, err := mirror.Backfill(cmd.Context(), src, dst, mirror.BackfillOptions{Keyspace: keyspace, Table: table, Workers: workers})
+			st, err := mirror.Backfill(cmd.Context(), src, dst, mirror.BackfillOptions{Keyspace: pf.keyspace, Table: pf.table, Workers: workers})
 			if encErr := printJSON(cmd, st); encErr != nil {
 				return encErr
 			}
 			if err == nil && st.Failed > 0 {
-				err = fmt.Errorf("%d writes failed on %s (see errors)", st.Failed, target)
+				err = fmt.Errorf("%d writes failed on %s (see errors)", st.Failed, pf.target)
 			}
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&source, "source", "", "the primary's backend URL")
-	cmd.Flags().StringVar(&target, "target", "", "the mirror's backend URL")
-	cmd.Flags().StringVar(&keyspace, "keyspace", "", "keyspace to copy")
-	cmd.Flags().StringVar(&table, "table", "", "only this table")
+	pf.register(cmd, "copy")
 	cmd.Flags().IntVar(&workers, "workers", 8, "concurrent writes to the target")
 	return cmd
 }
 
 // newMirrorCompareCmd is `dohyo mirror compare`: a full-scan comparison.
 func newMirrorCompareCmd() *cobra.Command {
-	var source, target, keyspace, table string
+	var pf pairFlags
 	var examples int
 	cmd := &cobra.Command{
 		Use:   "compare --source URL --target URL --keyspace KS [--table T]",
@@ -220,13 +215,13 @@ row differs. The source's rows are held in memory while the target is
 scanned.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			src, dst, err := openPair(cmd.Context(), source, target, keyspace)
+			src, dst, err := pf.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer src.Close()
 			defer dst.Close()
-			res, err := mirror.Compare(cmd.Context(), src, dst, mirror.CompareOptions{Keyspace: keyspace, Table: table, Examples: examples})
+			res, err := mirror.Compare(cmd.Context(), src, dst, mirror.CompareOptions{Keyspace: pf.keyspace, Table: pf.table, Examples: examples})
 			if err != nil {
 				return err
 			}
@@ -234,32 +229,40 @@ scanned.`,
 				return err
 			}
 			if !res.Equal {
-				return fmt.Errorf("keyspace %s differs between %s and %s", keyspace, source, target)
+				return fmt.Errorf("keyspace %s differs between %s and %s", pf.keyspace, pf.source, pf.target)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&source, "source", "", "the primary's backend URL")
-	cmd.Flags().StringVar(&target, "target", "", "the mirror's backend URL")
-	cmd.Flags().StringVar(&keyspace, "keyspace", "", "keyspace to compare")
-	cmd.Flags().StringVar(&table, "table", "", "only this table")
+	pf.register(cmd, "compare")
 	cmd.Flags().IntVar(&examples, "examples", 20, "differences shown at most")
 	return cmd
 }
 
-// openPair opens the source and target backends of backfill and compare.
-func openPair(ctx context.Context, source, target, keyspace string) (bindings.Backend, bindings.Backend, error) {
-	if source == "" || target == "" || keyspace == "" {
+// pairFlags are backfill's and compare's --source, --target, --keyspace
+// and --table.
+type pairFlags struct{ source, target, keyspace, table string }
+
+func (p *pairFlags) register(cmd *cobra.Command, verb string) {
+	cmd.Flags().StringVar(&p.source, "source", "", "the primary's backend URL")
+	cmd.Flags().StringVar(&p.target, "target", "", "the mirror's backend URL")
+	cmd.Flags().StringVar(&p.keyspace, "keyspace", "", "keyspace to "+verb)
+	cmd.Flags().StringVar(&p.table, "table", "", "only this table")
+}
+
+// open opens the source and target backends.
+func (p *pairFlags) open(ctx context.Context) (bindings.Backend, bindings.Backend, error) {
+	if p.source == "" || p.target == "" || p.keyspace == "" {
 		return nil, nil, errors.New("--source, --target and --keyspace are required")
 	}
-	if source == target {
+	if p.source == p.target {
 		return nil, nil, errors.New("--source and --target are the same backend")
 	}
-	src, err := openBackend(ctx, source)
+	src, err := openBackend(ctx, p.source)
 	if err != nil {
 		return nil, nil, fmt.Errorf("source: %w", err)
 	}
-	dst, err := openBackend(ctx, target)
+	dst, err := openBackend(ctx, p.target)
 	if err != nil {
 		_ = src.Close()
 		return nil, nil, fmt.Errorf("target: %w", err)
