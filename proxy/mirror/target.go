@@ -179,7 +179,7 @@ func (t *target) apply(j *job) {
 	}
 	t.mu.Unlock()
 	read := j.kind == kindRead
-	mismatch := read && !t.compare(o, res)
+	mismatch := read && !t.compare(j.ks, o, res)
 	if read && l != nil {
 		t.mu.Lock()
 		l.Compared++
@@ -193,7 +193,7 @@ func (t *target) apply(j *job) {
 
 // compare checks a sampled read's first page against the primary's, as
 // an order-insensitive digest of the rows.
-func (t *target) compare(o *bindings.Observation, res *bindings.Result) (equal bool) {
+func (t *target) compare(ks string, o *bindings.Observation, res *bindings.Result) (equal bool) {
 	t.compared.Add(1)
 	var rows int
 	var d uint64
@@ -207,7 +207,7 @@ func (t *target) compare(o *bindings.Observation, res *bindings.Result) (equal b
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.examples) < maxExamples {
-		t.examples = append(t.examples, Mismatch{Time: o.Time, Keyspace: o.Keyspace, Statement: o.Query,
+		t.examples = append(t.examples, Mismatch{Time: o.Time, Keyspace: ks, Statement: o.Query,
 			Values: valuesText(o.Values), Primary: fmt.Sprintf("%d rows, digest %016x", o.Rows, o.Digest),
 			Mirror: fmt.Sprintf("%d rows, digest %016x", rows, d)})
 	}
