@@ -106,5 +106,13 @@ func (g *Generator) indexRestriction(s *stmt, c *column) string {
 	if c.index == "sai" && rangeKinds[typ.Kind] && r.IntN(2) == 0 {
 		op = []string{"<", ">", "<=", ">="}[r.IntN(4)]
 	}
-	return fmt.Sprintf("%s %s %s", c.name, op, s.val(typ, g.value(typ)))
+	v := g.value(typ)
+	if c.index == "sai" && (typ.Kind == cql.KindDouble || typ.Kind == cql.KindFloat) {
+		// Never NaN: Cassandra 5.0.9's SAI does not answer a NaN
+		// restriction consistently (on a fresh table `v = NaN` matches
+		// the NaN row; in a CI run of this test it matched none), so
+		// there is no one reference answer to compare with.
+		v = g.keyValue(typ)
+	}
+	return fmt.Sprintf("%s %s %s", c.name, op, s.val(typ, v))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 
@@ -203,6 +204,11 @@ func toJSON(t *cql.Type, b []byte) string {
 		return cql.FormatValue(t, b)
 	case cql.KindText, cql.KindAscii:
 		return jsonString(string(b))
+	case cql.KindInet:
+		if len(b) == net.IPv4len || len(b) == net.IPv6len {
+			return jsonString(javaHostAddress(net.IP(b))) // as Java prints it
+		}
+		return cql.FormatValue(t, b)
 	case cql.KindList, cql.KindSet, cql.KindMap:
 		per := 1
 		if t.Kind == cql.KindMap {
