@@ -17,5 +17,7 @@
 //
 // The test itself (difftest_test.go) needs DOHYO_TEST_CASSANDRA; HBase
 // joins with DOHYO_TEST_HBASE_ZK. DOHYO_DIFF_SEED and DOHYO_DIFF_STATEMENTS
-// select the workload.
+// select the workload. Without DOHYO_DIFF_SEED a run draws a new seed,
+// except under CI=true, which runs one fixed seed (ciSeed) so that landing
+// a change does not depend on the draw; exploring is every other run.
 package difftest

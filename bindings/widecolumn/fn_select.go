@@ -193,6 +193,7 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 	types := make([]*cql.Type, len(sl.Args))
 	names := make([]string, len(sl.Args))
 	var refs []int
+	firstReversed := false
 	for i, a := range sl.Args {
 		if a == nil {
 			return nil, nil, "", nil, invalidf("Invalid function call %s", sl.Func)
@@ -207,6 +208,9 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		}
 		args[i], types[i], names[i] = e, t, n
 		refs = append(refs, r...)
+		if i == 0 {
+			firstReversed = reversedColumn(ti, a, r)
+		}
 	}
 	if err := checkReversedCollectionArg(ti, name, sl.Args, types, names); err != nil {
 		return nil, nil, "", nil, err
@@ -234,6 +238,13 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		recv := "[selection]" // Cassandra's name for markers of the selection clause
 		b.walkTerm(a.Term, pt, recv, ti)
 		args[i] = termExpr{term: a.Term, t: pt, name: recv}
+	}
+	if firstReversed && strings.HasPrefix(name, "mask_") && types[0].Kind == cql.KindTimeuuid {
+		// A masked DESC clustering timeuuid keeps its type: Cassandra's
+		// blob typing of masked timeuuids does not reach reversed ones.
+		fc := *f
+		fc.ret = types[0]
+		f = &fc
 	}
 	return callExpr{f: f, args: args}, f.ret, "system." + written + "(" + strings.Join(names, ", ") + ")", refs, nil
 }
