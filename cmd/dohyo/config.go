@@ -30,9 +30,10 @@ type Config struct {
 	HTTPAddr         string   `yaml:"http-addr" help:"HTTP listen address: GraphQL, playground, health, /metrics, capture admin"`
 	Backend          string   `yaml:"backend" help:"backend URL of every keyspace not routed elsewhere: embedded://./dohyo-data (Pebble in a directory; embedded:///abs/dir; embedded://memory), hbase://127.0.0.1:2181?salt=16 (HBase, ZooKeeper quorum), cassandra://127.0.0.1:9042 (Cassandra, relayed)"`
 	Routes           []string `yaml:"route" help:"route a keyspace to a backend, KEYSPACE=URL with any backend URL scheme (repeatable), e.g. metrics=hbase://127.0.0.1:2181, shop=cassandra://10.0.0.1:9042, scratch=embedded://memory"`
-	Mirrors          []string `yaml:"mirror" help:"also send a keyspace's writes (and a sample of its reads, compared) to another backend as they happen, KEYSPACE=URL (repeatable; several mirrors per keyspace allowed); the mirror must already hold the keyspace's schema"`
+	Mirrors          []string `yaml:"mirror" help:"also send a keyspace's writes (and a sample of its reads, compared) to another backend as they happen, KEYSPACE=URL (repeatable; several mirrors per keyspace allowed); the mirror must already hold the keyspace's schema, unless mirror-schema is on"`
 	MirrorReadSample float64  `yaml:"mirror-read-sample" help:"fraction (0 to 1) of the reads of mirrored keyspaces also sent to the mirrors and compared with the primary's answer"`
 	MirrorQueue      int      `yaml:"mirror-queue" help:"requests waiting per mirror; more are dropped and counted (dohyo_mirror_dropped_total), the primary never waits"`
+	MirrorSchema     bool     `yaml:"mirror-schema" help:"also mirror the schema statements (CREATE/ALTER/DROP, TRUNCATE) of mirrored keyspaces, each applied on a mirror after the requests before it and before those after it"`
 	LogLevel         string   `yaml:"log-level" help:"debug, info, warn or error"`
 	LogFormat        string   `yaml:"log-format" help:"text or json"`
 

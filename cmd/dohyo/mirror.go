@@ -29,7 +29,7 @@ func openMirror(ctx context.Context, cfg Config, log *slog.Logger) (*mirror.Mirr
 		}
 	}
 	mc := mirror.Config{Keyspaces: map[string][]string{}, ReadSample: cfg.MirrorReadSample, Queue: cfg.MirrorQueue,
-		Logger: log.With("component", "mirror")}
+		Schema: cfg.MirrorSchema, Logger: log.With("component", "mirror")}
 	seen := map[string]bool{}
 	for _, r := range cfg.Mirrors {
 		ks, u, _ := strings.Cut(r, "=")

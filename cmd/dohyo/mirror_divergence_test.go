@@ -9,7 +9,9 @@ import (
 )
 
 // TestServeMirrorDivergenceCounted: dohyo serve on the real HBase,
-// mirrored (every read sampled) to a second dohyo over CQL. A row changed
+// mirrored (every read sampled, schema statements too) to an empty second
+// dohyo over CQL, which gets the keyspace and table from the primary's
+// DDL. A row changed
 // directly on the mirror is one counted mismatch, with the read's
 // statement and bound value as the example, in /admin/mirror and
 // /metrics; the reads of unchanged rows compare equal.
@@ -28,11 +30,10 @@ func TestServeMirrorDivergenceCounted(t *testing.T) {
 	}
 	m := startMirrorProc(t)
 	ms := gocqlSession(t, m.addr, 4, nil)
-	for _, q := range ddl {
-		mustExec(t, ms, q)
-	}
+	// The mirror starts empty: --mirror-schema gives it the keyspace and
+	// table as they are created through the primary.
 	p := startServe(t, "--backend", fmt.Sprintf("hbase://%s?salt=4&catalog=mdiv%d", zk, time.Now().UnixNano()),
-		"--mirror", ks+"="+m.url(), "--mirror-read-sample", "1")
+		"--mirror", ks+"="+m.url(), "--mirror-read-sample", "1", "--mirror-schema")
 	s := gocqlSession(t, p.CQLAddr, 4, nil)
 	for _, q := range ddl {
 		mustExec(t, s, q)
@@ -50,6 +51,9 @@ func TestServeMirrorDivergenceCounted(t *testing.T) {
 		}
 	}
 	st := waitMirrored(t, p.HTTPAddr)
+	if st.Failed != 0 {
+		t.Fatalf("status %+v: the mirror failed requests (its schema came late?)", st)
+	}
 	if st.Compared != rows || st.Mismatches != 1 || len(st.Examples) != 1 {
 		t.Fatalf("status %+v: want %d reads compared, exactly 1 mismatch with its example", st, rows)
 	}

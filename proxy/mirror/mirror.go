@@ -46,6 +46,11 @@ type Config struct {
 	Workers int
 	// Timeout of each mirrored request (DefaultTimeout).
 	Timeout time.Duration
+	// Schema also mirrors the schema statements of mirrored keyspaces
+	// (CREATE/ALTER/DROP of keyspaces, tables, indexes and types). Each
+	// is a barrier on every mirror: it runs once the requests queued
+	// before it were applied, and the requests after it wait for it.
+	Schema bool
 	// Logger receives state changes; nil discards.
 	Logger *slog.Logger
 }
@@ -157,7 +162,7 @@ func (m *Mirror) Observe(o *bindings.Observation) {
 		return
 	}
 	ks, table, kind := classify(p.Stmt, o.Keyspace)
-	if kind == kindOther {
+	if kind == kindOther || kind == kindSchema && !m.cfg.Schema {
 		return
 	}
 	ts := (*m.byKS.Load())[ks]
@@ -169,6 +174,12 @@ func (m *Mirror) Observe(o *bindings.Observation) {
 	}
 	j := &job{o: *o, parsed: p, ks: ks, kind: kind, queued: m.now()}
 	j.o.Values = copyValues(o.Values) // the caller's buffers may be reused
+	if kind == kindSchema {
+		for _, t := range ts {
+			t.enqueueBarrier(j)
+		}
+		return
+	}
 	shard := m.shard(ks, table, p, o)
 	for _, t := range ts {
 		t.enqueue(shard, j)

@@ -10,9 +10,10 @@ import (
 type kind int
 
 const (
-	kindOther kind = iota // DDL, USE, auth...: not mirrored
+	kindOther kind = iota // USE, auth...: not mirrored
 	kindWrite
 	kindRead
+	kindSchema // schema statements and TRUNCATE: mirrored with Config.Schema, as barriers
 )
 
 // classify names the keyspace and table a statement works on and whether
@@ -36,6 +37,30 @@ func classify(st cql.Statement, sessionKS string) (ks, table string, k kind) {
 			return "", "", kindOther
 		}
 		return or(s.Keyspace), s.Table, kindRead
+	case *cql.Truncate:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.CreateKeyspace:
+		return s.Name, "", kindSchema
+	case *cql.AlterKeyspace:
+		return s.Name, "", kindSchema
+	case *cql.DropKeyspace:
+		return s.Name, "", kindSchema
+	case *cql.CreateTable:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.AlterTable:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.DropTable:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.CreateIndex:
+		return or(s.Keyspace), s.Table, kindSchema
+	case *cql.DropIndex:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.CreateType:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.AlterUserType:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.DropType:
+		return or(s.Keyspace), "", kindSchema
 	}
 	return "", "", kindOther
 }

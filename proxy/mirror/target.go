@@ -19,6 +19,17 @@ type job struct {
 	kind   kind
 	queued time.Time
 	done   chan struct{} // flush markers only
+	bar    *barrier      // schema statements: one per mirror, in every queue
+}
+
+// barrier holds a mirror's workers at a schema statement: the last to
+// reach it applies the statement (every request queued before it on any
+// worker applied by then), and they all go on after it.
+type barrier struct {
+	waiting atomic.Int32 // workers still to arrive
+	dropped atomic.Bool  // a queue was full: the statement is not applied
+	j       *job
+	done    chan struct{}
 }
 
 // State of a mirror.
@@ -131,8 +142,49 @@ func (t *target) work(q chan *job) {
 			continue
 		}
 		t.queued.Add(-1)
+		if j.bar != nil {
+			t.arrive(j.bar)
+			continue
+		}
 		t.apply(j)
 	}
+}
+
+// enqueueBarrier puts a schema statement in every queue of the mirror.
+// A full queue drops it (counted, never waited for); the workers that got
+// it still meet, and nobody applies it.
+func (t *target) enqueueBarrier(j *job) {
+	b := &barrier{j: j, done: make(chan struct{})}
+	b.waiting.Store(int32(len(t.queues)))
+	bj := &job{bar: b}
+	for _, q := range t.queues {
+		select {
+		case q <- bj:
+			t.queued.Add(1)
+		default:
+			if !b.dropped.Swap(true) {
+				t.dropped.Add(1)
+				t.setState(StateBehind)
+			}
+			t.arrive(b)
+		}
+	}
+	if !b.dropped.Load() {
+		t.sent.Add(1)
+	}
+}
+
+// arrive is a worker (or a queue that could not take the barrier)
+// reaching b: the last one applies the statement and lets the others go.
+func (t *target) arrive(b *barrier) {
+	if b.waiting.Add(-1) > 0 {
+		<-b.done
+		return
+	}
+	if !b.dropped.Load() {
+		t.apply(b.j)
+	}
+	close(b.done)
 }
 
 // apply runs one request on the mirror with the primary's values,
