@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -160,6 +161,8 @@ on), are not applied: they are counted, for the operator to settle.`,
 func newMirrorBackfillCmd() *cobra.Command {
 	var pf pairFlags
 	var workers int
+	var stateFile string
+	var progress bool
 	cmd := &cobra.Command{
 		Use:   "backfill --source URL --target URL --keyspace KS [--table T]",
 		Short: "Copy a keyspace's existing rows to a mirror with each cell's write time and TTL",
@@ -174,7 +177,13 @@ Counter tables are not copied (counter updates take no timestamp, so a
 copy could not converge with live increments); the output says so.
 Non-frozen collections and UDTs are written whole at the backfill's time.
 Tombstones are not copied. Prints what it did as JSON; exits non-zero when
-a write failed.`,
+a write failed.
+
+--state FILE records each table once all its writes were applied; a run
+with the same --state skips those tables (resuming an interrupted
+backfill; a table cut off midway is copied again, which is safe: copied
+cells keep their write times). --progress prints the rows copied so far to
+stderr every 500 rows and when a table is done.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src, dst, err := pf.open(cmd.Context())
@@ -183,7 +192,28 @@ a write failed.`,
 			}
 			defer src.Close()
 			defer dst.Close()
-			st, err := mirror.Backfill(cmd.Context(), src, dst, mirror.BackfillOptions{Keyspace: pf.keyspace, Table: pf.table, Workers: workers})
+			opts := mirror.BackfillOptions{Keyspace: pf.keyspace, Table: pf.table, Workers: workers}
+			state, err := readBackfillState(stateFile, pf.keyspace)
+			if err != nil {
+				return err
+			}
+			opts.Done = state.done()
+			opts.Progress = func(table string, rows int64, done bool) {
+				if progress {
+					end := ""
+					if done {
+						end = ", done"
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "backfill %s.%s: %d rows%s\n", pf.keyspace, table, rows, end)
+				}
+				if done && stateFile != "" {
+					state.Done = append(state.Done, table)
+					if err := state.write(stateFile); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "backfill: --state %s: %v\n", stateFile, err)
+					}
+				}
+			}
+			st, err := mirror.Backfill(cmd.Context(), src, dst, opts)
 			if encErr := printJSON(cmd, st); encErr != nil {
 				return encErr
 			}
@@ -195,7 +225,60 @@ a write failed.`,
 	}
 	pf.register(cmd, "copy")
 	cmd.Flags().IntVar(&workers, "workers", 8, "concurrent writes to the target")
+	cmd.Flags().StringVar(&stateFile, "state", "", "file recording the tables copied completely; a run with the same file skips them (resume)")
+	cmd.Flags().BoolVar(&progress, "progress", false, "print the rows copied so far to stderr")
 	return cmd
+}
+
+// backfillState is what --state records: the tables of a keyspace whose
+// backfill completed.
+type backfillState struct {
+	Keyspace string   `json:"keyspace"`
+	Done     []string `json:"done"`
+}
+
+// readBackfillState reads a --state file (an empty state when there is
+// no file yet). A file of another keyspace is an error.
+func readBackfillState(path, keyspace string) (*backfillState, error) {
+	st := &backfillState{Keyspace: keyspace}
+	if path == "" {
+		return st, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--state: %w", err)
+	}
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, fmt.Errorf("--state %s: %w", path, err)
+	}
+	if st.Keyspace != keyspace {
+		return nil, fmt.Errorf("--state %s records keyspace %q, not %q", path, st.Keyspace, keyspace)
+	}
+	return st, nil
+}
+
+func (s *backfillState) done() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range s.Done {
+		m[t] = true
+	}
+	return m
+}
+
+// write replaces the file atomically (a crash leaves the old or the new).
+func (s *backfillState) write(path string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // newMirrorCompareCmd is `dohyo mirror compare`: a full-scan comparison.

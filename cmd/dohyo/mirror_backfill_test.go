@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -286,11 +287,26 @@ func TestMirrorBackfillCompareCLI(t *testing.T) {
 	if err == nil || !strings.Contains(out, `"missing": 2`) || !strings.Contains(out, `"key": "k=1"`) {
 		t.Fatalf("compare before backfill: want 2 missing and an error, got %v\n%s", err, out)
 	}
-	out, err = runCLI(t, "", append([]string{"mirror", "backfill"}, args...)...)
+	state := filepath.Join(t.TempDir(), "backfill.json")
+	out, err = runCLI(t, "", append([]string{"mirror", "backfill", "--state", state}, args...)...)
 	var st mirror.BackfillStats
 	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st.Rows != 2 || st.Writes != 2 ||
 		len(st.Tables) != 2 || st.Tables[1].Skipped != "counter table" || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "counter") {
 		t.Fatalf("backfill: %v %+v\n%s", err, st, out)
+	}
+	// --state resumes: the table copied completely is skipped by a second
+	// run with the same file; a state of another keyspace is refused.
+	if b, err := os.ReadFile(state); err != nil || !strings.Contains(string(b), `"kv"`) {
+		t.Fatalf("--state file after the backfill: %v %s", err, b)
+	}
+	out, err = runCLI(t, "", append([]string{"mirror", "backfill", "--state", state}, args...)...)
+	st = mirror.BackfillStats{}
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st.Rows != 0 || st.Tables[0].Skipped != "copied by an earlier run" {
+		t.Fatalf("resumed backfill: %v %+v\n%s", err, st, out)
+	}
+	other := []string{"mirror", "backfill", "--state", state, "--source", "embedded://" + src, "--target", "embedded://" + dst, "--keyspace", "other"}
+	if out, err := runCLI(t, "", other...); err == nil || !strings.Contains(err.Error(), `records keyspace "cli"`) {
+		t.Fatalf("a state file of another keyspace: %v\n%s", err, out)
 	}
 	if out, err := runCLI(t, "", append([]string{"mirror", "compare", "--table", "kv"}, args...)...); err != nil || !strings.Contains(out, `"equal": true`) {
 		t.Fatalf("compare after backfill: %v\n%s", err, out)

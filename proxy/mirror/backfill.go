@@ -23,6 +23,12 @@ type BackfillOptions struct {
 	// Now is the write time given to multi-cell collections and UDTs,
 	// whose cells' write times are not read (default: time of the call).
 	Now func() time.Time
+	// Done names tables an earlier run copied completely: they are not
+	// copied again (a resumed backfill).
+	Done map[string]bool
+	// Progress, when set, is called after every page a table's scan
+	// read (rows so far) and once when the table is complete (done).
+	Progress func(table string, rows int64, done bool)
 }
 
 // BackfillTable is what Backfill did to one table.
@@ -89,6 +95,11 @@ func Backfill(ctx context.Context, source, target bindings.Backend, o BackfillOp
 			st.Notes = appendOnce(st.Notes, counterNote)
 			continue
 		}
+		if o.Done[t.Name] {
+			ts.Skipped = "copied by an earlier run"
+			st.Tables = append(st.Tables, ts)
+			continue
+		}
 		s := newTableScan(t)
 		var writes, failed atomic.Int64
 		reqs := make(chan *bindings.Request, o.Workers*4)
@@ -109,6 +120,9 @@ func Backfill(ctx context.Context, source, target bindings.Backend, o BackfillOp
 		lastPart := ""
 		err := s.scan(ctx, source, func(r *scanRow) error {
 			ts.Rows++
+			if o.Progress != nil && ts.Rows%scanPageSize == 0 {
+				o.Progress(t.Name, ts.Rows, false)
+			}
 			part := r.id(s.partLen)
 			statics := part != lastPart
 			lastPart = part
@@ -130,6 +144,9 @@ func Backfill(ctx context.Context, source, target bindings.Backend, o BackfillOp
 		st.Failed += ts.Failed
 		if err != nil {
 			return st, err
+		}
+		if o.Progress != nil && ts.Failed == 0 {
+			o.Progress(t.Name, ts.Rows, true) // every write of the table applied
 		}
 	}
 	return st, nil

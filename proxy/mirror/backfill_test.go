@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -140,5 +141,35 @@ func TestCompareFindsDifferences(t *testing.T) {
 	}
 	if _, err := mirror.Compare(ctx, src, dst, mirror.CompareOptions{Keyspace: "nope"}); err == nil {
 		t.Fatal("compare of a missing keyspace: want an error")
+	}
+}
+
+// TestBackfillProgressAndDone: Progress reports every page's rows and
+// each table once complete; a table in Done is not copied again.
+func TestBackfillProgressAndDone(t *testing.T) {
+	src, dst := withDDL(t), withDDL(t)
+	for k := 0; k < 1200; k++ {
+		exec(t, src, fmt.Sprintf("INSERT INTO bf.kv (k, v) VALUES ('key%d', 'v')", k))
+	}
+	exec(t, src, "INSERT INTO bf.t (k, c, v) VALUES (1, 1, 'x')")
+	var calls []string
+	st, err := mirror.Backfill(t.Context(), src, dst, mirror.BackfillOptions{Keyspace: "bf", Done: map[string]bool{"t": true},
+		Progress: func(table string, rows int64, done bool) {
+			calls = append(calls, fmt.Sprint(table, " ", rows, " ", done))
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"kv 500 false", "kv 1000 false", "kv 1200 true"}
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress %q, want %q", calls, want)
+	}
+	for _, ts := range st.Tables {
+		if ts.Table == "t" && (ts.Rows != 0 || ts.Skipped != "copied by an earlier run") {
+			t.Errorf("table t in Done: %+v", ts)
+		}
+	}
+	if res, err := mirror.Compare(t.Context(), src, dst, mirror.CompareOptions{Keyspace: "bf", Table: "kv"}); err != nil || !res.Equal {
+		t.Errorf("kv after the backfill: %v %+v", err, res)
 	}
 }
