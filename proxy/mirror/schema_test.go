@@ -93,3 +93,35 @@ func scan(t *testing.T, b bindings.Backend, q string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestMirrorSchemaFullQueue: a schema statement that finds a mirror's
+// queue full is dropped and counted, and the primary does not wait: the
+// mirror hangs (never answers) with a queue of one.
+func TestMirrorSchemaFullQueue(t *testing.T) {
+	hang := &stuck{release: make(chan struct{})}
+	m, err := mirror.New(mirror.Config{Targets: []mirror.Target{{Name: "hung", Backend: hang}},
+		Keyspaces: map[string][]string{"ks": {"hung"}}, Workers: 2, Queue: 2, Timeout: time.Minute, Schema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary := open(t)
+	c, err := proxy.New(proxy.Config{Backends: map[string]bindings.Backend{"p": primary}, Default: "p", Tap: m, Stamp: m.Stamp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	e := &env{primary: primary, m: m, c: c, s: c.NewSession(bindings.SourceCQL)}
+	e.q(t, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	start := time.Now()
+	for i := 0; i < 20; i++ {
+		e.q(t, fmt.Sprintf("CREATE TABLE ks.t%d (k int PRIMARY KEY)", i))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("20 CREATE TABLE took %v on the primary with a hung mirror", d)
+	}
+	if st := m.Status()[0]; st.Dropped == 0 {
+		t.Errorf("status %+v: want schema statements dropped at the full queue", st)
+	}
+	close(hang.release)
+	m.Close()
+}

@@ -166,7 +166,11 @@ func (t *target) enqueueBarrier(j *job) {
 				t.dropped.Add(1)
 				t.setState(StateBehind)
 			}
-			t.arrive(b)
+			// Arrive for this queue without waiting: the caller is the
+			// primary's request, which never waits for a mirror.
+			if b.waiting.Add(-1) == 0 {
+				close(b.done)
+			}
 		}
 	}
 	if !b.dropped.Load() {
