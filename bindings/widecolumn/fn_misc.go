@@ -237,6 +237,17 @@ func collectionSum(k cql.Kind, items [][]byte, avg bool) ([]byte, error) {
 	return number{kind: k, i: isum, f: fsum, bi: bsum}.encodeAs(k)
 }
 
+// timeuuidAsBlob is the result type Cassandra 5.0 gives the masks and
+// min/max of a value of type t: a timeuuid's is blob (the bytes are the
+// timeuuid's), except for a DESC clustering column (reversed), whose
+// reversed type keeps timeuuid.
+func timeuuidAsBlob(t *cql.Type, reversed bool) *cql.Type {
+	if t.Kind == cql.KindTimeuuid && !reversed {
+		return cql.Scalar(cql.KindBlob)
+	}
+	return t
+}
+
 // resolveMask resolves the masking functions of Cassandra 5.0 (dynamic
 // data masking).
 func resolveMask(name string, args []*cql.Type) (*fnCall, error) {
@@ -248,12 +259,7 @@ func resolveMask(name string, args []*cql.Type) (*fnCall, error) {
 		return nil, invalidf("Cannot infer type of argument ? in call to function %s: use type casts to disambiguate", full)
 	}
 	t := args[0]
-	// Cassandra 5.0 types the masked value of a timeuuid as blob (as it
-	// does min/max of a timeuuid); the bytes are the timeuuid's.
-	ret := t
-	if t.Kind == cql.KindTimeuuid {
-		ret = cql.Scalar(cql.KindBlob)
-	}
+	ret := timeuuidAsBlob(t, false) // a DESC column's: compileCallExpr
 	switch name {
 	case "mask_null":
 		if err := argCount(full, args, 1); err != nil {

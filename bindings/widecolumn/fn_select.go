@@ -212,7 +212,7 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 			firstReversed = reversedColumn(ti, a, r)
 		}
 	}
-	if err := checkReversedCollectionArg(ti, name, sl.Args, types, names); err != nil {
+	if err := checkReversedCollectionArg(name, firstReversed, types, names); err != nil {
 		return nil, nil, "", nil, err
 	}
 	f, err := resolveWithLiterals(name, types, func(i int) cql.Term {
@@ -239,12 +239,13 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 		b.walkTerm(a.Term, pt, recv, ti)
 		args[i] = termExpr{term: a.Term, t: pt, name: recv}
 	}
-	if firstReversed && strings.HasPrefix(name, "mask_") && types[0].Kind == cql.KindTimeuuid {
-		// A masked DESC clustering timeuuid keeps its type: Cassandra's
-		// blob typing of masked timeuuids does not reach reversed ones.
-		fc := *f
-		fc.ret = types[0]
-		f = &fc
+	switch name {
+	case "mask_null", "mask_default", "mask_replace": // typed as their argument
+		if firstReversed {
+			fc := *f // resolveMask typed it as a non-reversed argument's
+			fc.ret = timeuuidAsBlob(types[0], true)
+			f = &fc
+		}
 	}
 	return callExpr{f: f, args: args}, f.ret, "system." + written + "(" + strings.Join(names, ", ") + ")", refs, nil
 }
@@ -486,16 +487,12 @@ func preferredLiteralType(l *cql.Literal) *cql.Type {
 // checkReversedCollectionArg refuses a collection function of a DESC
 // clustering column: Cassandra 5.0 sees its type wrapped as reversed and
 // not as a collection.
-func checkReversedCollectionArg(ti *tableInfo, name string, args []*cql.Selector, types []*cql.Type, names []string) error {
-	if nativeFunctions[name] == nil || len(args) == 0 || args[0] == nil || args[0].Kind != cql.SelColumn || types[0] == nil {
+func checkReversedCollectionArg(name string, reversed bool, types []*cql.Type, names []string) error {
+	if !reversed || nativeFunctions[name] == nil || types[0] == nil {
 		return nil
 	}
 	if _, coll := map[string]bool{"map_keys": true, "map_values": true, "collection_count": true, "collection_min": true,
 		"collection_max": true, "collection_sum": true, "collection_avg": true}[name]; !coll {
-		return nil
-	}
-	c, err := ti.column(args[0].Column)
-	if err != nil || ti.cols[c].Kind != schema.Clustering || !ti.cols[c].Desc {
 		return nil
 	}
 	return invalidf("Function system.%s requires a %s argument, but found argument %s of type %s", name, wantColl(name), names[0], types[0])
@@ -504,5 +501,9 @@ func checkReversedCollectionArg(ti *tableInfo, name string, args []*cql.Selector
 // reversedColumn reports whether a selector is a bare DESC clustering
 // column.
 func reversedColumn(ti *tableInfo, sl *cql.Selector, refs []int) bool {
-	return sl.Kind == cql.SelColumn && len(refs) == 1 && ti.cols[refs[0]].Desc
+	if sl.Kind != cql.SelColumn || len(refs) != 1 {
+		return false
+	}
+	c := ti.cols[refs[0]]
+	return c.Kind == schema.Clustering && c.Desc
 }

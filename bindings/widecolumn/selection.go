@@ -174,12 +174,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 			spec.Type = cql.Scalar(cql.KindBigint)
 			return selector{kind: selCount, col: c, spec: spec}, nil
 		case "min", "max":
-			if col.Type.Kind == cql.KindTimeuuid && !col.Desc {
-				// Cassandra 5.0 types min/max of a timeuuid as blob (the
-				// bytes are the timeuuid's), but for a DESC clustering
-				// column, whose reversed type keeps timeuuid.
-				spec.Type = cql.Scalar(cql.KindBlob)
-			}
+			spec.Type = timeuuidAsBlob(col.Type, col.Kind == schema.Clustering && col.Desc)
 			if name == "min" {
 				return selector{kind: selMin, col: c, spec: spec}, nil
 			}

@@ -25,7 +25,8 @@ const liveRefresh = 10 * time.Second
 // report, behind admin: GET /admin/mirror/report?window=10m&format=json|
 // text|html, and GET /admin/mirror/live?window=10m, the HTML report
 // reloading itself every liveRefresh (self-contained: no external assets).
-func registerMirrorReport(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primary string) {
+func registerMirrorReport(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primaryURL string) {
+	primary := replay.RedactURL(primaryURL)
 	report := func(w http.ResponseWriter, r *http.Request) (*replay.Report, bool) {
 		if m == nil {
 			writeJSON(w, http.StatusConflict, map[string]any{"error": "no mirror is configured (start with --mirror KEYSPACE=URL)"})
@@ -88,15 +89,6 @@ func writeReportAs(w io.Writer, rep *replay.Report, format string) error {
 		return rep.WriteHTML(w)
 	}
 	return rep.WriteJSON(w)
-}
-
-// redactedURL is u without its password (for reports and logs).
-func redactedURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return u
-	}
-	return p.Redacted()
 }
 
 // newMirrorReportCmd is `dohyo mirror report`: a running dohyo's live

@@ -335,7 +335,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
 	s.tap.Register(mux, s.guard.RequireAdmin)
-	registerMirrorAdmin(mux, s.mirror, s.guard.RequireAdmin, redactedURL(cfg.Backend))
+	registerMirrorAdmin(mux, s.mirror, s.guard.RequireAdmin, cfg.Backend)
 	if cfg.HTTPPprof {
 		registerPprof(mux, s.guard.RequireAdmin)
 	}

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"maps"
 	"math"
 	"sort"
 	"sync"
@@ -132,12 +133,7 @@ func (l *live) window(now time.Time, d time.Duration) ([]*slice, []time.Duration
 		c := &slice{start: s.start, classes: make(map[string]*liveClass, len(s.classes))}
 		for fp, lc := range s.classes {
 			cp := *lc
-			if lc.errs != nil {
-				cp.errs = make(map[string]int64, len(lc.errs))
-				for k, v := range lc.errs {
-					cp.errs[k] = v
-				}
-			}
+			cp.errs = maps.Clone(lc.errs)
 			c.classes[fp] = &cp
 		}
 		out = append(out, c)

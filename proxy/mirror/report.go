@@ -13,7 +13,8 @@ type ReportOptions struct {
 	// Window is how far back the report reaches (at most an hour; 0: the
 	// whole hour kept).
 	Window time.Duration
-	// Primary names the primary backend (its URL without secrets).
+	// Primary names the primary backend (its URL without secrets:
+	// replay.RedactURL).
 	Primary string
 	// Version is dohyo's version, for the report's conditions.
 	Version string
@@ -44,10 +45,11 @@ func (m *Mirror) Report(opt ReportOptions) *replay.Report {
 	}}
 	for _, tc := range m.cfg.Targets {
 		t := m.targets[tc.Name]
-		r.Conditions.Targets = append(r.Conditions.Targets, replay.TargetInfo{Name: t.t.Name, URL: t.t.Name})
+		name := replay.RedactURL(tc.Name) // mirrors are named by their URL
+		r.Conditions.Targets = append(r.Conditions.Targets, replay.TargetInfo{Name: name, URL: name})
 		slices, lens := t.live.window(now, opt.Window)
-		run := &replay.Run{Label: "mirror " + t.t.Name, Rounds: len(slices),
-			Targets: []*replay.TargetStats{newStats(primaryName), newStats(t.t.Name)}}
+		run := &replay.Run{Label: "mirror " + name, Rounds: len(slices),
+			Targets: []*replay.TargetStats{newStats(primaryName), newStats(name)}}
 		for i, s := range slices {
 			addSlice(run.Targets[0], i+1, s, lens[i], true)
 			addSlice(run.Targets[1], i+1, s, lens[i], false)

@@ -221,6 +221,8 @@ func (t *target) apply(j *job) {
 	t.applied.Add(1)
 	t.unavailableRun.Store(0)
 	t.setState(t.calmState())
+	read := j.kind == kindRead
+	mismatch := read && !t.compare(j.ks, o, res)
 	fp := cql.Fingerprint(o.Query)
 	t.mu.Lock()
 	l := t.lat[fp]
@@ -232,18 +234,14 @@ func (t *target) apply(j *job) {
 		l.N++
 		l.PrimaryNs += int64(o.Latency)
 		l.MirrorNs += int64(took)
-	}
-	t.mu.Unlock()
-	read := j.kind == kindRead
-	mismatch := read && !t.compare(j.ks, o, res)
-	if read && l != nil {
-		t.mu.Lock()
-		l.Compared++
+		if read {
+			l.Compared++
+		}
 		if mismatch {
 			l.Mismatch++
 		}
-		t.mu.Unlock()
 	}
+	t.mu.Unlock()
 	t.live.applied(t.m.now(), fp, o.Latency, took, read, mismatch)
 }
 
