@@ -14,44 +14,69 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/replay"
 	"github.com/spf13/cobra"
 )
 
 // openMirror opens the mirror backends of cfg.Mirrors (nil without any):
-// each distinct URL once, keyed by its URL.
+// each distinct URL once, named by the URL without its secrets
+// (replay.RedactURL).
 func openMirror(ctx context.Context, cfg Config, log *slog.Logger) (*mirror.Mirror, []bindings.Backend, error) {
 	if len(cfg.Mirrors) == 0 {
 		return nil, nil, nil
 	}
-	var opened []bindings.Backend
+	var backends []bindings.Backend
 	closeAll := func() {
-		for _, b := range opened {
+		for _, b := range backends {
 			_ = b.Close()
 		}
 	}
 	mc := mirror.Config{Keyspaces: map[string][]string{}, ReadSample: cfg.MirrorReadSample, Queue: cfg.MirrorQueue,
 		Schema: cfg.MirrorSchema, Logger: log.With("component", "mirror")}
-	seen := map[string]bool{}
+	names, err := mirrorNames(cfg.Mirrors)
+	if err != nil {
+		return nil, nil, err
+	}
+	opened := map[string]bool{}
 	for _, r := range cfg.Mirrors {
 		ks, u, _ := strings.Cut(r, "=")
-		if !seen[u] {
+		name := names[u]
+		if !opened[name] {
 			b, err := openBackend(ctx, u)
 			if err != nil {
 				closeAll()
-				return nil, nil, errors.Join(errors.New("mirror "+r), err)
+				return nil, nil, errors.Join(errors.New("mirror "+ks+"="+name), err)
 			}
-			opened = append(opened, b)
-			mc.Targets = append(mc.Targets, mirror.Target{Name: u, Backend: b})
-			seen[u] = true
+			backends = append(backends, b)
+			mc.Targets = append(mc.Targets, mirror.Target{Name: name, Backend: b})
+			opened[name] = true
 		}
-		mc.Keyspaces[ks] = append(mc.Keyspaces[ks], u)
+		mc.Keyspaces[ks] = append(mc.Keyspaces[ks], name)
 	}
 	m, err := mirror.New(mc)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
 	}
-	return m, opened, nil
+	return m, backends, nil
+}
+
+// mirrorNames names each mirror URL of KEYSPACE=URL entries by the URL
+// without its secrets (replay.RedactURL): the name shows in
+// /admin/mirror, metrics, logs and reports. Two URLs that differ only in
+// their secrets are refused.
+func mirrorNames(mirrors []string) (map[string]string, error) {
+	names := map[string]string{} // URL -> name
+	urls := map[string]string{}  // name -> URL
+	for _, r := range mirrors {
+		_, u, _ := strings.Cut(r, "=")
+		name := replay.RedactURL(u)
+		if prev, ok := urls[name]; ok && prev != u {
+			return nil, fmt.Errorf("mirrors %s: two mirror URLs differ only in their secrets", name)
+		}
+		names[u], urls[name] = name, u
+	}
+	return names, nil
 }
 
 // registerMirrorAdmin serves GET /admin/mirror (every mirror's state and

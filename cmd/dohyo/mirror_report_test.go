@@ -80,3 +80,26 @@ func checkLivePageInBrowser(t *testing.T, pageURL, mirrorName string) {
 		}
 	}
 }
+
+// TestMirrorNames: a mirror is named by its URL without secrets (the name
+// is in /admin/mirror, metrics and reports); URLs that differ only in
+// their secrets are refused rather than merged.
+func TestMirrorNames(t *testing.T) {
+	names, err := mirrorNames([]string{"a=cassandra://app:s3cret@10.0.0.1:9042?consistency=ONE",
+		"b=hbase://zk:2181?salt=4", "c=cassandra://app:s3cret@10.0.0.1:9042?consistency=ONE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u, name := range names {
+		if strings.Contains(name, "s3cret") {
+			t.Errorf("mirror %s is named %s: the password shows", u, name)
+		}
+	}
+	if len(names) != 2 || names["hbase://zk:2181?salt=4"] != "hbase://zk:2181?salt=4" {
+		t.Errorf("names %v: want two mirrors, a URL without secrets named as itself", names)
+	}
+	if _, err := mirrorNames([]string{"a=cassandra://app:one@h:9042", "b=cassandra://app:two@h:9042"}); err == nil ||
+		!strings.Contains(err.Error(), "differ only in their secrets") {
+		t.Errorf("two URLs differing in their password: %v", err)
+	}
+}

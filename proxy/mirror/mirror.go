@@ -25,7 +25,7 @@ const (
 // Target is one mirror: a backend the writes (and sampled reads) of some
 // keyspaces are also sent to.
 type Target struct {
-	Name    string // as shown in metrics and status (e.g. its URL)
+	Name    string // as shown in metrics, status and reports (e.g. its URL without secrets)
 	Backend bindings.Backend
 }
 

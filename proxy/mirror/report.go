@@ -45,7 +45,7 @@ func (m *Mirror) Report(opt ReportOptions) *replay.Report {
 	}}
 	for _, tc := range m.cfg.Targets {
 		t := m.targets[tc.Name]
-		name := replay.RedactURL(tc.Name) // mirrors are named by their URL
+		name := tc.Name
 		r.Conditions.Targets = append(r.Conditions.Targets, replay.TargetInfo{Name: name, URL: name})
 		slices, lens := t.live.window(now, opt.Window)
 		run := &replay.Run{Label: "mirror " + name, Rounds: len(slices),
