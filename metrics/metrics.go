@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +37,23 @@ type Metrics struct {
 	duration      *prometheus.HistogramVec
 	backendErrors *prometheus.CounterVec
 	httpInFlight  atomic.Int64 // GraphQL requests being served
+
+	// observers caches each label combination's counter and histogram
+	// (requestKey → *requestObservers): looking them up by label values
+	// hashes and validates every value on every request, a tenth of the
+	// relay's own CPU. Label values are bounded (KeyspaceSet, classes,
+	// configured backends, error names), and series are never deleted,
+	// so the cache is too. Copy on write: a lookup takes no lock and
+	// allocates nothing.
+	observers  atomic.Pointer[map[requestKey]*requestObservers]
+	observerMu sync.Mutex // serialises additions
+}
+
+type requestKey struct{ endpoint, keyspace, op, backend, status string }
+
+type requestObservers struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // NewRegistry returns a registry with the Go runtime and process
@@ -85,8 +104,37 @@ func Handler(g prometheus.Gatherer) http.Handler {
 
 // ObserveRequest records one request.
 func (m *Metrics) ObserveRequest(endpoint, keyspace, op, backend, status string, d time.Duration) {
-	m.requests.WithLabelValues(endpoint, keyspace, op, backend, status).Inc()
-	m.duration.WithLabelValues(endpoint, keyspace, op, backend).Observe(d.Seconds())
+	k := requestKey{endpoint, keyspace, op, backend, status}
+	var o *requestObservers
+	if p := m.observers.Load(); p != nil {
+		o = (*p)[k]
+	}
+	if o == nil {
+		o = m.addObservers(k)
+	}
+	o.count.Inc()
+	o.duration.Observe(d.Seconds())
+}
+
+// addObservers looks k's series up and adds them to the cache.
+func (m *Metrics) addObservers(k requestKey) *requestObservers {
+	m.observerMu.Lock()
+	defer m.observerMu.Unlock()
+	old := map[requestKey]*requestObservers{}
+	if p := m.observers.Load(); p != nil {
+		if o := (*p)[k]; o != nil {
+			return o
+		}
+		old = *p
+	}
+	o := &requestObservers{
+		count:    m.requests.WithLabelValues(k.endpoint, k.keyspace, k.op, k.backend, k.status),
+		duration: m.duration.WithLabelValues(k.endpoint, k.keyspace, k.op, k.backend),
+	}
+	next := maps.Clone(old)
+	next[k] = o
+	m.observers.Store(&next)
+	return o
 }
 
 // TrackHTTP wraps an HTTP handler so that requests under the given path
