@@ -105,6 +105,16 @@ func BenchmarkSberbank(b *testing.B) {
 					return d.get(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
 				})
 			})
+			// The ratio, measured alternating: each iteration times a block
+			// of IN reads through dohyo, then the same Gets with gohbase,
+			// so load on a shared machine hits both sides alike.
+			b.Run("select/alternating", func(b *testing.B) {
+				alternate(b, func(ctx context.Context) error {
+					return ins.selectIn(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
+				}, func(ctx context.Context) error {
+					return d.get(ctx, (seq.Add(1)*7919)%(preload-batch), batch)
+				})
+			})
 			b.Run("insert/embedded", func(b *testing.B) {
 				runParallel(b, batch, func(ctx context.Context) error {
 					return local.insert(ctx, next.Add(batch)-batch, batch)
@@ -135,6 +145,34 @@ func runParallel(b *testing.B, rowsPerOp int, op func(ctx context.Context) error
 	secs := time.Since(start).Seconds()
 	b.ReportMetric(float64(b.N)/secs, "ops/s")
 	b.ReportMetric(float64(b.N*rowsPerOp)/secs, "rows/s")
+}
+
+// alternate runs b.N rounds; each round runs a block of dohyo operations
+// then a block of direct ones, from 8 goroutines each, and reports both
+// rates and their ratio (dohyo / direct).
+func alternate(b *testing.B, viaDohyo, direct func(ctx context.Context) error) {
+	const block, workers = 16, 8
+	var spent [2]time.Duration
+	for range b.N {
+		for side, op := range []func(context.Context) error{viaDohyo, direct} {
+			start := time.Now()
+			if err := parallel(workers, func(int) error {
+				for range block / workers {
+					if err := op(b.Context()); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			spent[side] += time.Since(start)
+		}
+	}
+	rate := func(d time.Duration) float64 { return float64(b.N*block) / d.Seconds() }
+	b.ReportMetric(rate(spent[0]), "dohyo-ops/s")
+	b.ReportMetric(rate(spent[1]), "gohbase-ops/s")
+	b.ReportMetric(rate(spent[0])/rate(spent[1]), "ratio")
 }
 
 // dohyoTable runs the workload through the Backend.
