@@ -218,6 +218,12 @@ func statementKeyspace(parsed *cql.Parsed, sessionKS string) string {
 		return or(s.Keyspace)
 	case *cql.DropTable:
 		return or(s.Keyspace)
+	case *cql.CreateView:
+		return or(s.Keyspace)
+	case *cql.AlterView:
+		return or(s.Keyspace)
+	case *cql.DropView:
+		return or(s.Keyspace)
 	case *cql.CreateIndex:
 		return or(s.Keyspace)
 	case *cql.DropIndex:

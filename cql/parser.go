@@ -341,7 +341,7 @@ func (p *parser) create() Statement {
 	case p.isWord(w1, "index"), p.isWord(w1, "custom") && p.isWord(w2, "index"):
 		return p.createIndex()
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
-		return p.unsupported("CREATE MATERIALIZED VIEW", 3)
+		return p.createView()
 	case p.isWord(w1, "or") && p.isWord(w2, "replace") && (p.isWord(w3, "function") || p.isWord(w3, "aggregate")):
 		return p.unsupported("CREATE "+strings.ToUpper(p.text(w3)), 4)
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
@@ -368,7 +368,7 @@ func (p *parser) alter() Statement {
 	case p.isWord(w1, "table"), p.isWord(w1, "columnfamily"):
 		return p.alterTable()
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
-		return p.unsupported("ALTER MATERIALIZED VIEW", 3)
+		return p.alterView()
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.alterRole(p.isWord(w1, "user"))
 	case p.isWord(w1, "type"):
@@ -396,7 +396,7 @@ func (p *parser) drop() Statement {
 		s.Keyspace, s.Name = p.qualifiedName()
 		return s
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
-		return p.unsupported("DROP MATERIALIZED VIEW", 3)
+		return p.dropView()
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.dropRole(p.isWord(w1, "user"))
 	case p.isWord(w1, "index"):

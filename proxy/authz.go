@@ -83,6 +83,12 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
 	case *cql.DropTable:
 		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
+	case *cql.CreateView:
+		return append(out, check{auth.Alter, table(s.BaseKeyspace, s.Base)})
+	case *cql.AlterView:
+		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
+	case *cql.DropView:
+		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
 	case *cql.CreateIndex:
 		return append(out, check{auth.Alter, table(s.Keyspace, s.Table)})
 	case *cql.DropIndex:

@@ -26,6 +26,12 @@ func statementKeyspace(stmt cql.Statement, session string) (string, error) {
 		ks = s.Keyspace
 	case *cql.DropTable:
 		ks = s.Keyspace
+	case *cql.CreateView:
+		ks = s.Keyspace
+	case *cql.AlterView:
+		ks = s.Keyspace
+	case *cql.DropView:
+		ks = s.Keyspace
 	case *cql.CreateIndex:
 		ks = s.Keyspace
 	case *cql.DropIndex:

@@ -96,6 +96,12 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation, st.Collection = "ALTER TABLE", s.Name
 	case *cql.DropTable:
 		st.Operation, st.Collection = "DROP TABLE", s.Name
+	case *cql.CreateView:
+		st.Operation, st.Collection = "CREATE MATERIALIZED VIEW", s.Name
+	case *cql.AlterView:
+		st.Operation, st.Collection = "ALTER MATERIALIZED VIEW", s.Name
+	case *cql.DropView:
+		st.Operation, st.Collection = "DROP MATERIALIZED VIEW", s.Name
 	case *cql.CreateIndex:
 		st.Operation, st.Collection = "CREATE INDEX", s.Table
 	case *cql.DropIndex:

@@ -46,6 +46,9 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ch  *Change
 		err *Error
 	)
+	if err := c.viewGuard(stmt, currentKeyspace); err != nil {
+		return nil, nil, err
+	}
 	switch s := stmt.(type) {
 	case *cql.CreateKeyspace:
 		ks, ch, err = c.createKeyspace(s)
@@ -57,6 +60,9 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.createTable(s, currentKeyspace)
 	case *cql.AlterTable:
 		ks, ch, err = c.alterTable(s, currentKeyspace)
+		if err == nil && ch != nil {
+			ks = withBaseChange(ks, s.Name)
+		}
 	case *cql.DropTable:
 		ks, ch, err = c.dropTable(s, currentKeyspace)
 	case *cql.CreateIndex:
@@ -69,6 +75,12 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.alterType(s, currentKeyspace)
 	case *cql.DropType:
 		ks, ch, err = c.dropType(s, currentKeyspace)
+	case *cql.CreateView:
+		ks, ch, err = c.createView(s, currentKeyspace)
+	case *cql.AlterView:
+		ks, ch, err = c.alterView(s, currentKeyspace)
+	case *cql.DropView:
+		ks, ch, err = c.dropView(s, currentKeyspace)
 	default:
 		return nil, nil, invalidf("%T is not a schema statement", stmt)
 	}

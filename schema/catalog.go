@@ -78,6 +78,8 @@ type Table struct {
 	Dropped map[string]*DroppedColumn
 	// Indexes are the table's secondary indexes, sorted by name.
 	Indexes []*Index
+	// View is set when the table is a materialized view (view.go).
+	View *View
 }
 
 // DroppedColumn records an ALTER TABLE DROP.

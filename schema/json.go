@@ -40,6 +40,13 @@ type (
 		Counter bool          `json:"counter,omitempty"`
 		Dropped []jsonDropped `json:"dropped,omitempty"`
 		Indexes []jsonIndex   `json:"indexes,omitempty"`
+		View    *jsonView     `json:"view,omitempty"`
+	}
+	jsonView struct {
+		Base       string `json:"base"`
+		BaseID     string `json:"base_id"`
+		IncludeAll bool   `json:"include_all,omitempty"`
+		Where      string `json:"where"`
 	}
 	jsonIndex struct {
 		ID      string            `json:"id"`
@@ -107,6 +114,9 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 			for _, ix := range t.Indexes {
 				jt.Indexes = append(jt.Indexes, jsonIndex{ID: ix.ID, Name: ix.Name, Column: ix.Column, Target: ix.Target.String(),
 					Kind: ix.Kind, SAI: ix.SAI, Options: ix.Options})
+			}
+			if v := t.View; v != nil {
+				jt.View = &jsonView{Base: v.BaseTable, BaseID: v.BaseID, IncludeAll: v.IncludeAll, Where: v.Where}
 			}
 			jk.Tables = append(jk.Tables, jt)
 		}
@@ -227,6 +237,9 @@ func decodeTable(ks string, jt jsonTable) (*Table, error) {
 			return nil, fmt.Errorf("index %s: bad target %q on %q", ji.Name, ji.Target, ji.Column)
 		}
 		t.Indexes = append(t.Indexes, ix)
+	}
+	if v := jt.View; v != nil {
+		t.View = &View{BaseTable: v.Base, BaseID: v.BaseID, IncludeAll: v.IncludeAll, Where: v.Where}
 	}
 	t.Options = t.Params.OptionsCQL()
 	return t, nil

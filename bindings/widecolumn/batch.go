@@ -159,7 +159,7 @@ func (e *Engine) runBatch(ctx context.Context, typ cql.BatchType, children []*mo
 	if !xs[0].hasTS {
 		var guarded bool
 		for _, c := range children {
-			guarded = guarded || c.readRow || c.counter
+			guarded = guarded || c.readRow || c.counter || e.st.Load().hasViews(c.ti)
 		}
 		if !guarded { // else writePlans takes it from the held partitions
 			ts := e.nextTimestamp()

@@ -400,6 +400,11 @@ func (gs *guards) timestamp() int64 {
 // applied with them.
 func (gs *guards) commit(ctx context.Context, muts []Mutation) error {
 	defer gs.unlock()
+	muts, err := gs.withViews(ctx, muts)
+	if err != nil {
+		gs.release(ctx, gs.gs)
+		return err
+	}
 	if gs.cond == nil {
 		if len(muts) == 0 {
 			return nil
@@ -410,6 +415,12 @@ func (gs *guards) commit(ctx context.Context, muts []Mutation) error {
 		return nil
 	}
 	rest, err := gs.assign(muts)
+	var restTS int64 // mutations applied with the partitions' (views) count as theirs
+	for _, m := range rest {
+		for _, c := range m.Cells {
+			restTS = max(restTS, c.Timestamp)
+		}
+	}
 	if err != nil {
 		gs.release(ctx, gs.gs)
 		return err
@@ -421,6 +432,7 @@ func (gs *guards) commit(ctx context.Context, muts []Mutation) error {
 		}
 		next := g.st
 		next.proposal = encodeProposal(g.muts)
+		next.lastTS = max(next.lastTS, restTS)
 		for _, m := range g.muts {
 			for _, c := range m.Cells {
 				next.lastTS = max(next.lastTS, c.Timestamp)

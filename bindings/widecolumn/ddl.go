@@ -47,6 +47,9 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 		if err != nil {
 			return nil, err
 		}
+		if err := e.truncateViews(ctx, ti); err != nil {
+			return nil, err
+		}
 		// Indexes first: a write between the two leaves a stale entry, never
 		// a row its index misses.
 		for _, ii := range ti.indexes {
@@ -68,6 +71,9 @@ func (e *Engine) execDDL(ctx context.Context, ks string, stmt cql.Statement) (*b
 		res, committed, err := e.tryDDL(ctx, ks, stmt, a)
 		if err == nil && committed {
 			if err := e.backfillIndexes(ctx, a.added); err != nil {
+				return nil, err
+			}
+			if err := e.buildViews(ctx, a.views); err != nil {
 				return nil, err
 			}
 		}
@@ -94,6 +100,8 @@ type ddlAttempts struct {
 	made map[string]*TableSpec // by table or index id; nil once a commit's outcome is unknown
 	// added are the indexes the committed statement created (to backfill).
 	added []*indexInfo
+	// views are the views it created (to build, view_build.go).
+	views []*viewInfo
 }
 
 func (e *Engine) newDDLAttempts() (*ddlAttempts, error) {
@@ -174,6 +182,7 @@ func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *d
 	st.version = old.version + 1
 	e.storeState(st)
 	a.added = newIndexes(old, st)
+	a.views = newViews(old, st)
 	var dropped []*TableSpec
 	for id, spec := range oldIDs {
 		if newIDs[id] == nil {

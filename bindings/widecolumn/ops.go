@@ -334,7 +334,7 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 		if p.counter && p.using.ts != nil {
 			return invalidf("Cannot provide custom timestamp for counter updates")
 		}
-		if !p.readRow && !p.counter {
+		if !p.readRow && !p.counter && !e.st.Load().hasViews(p.ti) {
 			continue
 		}
 		tg, err := p.targets(xs[i])

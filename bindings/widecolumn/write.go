@@ -64,6 +64,9 @@ func (b *planner) planInsert(s *cql.Insert) (plan, error) {
 		return nil, err
 	}
 	b.table = ti
+	if ti.t.IsView() {
+		return nil, errViewWrite
+	}
 	if s.JSON == nil && len(s.Columns) != len(s.Values) {
 		return nil, invalidf("Unmatched column names/values")
 	}
@@ -147,6 +150,9 @@ func (b *planner) planUpdate(s *cql.Update) (plan, error) {
 		return nil, err
 	}
 	b.table = ti
+	if ti.t.IsView() {
+		return nil, errViewWrite
+	}
 	p := &modPlan{kind: modUpdate, ti: ti, ifExists: s.IfExists, counter: ti.counter}
 	onlyStatic := true
 	for _, a := range s.Set {
@@ -257,6 +263,9 @@ func (b *planner) planDelete(s *cql.Delete) (plan, error) {
 		return nil, err
 	}
 	b.table = ti
+	if ti.t.IsView() {
+		return nil, errViewWrite
+	}
 	if s.Using.TTL != nil {
 		return nil, invalidf("A TTL is not allowed on DELETE statements")
 	}

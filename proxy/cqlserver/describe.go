@@ -141,6 +141,9 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		}
 		for _, name := range names {
 			for _, t := range kss[name].TableNames() {
+				if kss[name].Tables[t].IsView() {
+					continue
+				}
 				elems = append(elems, element{ks: name, typ: "table", name: t})
 			}
 		}
@@ -189,7 +192,7 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		if err != nil {
 			return nil, err
 		}
-		elems = []element{tableElement(t)}
+		elems = withViews(kss[ksName], t)
 	case kw(0, "type") || kw(0, "function") || kw(0, "aggregate") || kw(0, "index") || kw(0, "materialized"):
 		rest := w[1:]
 		what := map[string]string{"type": "User defined type", "function": "User defined function",
@@ -209,6 +212,10 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		}
 		if u := kss[ksName].Types[name]; u != nil && kw(0, "type") {
 			elems = []element{typeElement(u)}
+			break
+		}
+		if t := kss[ksName].Tables[name]; t.IsView() && kw(0, "materialized") {
+			elems = []element{tableElement(t)}
 			break
 		}
 		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
@@ -279,13 +286,16 @@ func findTable(kss map[string]*schema.Keyspace, ks, name string) (*schema.Table,
 		return nil, describeErr("'%s' not found in keyspaces", ks)
 	}
 	t := k.Tables[name]
-	if t == nil {
+	if t == nil || t.IsView() {
 		return nil, describeErr("Table '%s' not found in keyspace '%s'", name, ks)
 	}
 	return t, nil
 }
 
 func tableElement(t *schema.Table) element {
+	if t.IsView() {
+		return element{ks: t.Keyspace, typ: "materialized_view", name: t.Name, create: t.CreateViewStatement()}
+	}
 	return element{ks: t.Keyspace, typ: "table", name: t.Name, create: t.CreateStatement()}
 }
 
@@ -299,7 +309,9 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []element {
 		out = append(out, typeElement(u))
 	}
 	for _, name := range ks.TableNames() {
-		out = append(out, tableElement(ks.Tables[name]))
+		if t := ks.Tables[name]; !t.IsView() {
+			out = append(out, withViews(ks, t)...)
+		}
 	}
 	return out
 }

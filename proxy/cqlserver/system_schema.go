@@ -72,7 +72,7 @@ func (v *virtualBackend) addSchemaTables() {
 		gc_grace_seconds int, incremental_backups boolean, id uuid, include_all_columns boolean,
 		max_index_interval int, memtable_flush_period_in_ms int, min_index_interval int,
 		read_repair_chance double, speculative_retry text, additional_write_policy text, cdc boolean,
-		read_repair text, PRIMARY KEY ((keyspace_name), view_name))`, nil)
+		read_repair text, PRIMARY KEY ((keyspace_name), view_name))`, viewRows)
 	def("types", "user defined type definitions", `CREATE TABLE types (
 		keyspace_name text, type_name text, field_names frozen<list<text>>,
 		field_types frozen<list<text>>, PRIMARY KEY ((keyspace_name), type_name))`, typeRows)
@@ -141,14 +141,27 @@ func eachTable(kss []*schema.Keyspace, fn func(*schema.Table)) {
 func tableRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
-		p := &tb.Params
+		if tb.IsView() {
+			return // in system_schema.views (system_schema_view.go)
+		}
 		flags := []string{"compound"}
 		if tb.Counter || tb.IsCounter() {
 			flags = append(flags, "counter")
 		}
+		row := paramsRow(tb)
+		row["table_name"], row["flags"] = tb.Name, flags
+		b.add(row)
+	})
+	return b
+}
+
+// paramsRow is the part of a system_schema.tables or views row that
+// describes the table's options.
+func paramsRow(tb *schema.Table) map[string]any {
+	{
+		p := &tb.Params
 		row := map[string]any{
 			"keyspace_name":               tb.Keyspace,
-			"table_name":                  tb.Name,
 			"bloom_filter_fp_chance":      p.BloomFilterFPChance,
 			"caching":                     nonNil(p.Caching),
 			"comment":                     p.Comment,
@@ -158,7 +171,6 @@ func tableRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowB
 			"dclocal_read_repair_chance":  0.0, // no longer used, kept for drivers
 			"default_time_to_live":        int32(p.DefaultTimeToLive),
 			"extensions":                  extensions(p.Extensions),
-			"flags":                       flags,
 			"gc_grace_seconds":            int32(p.GCGraceSeconds),
 			"id":                          tb.ID,
 			"max_index_interval":          int32(p.MaxIndexInterval),
@@ -186,9 +198,8 @@ func tableRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowB
 		if _, err := cql.ParseUUID(tb.ID); err != nil {
 			row["id"] = nameUUID(tb.Keyspace + tb.Name)
 		}
-		b.add(row)
-	})
-	return b
+		return row
+	}
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -227,6 +227,12 @@ func statementKeyspace(st cql.Statement, session string) string {
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.DropTable:
 		return keyspaceOf(s.Keyspace, session)
+	case *cql.CreateView:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.AlterView:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.DropView:
+		return keyspaceOf(s.Keyspace, session)
 	case *cql.CreateIndex:
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.DropIndex:

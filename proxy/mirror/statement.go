@@ -51,6 +51,12 @@ func classify(st cql.Statement, sessionKS string) (ks, table string, k kind) {
 		return or(s.Keyspace), s.Name, kindSchema
 	case *cql.DropTable:
 		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.CreateView:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.AlterView:
+		return or(s.Keyspace), s.Name, kindSchema
+	case *cql.DropView:
+		return or(s.Keyspace), s.Name, kindSchema
 	case *cql.CreateIndex:
 		return or(s.Keyspace), s.Table, kindSchema
 	case *cql.DropIndex:

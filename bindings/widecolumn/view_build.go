@@ -1,0 +1,128 @@
+package widecolumn
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+)
+
+// truncateViews refuses TRUNCATE of a view and empties the views of a
+// base table being truncated (before the base, as for indexes).
+func (e *Engine) truncateViews(ctx context.Context, ti *tableInfo) error {
+	if ti.t.IsView() {
+		return invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
+	}
+	for _, vi := range e.st.Load().views[ti.t.ID] {
+		if err := e.kv.TruncateTable(ctx, vi.vt.spec); err != nil {
+			return fmt.Errorf("truncate view %s: %w", vi.vt, err)
+		}
+	}
+	return nil
+}
+
+// newViews lists the views of next that old does not have.
+func newViews(old, next *state) []*viewInfo {
+	var out []*viewInfo
+	for _, vs := range next.views {
+		for _, vi := range vs {
+			if old.byID[vi.vt.t.ID] == nil {
+				out = append(out, vi)
+			}
+		}
+	}
+	return out
+}
+
+// buildViews writes the view rows of the base rows present when the views
+// were created. It runs synchronously in CREATE MATERIALIZED VIEW, one
+// base partition at a time, each held as a write holds it (so a write to
+// the partition meanwhile is ordered before or after its build); its cost
+// grows with the base table. Writes after the schema swap maintain the
+// view themselves; on a shared store the build first waits for the other
+// engines to load the new schema, as an index backfill does.
+func (e *Engine) buildViews(ctx context.Context, views []*viewInfo) error {
+	if len(views) == 0 {
+		return nil
+	}
+	if e.shared && e.opts.SchemaPoll >= 0 {
+		poll := e.opts.SchemaPoll
+		if poll == 0 {
+			poll = defaultSchemaPoll
+		}
+		t := time.NewTimer(2*poll + 50*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	for _, vi := range views {
+		if err := e.buildView(ctx, vi); err != nil {
+			return fmt.Errorf("build materialized view %s: %w", vi.vt.t.Name, err)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) buildView(ctx context.Context, vi *viewInfo) error {
+	base := vi.base
+	it, err := e.kv.Scan(ctx, base.spec, ScanRange{Limit: 1024})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var last []byte
+	for {
+		row, ok := it.Next(ctx)
+		if !ok {
+			break
+		}
+		prefix, err := base.codec.PartitionPrefix(row.Key)
+		if err != nil {
+			return err
+		}
+		if last != nil && bytes.Equal(prefix, last) {
+			continue
+		}
+		last = append(last[:0], prefix...)
+		pk, _, err := base.codec.DecodeRowKey(row.Key)
+		if err != nil {
+			return err
+		}
+		hkey, err := base.codec.PartitionKey(pk)
+		if err != nil {
+			return err
+		}
+		if err := e.buildPartition(ctx, vi, hkey); err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// buildPartition writes the view rows of one base partition, held.
+func (e *Engine) buildPartition(ctx context.Context, vi *viewInfo, hkey []byte) error {
+	gs, err := e.lockParts(ctx, []partRef{{ti: vi.base, key: hkey}})
+	if err != nil {
+		return err
+	}
+	rows, err := e.scanPartition(ctx, vi.base, hkey)
+	if err != nil {
+		gs.abort(ctx)
+		return err
+	}
+	now := e.nowSeconds()
+	after, err := decodePart(vi.base, hkey, rows, now)
+	if err != nil {
+		gs.abort(ctx)
+		return err
+	}
+	muts, err := vi.updates(ctx, e, partState{}, after, gs.timestamp(), now)
+	if err != nil {
+		gs.abort(ctx)
+		return err
+	}
+	return gs.commit(ctx, muts)
+}
