@@ -96,9 +96,6 @@ func TestParseCreateTableScalarTypes(t *testing.T) {
 }
 
 var unsupportedCases = []parseCase{
-	{"create function", "CREATE OR REPLACE FUNCTION f(a int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'", &Unsupported{What: "CREATE FUNCTION"}},
-	{"create aggregate", "CREATE AGGREGATE a(int) SFUNC f STYPE int", &Unsupported{What: "CREATE AGGREGATE"}},
-	{"drop function", "DROP FUNCTION f", &Unsupported{What: "DROP FUNCTION"}},
 	{"create mv", "CREATE MATERIALIZED VIEW v AS SELECT * FROM t WHERE k IS NOT NULL PRIMARY KEY (k)", &Unsupported{What: "CREATE MATERIALIZED VIEW"}},
 	{"drop mv", "DROP MATERIALIZED VIEW v", &Unsupported{What: "DROP MATERIALIZED VIEW"}},
 	{"describe", "DESCRIBE KEYSPACES", &Unsupported{What: "DESCRIBE"}},
