@@ -335,7 +335,8 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
-		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType:
+		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType,
+		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
 		}
@@ -419,6 +420,9 @@ func cqlError(err error) error {
 	}
 	var sch *schema.Error
 	if errors.As(err, &sch) {
+		if sch.Unsupported {
+			return bindings.Unsupported("%s", sch.Message)
+		}
 		code := bindings.CodeInvalid
 		switch sch.Code {
 		case schema.AlreadyExists:
@@ -448,9 +452,6 @@ func invalidf(format string, args ...any) *bindings.Error {
 func unsupportedStatement(what string) error {
 	if strings.Contains(what, "MATERIALIZED VIEW") && strings.HasPrefix(what, "CREATE") {
 		return invalidf("Materialized views are disabled. Enable in cassandra.yaml to use.")
-	}
-	if udf := udfRefusal(what); udf != nil {
-		return udf
 	}
 	return bindings.Unsupported("%s is not supported by dohyo's wide-column engine", what)
 }

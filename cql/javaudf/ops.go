@@ -2,7 +2,7 @@ package javaudf
 
 import "math"
 
-func (e *litExpr) eval(*machine) (any, error)   { return e.v, nil }
+func (e *litExpr) eval(*machine) (any, error)     { return e.v, nil }
 func (e *localExpr) eval(m *machine) (any, error) { return m.frame[e.slot], nil }
 
 func (e *assignExpr) eval(m *machine) (any, error) {
