@@ -192,7 +192,7 @@ func (c *Catalog) createFunction(s *cql.CreateFunction, current string) (*Keyspa
 func typeNames(ts []*cql.Type) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = t.String()
+		out[i] = TypeString(t)
 	}
 	return out
 }
