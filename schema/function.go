@@ -81,7 +81,7 @@ func (f *Function) Compile() (*javaudf.Func, error) {
 	for i := range params {
 		params[i] = javaudf.Param{Name: f.ArgNames[i], Type: f.ArgTypes[i]}
 	}
-	return javaudf.Compile(f.Keyspace+"."+f.Name, params, f.ReturnType, f.Body)
+	return javaudf.Compile(f.Keyspace+"."+f.Name, params, f.ReturnType, f.Body, f.CalledOnNull)
 }
 
 func (c *Catalog) udfKeyspace(ks, current string) (*Keyspace, *Error) {

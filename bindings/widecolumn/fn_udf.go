@@ -304,6 +304,9 @@ func (a *aggState) udaAdd(i int, sc selector, c *rowCtx) {
 			c.env.fail(err)
 			return
 		}
+		if v == nil && !sc.uda.state.nullable {
+			return // Cassandra skips the row: the state is unchanged
+		}
 		vals = append(vals, v)
 	}
 	st, err := sc.uda.state.call(c.env.fn, vals)

@@ -20,13 +20,16 @@ type Func struct {
 	ret    *cql.Type
 	body   *blockStmt
 	slots  int
+	primitive bool // the return type is a Java primitive (RETURNS NULL ON NULL INPUT)
 	// Steps is the step budget of one call.
 	Steps int64
 }
 
 // Compile parses and checks a function body. name is the function's
-// qualified name (for messages).
-func Compile(name string, params []Param, ret *cql.Type, body string) (f *Func, err error) {
+// qualified name (for messages); calledOnNull is CALLED ON NULL INPUT
+// (otherwise Cassandra declares numbers and booleans as Java primitives,
+// which cannot be null).
+func Compile(name string, params []Param, ret *cql.Type, body string, calledOnNull bool) (f *Func, err error) {
 	for _, p := range params {
 		if !supportedType(p.Type) {
 			return nil, unsupportedErr(1, fmt.Sprintf("an argument of type %s (%s)", p.Type, javaClass(p.Type)))
@@ -64,6 +67,16 @@ func Compile(name string, params []Param, ret *cql.Type, body string) (f *Func, 
 		}
 		blk.list = append(blk.list, p.statement())
 	}
+	retClass := javaClass(ret)
+	if prim := primitiveName(retClass); prim != "" && !calledOnNull {
+		if cerr := checkNullReturns(blk, prim); cerr != nil {
+			return nil, cerr
+		}
+		retClass = prim
+	}
+	if canComplete(blk) {
+		return nil, compileErrf(1, "This method must return a result of type %s", retClass)
+	}
 	argTypes := make([]string, len(params))
 	for i, pa := range params {
 		argTypes[i] = pa.Type.String()
@@ -71,6 +84,7 @@ func Compile(name string, params []Param, ret *cql.Type, body string) (f *Func, 
 	return &Func{
 		name:   fmt.Sprintf("%s : (%s) -> %s", name, strings.Join(argTypes, ", "), ret),
 		params: params, ret: ret, body: blk, slots: p.slots, Steps: defaultSteps,
+		primitive: primitiveName(javaClass(ret)) != "" && !calledOnNull,
 	}, nil
 }
 
@@ -95,6 +109,9 @@ func (f *Func) Call(args [][]byte) ([]byte, error) {
 	}
 	if c != ctlReturn {
 		return nil, &ExecError{Msg: "java.lang.IllegalStateException: function " + f.name + " completed without returning a value"}
+	}
+	if v == nil && f.primitive {
+		return nil, npe("unboxing the return value")
 	}
 	return fromJava(f.ret, v)
 }

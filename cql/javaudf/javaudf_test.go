@@ -10,7 +10,7 @@ import (
 
 func run(t *testing.T, params []Param, ret *cql.Type, body string, args ...any) (any, error) {
 	t.Helper()
-	f, err := Compile("ks.f", params, ret, body)
+	f, err := Compile("ks.f", params, ret, body, true)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,6 @@ func TestExecErrors(t *testing.T) {
 		{"Integer y = null; return y + 1;", "NullPointerException"},
 		{"return \"abc\".charAt(5);", "StringIndexOutOfBoundsException"},
 		{"return Integer.parseInt(\"zz\");", "NumberFormatException"},
-		{"if (x == 1) return 1;", "without returning"},
 	}
 	for _, c := range cases {
 		_, err := run(t, x, ctInt, c.body, int32(0))
@@ -150,15 +149,17 @@ func TestCompileErrors(t *testing.T) {
 		{"return \"a", "String literal is not properly closed", false},
 		{"break;", "break cannot be used outside of a loop", false},
 		{"x + 1;", "Syntax error", false},
+		{"if (x == 1) return 1;", "This method must return a result of type Integer", false},
+		{"while (x > 0) { return 1; }", "This method must return a result of type Integer", false},
 	}
 	for _, c := range cases {
-		_, err := Compile("ks.f", x, ctInt, c.body)
+		_, err := Compile("ks.f", x, ctInt, c.body, true)
 		var ce *CompileError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Unsupported != c.unsupported {
 			t.Errorf("%s: got %v, want a CompileError with %q (unsupported %v)", c.body, err, c.want, c.unsupported)
 		}
 	}
-	if _, err := Compile("ks.f", []Param{{"d", cql.Scalar(cql.KindDecimal)}}, ctInt, "return 1;"); err == nil || !strings.Contains(err.Error(), "BigDecimal") {
+	if _, err := Compile("ks.f", []Param{{"d", cql.Scalar(cql.KindDecimal)}}, ctInt, "return 1;", true); err == nil || !strings.Contains(err.Error(), "BigDecimal") {
 		t.Errorf("decimal argument: %v", err)
 	}
 }
@@ -171,7 +172,7 @@ func FuzzCompile(f *testing.F) {
 	}
 	params := []Param{{"x", ctInt}, {"l", cql.ListOf(ctInt)}, {"s", ctText}}
 	f.Fuzz(func(t *testing.T, body string) {
-		fn, err := Compile("ks.f", params, ctInt, body)
+		fn, err := Compile("ks.f", params, ctInt, body, true)
 		if err != nil {
 			var ce *CompileError
 			if !errors.As(err, &ce) {
