@@ -15,11 +15,11 @@ type Param struct {
 
 // Func is a compiled function body.
 type Func struct {
-	name   string // ks.name : (types) -> type, for budget errors
-	params []Param
-	ret    *cql.Type
-	body   *blockStmt
-	slots  int
+	name      string // ks.name : (types) -> type, for budget errors
+	params    []Param
+	ret       *cql.Type
+	body      *blockStmt
+	slots     int
 	primitive bool // the return type is a Java primitive (RETURNS NULL ON NULL INPUT)
 	// Steps is the step budget of one call.
 	Steps int64
