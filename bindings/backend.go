@@ -180,6 +180,8 @@ const (
 	TargetKeyspace ChangeTarget = "KEYSPACE"
 	TargetTable    ChangeTarget = "TABLE"
 	TargetType     ChangeTarget = "TYPE"
+	TargetFunction ChangeTarget = "FUNCTION"
+	TargetAggr     ChangeTarget = "AGGREGATE"
 )
 
 // SchemaChange is the outcome of a DDL statement.
@@ -187,7 +189,8 @@ type SchemaChange struct {
 	Type     ChangeType
 	Target   ChangeTarget
 	Keyspace string
-	Object   string // table or type name; "" for keyspaces
+	Object   string   // table or type name; "" for keyspaces
+	Args     []string // FUNCTION and AGGREGATE targets: argument types (CQL text)
 }
 
 // Result is the outcome of a statement.

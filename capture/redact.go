@@ -234,6 +234,14 @@ func statementKeyspace(parsed *cql.Parsed, sessionKS string) string {
 		return or(s.Keyspace)
 	case *cql.DropType:
 		return or(s.Keyspace)
+	case *cql.CreateFunction:
+		return or(s.Keyspace)
+	case *cql.DropFunction:
+		return or(s.Keyspace)
+	case *cql.CreateAggregate:
+		return or(s.Keyspace)
+	case *cql.DropAggregate:
+		return or(s.Keyspace)
 	case *cql.Truncate:
 		return or(s.Keyspace)
 	case *cql.CreateKeyspace:

@@ -342,17 +342,16 @@ func (p *parser) create() Statement {
 		return p.createIndex()
 	case p.isWord(w1, "materialized") && p.isWord(w2, "view"):
 		return p.createView()
-	case p.isWord(w1, "or") && p.isWord(w2, "replace") && (p.isWord(w3, "function") || p.isWord(w3, "aggregate")):
-		return p.unsupported("CREATE "+strings.ToUpper(p.text(w3)), 4)
+	case p.isWord(w1, "or") && p.isWord(w2, "replace") && (p.isWord(w3, "function") || p.isWord(w3, "aggregate")),
+		p.isWord(w1, "function"), p.isWord(w1, "aggregate"):
+		return p.createFunctionOrAggregate()
 	case p.isWord(w1, "role"), p.isWord(w1, "user"):
 		return p.createRole(p.isWord(w1, "user"))
 	case p.isWord(w1, "type"):
 		return p.createType()
 	}
-	for _, what := range []string{"function", "aggregate", "trigger"} {
-		if p.isWord(w1, what) {
-			return p.unsupported("CREATE "+strings.ToUpper(what), 2)
-		}
+	if p.isWord(w1, "trigger") {
+		return p.unsupported("CREATE TRIGGER", 2)
 	}
 	p.next()
 	p.noViable()
@@ -404,10 +403,11 @@ func (p *parser) drop() Statement {
 	case p.isWord(w1, "type"):
 		return p.dropType()
 	}
-	for _, what := range []string{"function", "aggregate", "trigger"} {
-		if p.isWord(w1, what) {
-			return p.unsupported("DROP "+strings.ToUpper(what), 2)
-		}
+	if p.isWord(w1, "function") || p.isWord(w1, "aggregate") {
+		return p.dropFunctionOrAggregate()
+	}
+	if p.isWord(w1, "trigger") {
+		return p.unsupported("DROP TRIGGER", 2)
 	}
 	p.next()
 	p.noViable()

@@ -96,9 +96,6 @@ func TestParseCreateTableScalarTypes(t *testing.T) {
 }
 
 var unsupportedCases = []parseCase{
-	{"create function", "CREATE OR REPLACE FUNCTION f(a int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'", &Unsupported{What: "CREATE FUNCTION"}},
-	{"create aggregate", "CREATE AGGREGATE a(int) SFUNC f STYPE int", &Unsupported{What: "CREATE AGGREGATE"}},
-	{"drop function", "DROP FUNCTION f", &Unsupported{What: "DROP FUNCTION"}},
 	{"describe", "DESCRIBE KEYSPACES", &Unsupported{What: "DESCRIBE"}},
 	{"desc", "DESC TABLE ks.t", &Unsupported{What: "DESCRIBE"}},
 	{"create trigger", "CREATE TRIGGER tr ON t USING 'org.Trigger'", &Unsupported{What: "CREATE TRIGGER"}},

@@ -133,7 +133,7 @@ SELECT * FROM t WHERE k = ?`
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTypes := []string{"*cql.CreateKeyspace", "*cql.Use", "*cql.CreateTable", "*cql.Insert", "*cql.Batch", "*cql.Unsupported", "*cql.Select"}
+	wantTypes := []string{"*cql.CreateKeyspace", "*cql.Use", "*cql.CreateTable", "*cql.Insert", "*cql.Batch", "*cql.CreateFunction", "*cql.Select"}
 	if len(got) != len(wantTypes) {
 		t.Fatalf("got %d statements, want %d", len(got), len(wantTypes))
 	}

@@ -99,6 +99,14 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
 	case *cql.DropType:
 		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.CreateFunction:
+		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.CreateAggregate:
+		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.DropFunction:
+		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
+	case *cql.DropAggregate:
+		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
 	}
 	return out
 }

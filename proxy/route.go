@@ -42,6 +42,14 @@ func statementKeyspace(stmt cql.Statement, session string) (string, error) {
 		ks = s.Keyspace
 	case *cql.DropType:
 		ks = s.Keyspace
+	case *cql.CreateFunction:
+		ks = s.Keyspace
+	case *cql.DropFunction:
+		ks = s.Keyspace
+	case *cql.CreateAggregate:
+		ks = s.Keyspace
+	case *cql.DropAggregate:
+		ks = s.Keyspace
 	case *cql.Truncate:
 		ks = s.Keyspace
 	case *cql.Insert:

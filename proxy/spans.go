@@ -112,6 +112,14 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation = "ALTER TYPE"
 	case *cql.DropType:
 		st.Operation = "DROP TYPE"
+	case *cql.CreateFunction:
+		st.Operation = "CREATE FUNCTION"
+	case *cql.DropFunction:
+		st.Operation = "DROP FUNCTION"
+	case *cql.CreateAggregate:
+		st.Operation = "CREATE AGGREGATE"
+	case *cql.DropAggregate:
+		st.Operation = "DROP AGGREGATE"
 	case *cql.Truncate:
 		st.Operation, st.Collection = "TRUNCATE", s.Name
 	}

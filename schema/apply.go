@@ -81,6 +81,14 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.alterView(s, currentKeyspace)
 	case *cql.DropView:
 		ks, ch, err = c.dropView(s, currentKeyspace)
+	case *cql.CreateFunction:
+		ks, ch, err = c.createFunction(s, currentKeyspace)
+	case *cql.DropFunction:
+		ks, ch, err = c.dropFunction(s, currentKeyspace)
+	case *cql.CreateAggregate:
+		ks, ch, err = c.createAggregate(s, currentKeyspace)
+	case *cql.DropAggregate:
+		ks, ch, err = c.dropAggregate(s, currentKeyspace)
 	default:
 		return nil, nil, invalidf("%T is not a schema statement", stmt)
 	}

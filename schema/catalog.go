@@ -25,6 +25,8 @@ type Keyspace struct {
 	DurableWrites bool
 	Tables        map[string]*Table
 	Types         map[string]*UserType // user-defined types by name
+	Functions     []*Function          // user-defined functions, by name then argument types
+	Aggregates    []*Aggregate         // user-defined aggregates, likewise
 }
 
 // ColumnKind is a column's role, spelled as in system_schema.columns.

@@ -36,7 +36,10 @@ type Error struct {
 	Code     Code
 	Message  string
 	Keyspace string
-	Table    string
+	// Unsupported marks a statement Cassandra accepts that dohyo does not
+	// run (a Java UDF body outside dohyo's subset).
+	Unsupported bool
+	Table       string
 }
 
 func (e *Error) Error() string { return e.Message }

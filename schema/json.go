@@ -26,6 +26,8 @@ type (
 		DurableWrites bool              `json:"durable_writes"`
 		Tables        []jsonTable       `json:"tables"`
 		Types         []jsonUserType    `json:"types,omitempty"`
+		Functions     []jsonFunction    `json:"functions,omitempty"`
+		Aggregates    []jsonAggregate   `json:"aggregates,omitempty"`
 	}
 	jsonUserType struct {
 		Name   string      `json:"name"`
@@ -128,6 +130,7 @@ func (c *Catalog) MarshalJSON() ([]byte, error) {
 			}
 			jk.Types = append(jk.Types, ju)
 		}
+		encodeFunctions(ks, &jk)
 		out.Keyspaces = append(out.Keyspaces, jk)
 	}
 	return json.Marshal(out)
@@ -169,6 +172,9 @@ func UnmarshalCatalog(data []byte) (*Catalog, error) {
 				ks.Types = map[string]*UserType{}
 			}
 			ks.Types[u.Name] = u
+		}
+		if err := decodeFunctions(ks, jk); err != nil {
+			return nil, fmt.Errorf("schema: decode keyspace %s: %w", jk.Name, err)
 		}
 		c.Keyspaces[ks.Name] = ks
 	}

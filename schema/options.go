@@ -85,6 +85,20 @@ type Change struct {
 	Target   string // "KEYSPACE" or "TABLE"
 	Keyspace string
 	Table    string // "" for keyspace changes
+	// ArgTypes are a FUNCTION or AGGREGATE change's argument types (CQL
+	// text, joined by ArgSep so Change stays comparable; see Args).
+	ArgTypes string
+}
+
+// ArgSep separates Change.ArgTypes.
+const ArgSep = "\x1f"
+
+// Args returns a FUNCTION or AGGREGATE change's argument types.
+func (c *Change) Args() []string {
+	if c.ArgTypes == "" {
+		return []string{}
+	}
+	return strings.Split(c.ArgTypes, ArgSep)
 }
 
 // Change types and targets.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -166,7 +167,7 @@ func TestNativeBackendScripted(t *testing.T) {
 		}
 	}
 	res, err = b.Execute(ctx, &bindings.Request{Query: "CREATE", Consistency: bindings.One})
-	if err != nil || res.Kind != bindings.ResultSchemaChange || *res.Change != (bindings.SchemaChange{
+	if err != nil || res.Kind != bindings.ResultSchemaChange || !reflect.DeepEqual(*res.Change, bindings.SchemaChange{
 		Type: bindings.Created, Target: bindings.TargetTable, Keyspace: "ks", Object: "t"}) {
 		t.Errorf("schema change: got %+v, %v", res, err)
 	}

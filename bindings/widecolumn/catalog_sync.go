@@ -287,6 +287,7 @@ func diffCatalogs(old, cur *schema.Catalog) []*bindings.SchemaChange {
 			}
 		}
 	}
+	out = append(out, diffUDFs(old, cur)...)
 	for _, name := range old.KeyspaceNames() {
 		was, ks := old.Keyspaces[name], cur.Keyspace(name)
 		for _, tn := range was.TableNames() {

@@ -199,6 +199,7 @@ func schemaChange(ch *schema.Change) *bindings.SchemaChange {
 		Target:   bindings.ChangeTarget(ch.Target),
 		Keyspace: ch.Keyspace,
 		Object:   ch.Table,
+		Args:     udfChangeArgs(ch),
 	}
 }
 

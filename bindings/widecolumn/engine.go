@@ -340,7 +340,8 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 		return nil, unsupportedStatement(s.What)
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
 		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType,
-		*cql.CreateView, *cql.AlterView, *cql.DropView:
+		*cql.CreateView, *cql.AlterView, *cql.DropView,
+		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
 		}
@@ -424,6 +425,9 @@ func cqlError(err error) error {
 	}
 	var sch *schema.Error
 	if errors.As(err, &sch) {
+		if sch.Unsupported {
+			return bindings.Unsupported("%s", sch.Message)
+		}
 		code := bindings.CodeInvalid
 		switch sch.Code {
 		case schema.AlreadyExists:
@@ -448,11 +452,7 @@ func invalidf(format string, args ...any) *bindings.Error {
 	return bindings.Errorf(bindings.CodeInvalid, format, args...)
 }
 
-// unsupportedStatement answers statements dohyo parses but does not run,
-// with Cassandra's own answer where Cassandra refuses them by default.
+// unsupportedStatement answers statements dohyo parses but does not run.
 func unsupportedStatement(what string) error {
-	if udf := udfRefusal(what); udf != nil {
-		return udf
-	}
 	return bindings.Unsupported("%s is not supported by dohyo's wide-column engine", what)
 }

@@ -189,6 +189,9 @@ func (b *planner) compileCallExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.T
 	case "fromjson":
 		return nil, nil, "", nil, invalidf("fromjson() cannot be used in the selection clause of a SELECT statement")
 	}
+	if e, t, n, refs, ok, err := b.compileUDFCall(ti, sl); ok {
+		return e, t, n, refs, err
+	}
 	args := make([]expr, len(sl.Args))
 	types := make([]*cql.Type, len(sl.Args))
 	names := make([]string, len(sl.Args))

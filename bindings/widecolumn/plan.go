@@ -252,7 +252,8 @@ func (e *Engine) prepare(ctx context.Context, keyspace, query string) (*bindings
 	switch s := p.Stmt.(type) {
 	case *cql.Use, *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
 		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType,
-		*cql.CreateView, *cql.AlterView, *cql.DropView:
+		*cql.CreateView, *cql.AlterView, *cql.DropView,
+		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate:
 		return &bindings.Prepared{Keyspace: keyspace}, nil
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)

@@ -25,6 +25,7 @@ const (
 	selMax
 	selSum
 	selAvg
+	selUDA // a user-defined aggregate (fn_udf.go)
 )
 
 func (k selKind) aggregate() bool { return k >= selCountStar }
@@ -45,6 +46,8 @@ type selector struct {
 	refs []int
 	// argType: the type an aggregate of an expression aggregates.
 	argType *cql.Type
+	// uda: selUDA's aggregate.
+	uda *udaImpl
 }
 
 // aggType is the type of the values an aggregate selector accumulates.
@@ -204,6 +207,9 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 		}
 		return b.compileSelector(ti, &cql.Selector{Kind: k, Column: ti.cols[c].Name})
 	}
+	if sc, ok, err := b.compileUDA(ti, sl); ok {
+		return sc, err
+	}
 	return b.exprSelector(ti, sl)
 }
 
@@ -322,6 +328,10 @@ type aggState struct {
 	isum  []int64
 	fsum  []float64
 	bsum  []*big.Int // avg of bigint/counter: exact, as Cassandra's overflows to BigInteger
+	// uda: user-defined aggregates' states (udaSet: initialised).
+	uda    [][]byte
+	udaSet []bool
+	env    *rowEnv
 }
 
 func newAggState(s *selection) *aggState {
@@ -334,8 +344,11 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 		a.seen = true
 		a.first = s.project(ti, r, statics, env)
 	}
+	a.env = env
 	for i, sc := range s.sels {
 		switch sc.kind {
+		case selUDA:
+			a.udaAdd(i, sc, &rowCtx{s: s, ti: ti, r: r, statics: statics, env: env})
 		case selCountStar:
 			a.count[i]++
 		case selCount, selMin, selMax, selSum, selAvg:
@@ -380,6 +393,8 @@ func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
 	out := make([][]byte, len(s.sels))
 	for i, sc := range s.sels {
 		switch sc.kind {
+		case selUDA:
+			out[i] = a.udaResult(i, sc)
 		case selCountStar, selCount:
 			out[i] = be64(a.count[i])
 		case selMin, selMax:

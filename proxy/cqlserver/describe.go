@@ -97,6 +97,7 @@ func describeSpecs(names []string) []bindings.ColumnSpec {
 // element is one described schema element.
 type element struct {
 	ks, typ, name, create string
+	raw                   bool // name is already CQL text (functions: f(int))
 }
 
 func describeErr(format string, args ...any) error {
@@ -155,7 +156,14 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 			}
 		}
 	case len(w) == 1 && (kw(0, "functions") || kw(0, "aggregates")):
-		cols = listColumns // dohyo has no user functions
+		cols = listColumns
+		for _, name := range sortedKeyspaces(kss) {
+			if kw(0, "functions") {
+				elems = append(elems, functionElements(kss[name], "")...)
+			} else {
+				elems = append(elems, aggregateElements(kss[name], "")...)
+			}
+		}
 	case (len(w) == 1 && kw(0, "schema")) || (len(w) == 2 && kw(0, "full") && kw(1, "schema")):
 		full := kw(0, "full")
 		for _, name := range sortedKeyspaces(kss) {
@@ -216,6 +224,12 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		}
 		if t := kss[ksName].Tables[name]; t.IsView() && kw(0, "materialized") {
 			elems = []element{tableElement(t)}
+		} else if kw(0, "function") {
+			elems = functionElements(kss[ksName], name)
+		} else if kw(0, "aggregate") {
+			elems = aggregateElements(kss[ksName], name)
+		}
+		if len(elems) > 0 {
 			break
 		}
 		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
@@ -246,7 +260,11 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 	}
 	res := &bindings.Result{Kind: bindings.ResultRows, Columns: describeSpecs(cols)}
 	for _, e := range elems {
-		row := [][]byte{[]byte(cql.QuoteIdent(e.ks)), []byte(e.typ), []byte(cql.QuoteIdent(e.name))}
+		name := cql.QuoteIdent(e.name)
+		if e.raw {
+			name = e.name
+		}
+		row := [][]byte{[]byte(cql.QuoteIdent(e.ks)), []byte(e.typ), []byte(name)}
 		if len(cols) == 4 {
 			row = append(row, []byte(e.create))
 		}
@@ -308,6 +326,8 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []element {
 	for _, u := range ks.TypesInDependencyOrder() {
 		out = append(out, typeElement(u))
 	}
+	out = append(out, functionElements(ks, "")...)
+	out = append(out, aggregateElements(ks, "")...)
 	for _, name := range ks.TableNames() {
 		if t := ks.Tables[name]; !t.IsView() {
 			out = append(out, withViews(ks, t)...)

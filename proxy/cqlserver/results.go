@@ -185,6 +185,9 @@ func appendSchemaChange(f []byte, ch *bindings.SchemaChange) []byte {
 	if ch.Target != bindings.TargetKeyspace {
 		f = appendString(f, ch.Object)
 	}
+	if ch.Target == bindings.TargetFunction || ch.Target == bindings.TargetAggr {
+		f = appendStringList(f, ch.Args)
+	}
 	return f
 }
 

@@ -79,11 +79,11 @@ func (v *virtualBackend) addSchemaTables() {
 	def("functions", "user defined function definitions", `CREATE TABLE functions (
 		keyspace_name text, function_name text, argument_types frozen<list<text>>,
 		argument_names frozen<list<text>>, body text, language text, return_type text,
-		called_on_null_input boolean, PRIMARY KEY ((keyspace_name), function_name, argument_types))`, nil)
+		called_on_null_input boolean, PRIMARY KEY ((keyspace_name), function_name, argument_types))`, functionRows)
 	def("aggregates", "user defined aggregate definitions", `CREATE TABLE aggregates (
 		keyspace_name text, aggregate_name text, argument_types frozen<list<text>>,
 		final_func text, initcond text, return_type text, state_func text, state_type text,
-		PRIMARY KEY ((keyspace_name), aggregate_name, argument_types))`, nil)
+		PRIMARY KEY ((keyspace_name), aggregate_name, argument_types))`, aggregateRows)
 	def("indexes", "secondary index definitions", `CREATE TABLE indexes (
 		keyspace_name text, table_name text, index_name text, kind text, options frozen<map<text, text>>,
 		PRIMARY KEY ((keyspace_name), table_name, index_name))`, indexRows)

@@ -243,6 +243,14 @@ func statementKeyspace(st cql.Statement, session string) string {
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.DropType:
 		return keyspaceOf(s.Keyspace, session)
+	case *cql.CreateFunction:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.DropFunction:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.CreateAggregate:
+		return keyspaceOf(s.Keyspace, session)
+	case *cql.DropAggregate:
+		return keyspaceOf(s.Keyspace, session)
 	case *cql.Truncate:
 		return keyspaceOf(s.Keyspace, session)
 	case *cql.Batch:

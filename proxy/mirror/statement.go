@@ -67,6 +67,14 @@ func classify(st cql.Statement, sessionKS string) (ks, table string, k kind) {
 		return or(s.Keyspace), "", kindSchema
 	case *cql.DropType:
 		return or(s.Keyspace), "", kindSchema
+	case *cql.CreateFunction:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.DropFunction:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.CreateAggregate:
+		return or(s.Keyspace), "", kindSchema
+	case *cql.DropAggregate:
+		return or(s.Keyspace), "", kindSchema
 	}
 	return "", "", kindOther
 }
