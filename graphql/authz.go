@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/graphql-go/graphql"
-
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/httpsec"
@@ -42,15 +40,4 @@ func (s *Server) authorize(ctx context.Context, perm auth.Permission, res auth.R
 	}
 	return &bindings.Error{Code: bindings.CodeUnauthorized,
 		Message: fmt.Sprintf("User %s has no %s permission on %s or any of its parents: %v", id, perm, res, err)}
-}
-
-// guarded wraps a resolver of a field whose permission and resource are
-// fixed when the schema is built (the DML fields of a table).
-func (s *Server) guarded(perm auth.Permission, res auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
-	return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
-		if err := s.authorize(p.Context, perm, res); err != nil {
-			return nil, err
-		}
-		return fn(p)
-	})
 }

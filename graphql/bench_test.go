@@ -72,10 +72,11 @@ func BenchmarkPointRead(b *testing.B) {
 	}
 }
 
-// newBenchEnv is newEnv for benchmarks (no *testing.T there).
+// newBenchEnv is newEnv for benchmarks (no *testing.T there), without
+// the tests' second run of every planned request through graphql-go.
 func newBenchEnv(b *testing.B, tb testBackend) *testEnv {
 	b.Helper()
-	e := newEnvTB(b, tb, nil)
+	e := newEnvTB(b, tb, func(c *Config) { c.planCheck = nil })
 	e.cql(`CREATE TABLE kv (k int PRIMARY KEY, v text)`, `INSERT INTO kv (k, v) VALUES (42, 'forty-two')`)
 	return e
 }

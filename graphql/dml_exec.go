@@ -296,25 +296,7 @@ func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (
 // resolveQuery answers t(value, filter, orderBy, options).
 func (s *Server) resolveQuery(d *dmlSchema, ti *tableInfo) graphql.FieldResolveFn {
 	return func(p graphql.ResolveParams) (any, error) {
-		rs, err := stateFrom(p.Context)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := s.parseQueryOptions(p.Args)
-		if err != nil {
-			return nil, err
-		}
-		cols, err := selectedColumns(p.Info, ti)
-		if err != nil {
-			return nil, err
-		}
-		st, err := buildSelect(ti, p.Args, cols, opts.limit)
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.execute(p.Context, d, rs, st, &bindings.Request{
-			Consistency: opts.consistency, PageSize: int32(opts.pageSize), PagingState: opts.pageState,
-		})
+		res, err := s.selectRows(p.Context, d, ti, p.Args, func() ([]string, error) { return selectedColumns(p.Info, ti) })
 		if err != nil {
 			return nil, err
 		}
@@ -332,6 +314,33 @@ func (s *Server) resolveQuery(d *dmlSchema, ti *tableInfo) graphql.FieldResolveF
 		}
 		return out, nil
 	}
+}
+
+// selectRows runs a table query with its coerced arguments: options, the
+// columns (cols, asked after the options are checked), the statement and
+// its execution in the request's session. Both graphql-go's resolver and
+// compiled plans (plan.go) query through it.
+func (s *Server) selectRows(ctx context.Context, d *dmlSchema, ti *tableInfo, args map[string]any,
+	cols func() ([]string, error)) (*bindings.Result, error) {
+	rs, err := stateFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := s.parseQueryOptions(args)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := cols()
+	if err != nil {
+		return nil, err
+	}
+	st, err := buildSelect(ti, args, sel, opts.limit)
+	if err != nil {
+		return nil, err
+	}
+	return s.execute(ctx, d, rs, st, &bindings.Request{
+		Consistency: opts.consistency, PageSize: int32(opts.pageSize), PagingState: opts.pageState,
+	})
 }
 
 // mutationBuild builds the statement of one mutation.

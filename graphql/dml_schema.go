@@ -1,6 +1,7 @@
 package graphql
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -31,6 +32,9 @@ type tableInfo struct {
 	cols   []*schema.Column          // mapped columns, Stargate order
 	fields map[string]*schema.Column // GraphQL field name -> column
 	fname  map[string]string         // CQL column -> GraphQL field name
+	// authorize is the GraphQL-level permission check of the table's
+	// fields (for every resolver and compiled plan).
+	authorize func(ctx context.Context, perm auth.Permission) error
 }
 
 func (ti *tableInfo) isPrimaryKey(c *schema.Column) bool {
@@ -286,14 +290,20 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 	})
 
 	res := auth.TableResource(t.Keyspace, t.Name)
-	guarded := s.guarded
+	ti.authorize = func(ctx context.Context, perm auth.Permission) error { return s.authorize(ctx, perm, res) }
 	if s.cfg.SystemKeyspaces[t.Keyspace] != nil {
 		// System tables: the coordinator's check of the statement decides
 		// (every role may read system_schema and system.local, as in
 		// Cassandra), not a GraphQL-level SELECT grant.
-		guarded = func(_ auth.Permission, _ auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
-			return withCQLErrors(fn)
-		}
+		ti.authorize = func(context.Context, auth.Permission) error { return nil }
+	}
+	guarded := func(perm auth.Permission, _ auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+		return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
+			if err := ti.authorize(p.Context, perm); err != nil {
+				return nil, err
+			}
+			return fn(p)
+		})
 	}
 	q := graphql.Fields{
 		gname: {

@@ -17,4 +17,11 @@
 // proxy.Session (one per HTTP request): statements are prepared, values
 // are serialized for the prepared bind types, and every request is routed
 // and captured exactly like a CQL client's.
+//
+// Plain table queries (plan.go) skip graphql-go's executor: a cached
+// document of table queries with scalar columns is compiled once into a
+// plan that coerces arguments with the executor's own functions, queries
+// through the resolvers' selectRows, and writes rows straight into the
+// response; everything else, and every mutation, runs in graphql-go
+// (Config.NoCompiledPlans: always).
 package graphql

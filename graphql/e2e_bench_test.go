@@ -25,7 +25,9 @@ import (
 // iteration runs one of each (the order alternates), so both see the
 // same machine load; graphql/cql is the ratio issue 21 bounds by 1.3.
 // "typename" is the same HTTP request for `{ __typename }`: the HTTP and
-// GraphQL floor without any statement.
+// GraphQL floor without any statement. "graphql-go" is the point read on
+// a second GraphQL server of the same coordinator with
+// Config.NoCompiledPlans (graphql-go's executor, no compiled plan).
 func BenchmarkPointReadEndToEnd(b *testing.B) {
 	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -73,6 +75,7 @@ func BenchmarkPointReadEndToEnd(b *testing.B) {
 	h2s.Config.Protocols = httpsec.ServerProtocols()
 	h2s.Start()
 	b.Cleanup(h2s.Close)
+	slow := slowServer(b, e)
 	h1 := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	h2 := &http.Client{Transport: &http.Transport{Protocols: h2cOnly()}}
 	b.Cleanup(h1.CloseIdleConnections)
@@ -98,13 +101,18 @@ func BenchmarkPointReadEndToEnd(b *testing.B) {
 		readGraphQL()
 		client, url = h1, e.http.URL
 	}
-	steps := []func(){readCQL, readGraphQL, readTypename, readH2C}
+	readSlow := func() {
+		url = slow.URL
+		readGraphQL()
+		url = e.http.URL
+	}
+	steps := []func(){readCQL, readGraphQL, readTypename, readH2C, readSlow}
 	for i := 0; i < 100; i++ { // warm: prepare, schema, document cache, connections
 		for _, s := range steps {
 			s()
 		}
 	}
-	var spent [4]time.Duration
+	var spent [5]time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -123,20 +131,49 @@ func BenchmarkPointReadEndToEnd(b *testing.B) {
 	b.ReportMetric(per(spent[1])/per(spent[0]), "graphql/cql")
 	b.ReportMetric(per(spent[2])/per(spent[0]), "typename/cql")
 	b.ReportMetric(per(spent[3])/per(spent[0]), "h2c-graphql/cql")
+	b.ReportMetric(per(spent[4])/per(spent[0]), "graphqlgo/cql")
+}
+
+// slowServer serves e's keyspaces with a second GraphQL server of the same
+// coordinator that never uses compiled plans.
+func slowServer(b *testing.B, e *testEnv) *httptest.Server {
+	srv, err := New(Config{Coordinator: e.coord, NoCompiledPlans: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv.Register(mux)
+	hs := httptest.NewServer(mux)
+	b.Cleanup(hs.Close)
+	return hs
 }
 
 // BenchmarkHandlerPointRead runs the /graphql/{keyspace} handler in
 // process (no sockets): what one point read costs dohyo's GraphQL layer,
-// with its allocations; "typename" is `{ __typename }`.
+// with its allocations; "read-graphql-go" is the same read with
+// Config.NoCompiledPlans, "typename" is `{ __typename }` (which a plan
+// answers too).
 func BenchmarkHandlerPointRead(b *testing.B) {
 	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
 	mux := http.NewServeMux()
 	e.gql.Register(mux)
-	for _, c := range []struct{ name, body, want string }{
-		{"read", `{"query":"query($k: Int) { kv(value: {k: $k}) { values { k v } } }","variables":{"k":42}}`,
-			`{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`},
-		{"typename", `{"query":"{ __typename }"}`, `{"data":{"__typename":"Query"}}`},
+	slow, err := New(Config{Coordinator: e.coord, NoCompiledPlans: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	slowMux := http.NewServeMux()
+	slow.Register(slowMux)
+	read := `{"query":"query($k: Int) { kv(value: {k: $k}) { values { k v } } }","variables":{"k":42}}`
+	for _, c := range []struct {
+		name, body, want string
+		mux              *http.ServeMux
+	}{
+		{"read", read, `{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`, mux},
+		{"read-graphql-go", read, `{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`, slowMux},
+		{"typename", `{"query":"{ __typename }"}`, `{"data":{"__typename":"Query"}}`, mux},
+		{"typename-graphql-go", `{"query":"{ __typename }"}`, `{"data":{"__typename":"Query"}}`, slowMux},
 	} {
+		mux := c.mux
 		b.Run(c.name, func(b *testing.B) {
 			body := []byte(c.body)
 			w := &discardWriter{h: http.Header{}}

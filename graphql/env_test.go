@@ -159,7 +159,7 @@ func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *https
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Coordinator: coord}
+	cfg := Config{Coordinator: coord, planCheck: planChecker(t)}
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -194,6 +194,17 @@ func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *https
 	})
 	e.cql(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", e.ks))
 	return e
+}
+
+// planChecker makes every request a compiled plan answers also run
+// through graphql-go, and fails t unless both answered byte for byte the
+// same (so every query of every test compares the two paths).
+func planChecker(t testing.TB) func(query string, vars map[string]any, fast, slow []byte) {
+	return func(query string, vars map[string]any, fast, slow []byte) {
+		if !bytes.Equal(fast, slow) {
+			t.Errorf("compiled plan and graphql-go differ for %s %v:\nplan:      %s\ngraphql-go: %s", query, vars, fast, slow)
+		}
+	}
 }
 
 // cql runs statements directly through the coordinator.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/gqlerrors"
 	"github.com/graphql-go/graphql/language/ast"
 )
 
@@ -63,11 +64,10 @@ func (rs *responseShape) operation(name string) *ast.SelectionSet {
 
 var responseBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// writeOrderedResult writes res with data keys in the selection order of
-// sel (sorted when sel is nil, i.e. the document could not say).
-func writeOrderedResult(w http.ResponseWriter, res *graphql.Result, shape *responseShape, sel *ast.SelectionSet) {
-	bp := responseBuffers.Get().(*[]byte)
-	b := append((*bp)[:0], '{')
+// appendOrderedResult appends res with data keys in the selection order
+// of sel (sorted when sel is nil, i.e. the document could not say).
+func appendOrderedResult(b []byte, res *graphql.Result, shape *responseShape, sel *ast.SelectionSet) []byte {
+	b = append(b, '{')
 	if res.Data != nil {
 		b = append(b, `"data":`...)
 		var sets []*ast.SelectionSet
@@ -80,14 +80,24 @@ func writeOrderedResult(w http.ResponseWriter, res *graphql.Result, shape *respo
 		if res.Data != nil {
 			b = append(b, ',')
 		}
-		errs, err := json.Marshal(res.Errors)
-		if err != nil {
-			errs = []byte(`[{"message":"could not encode the errors"}]`)
-		}
-		b = append(b, `"errors":`...)
-		b = append(b, errs...)
+		b = appendErrors(b, res.Errors)
 	}
-	b = append(b, '}')
+	return append(b, '}')
+}
+
+// appendErrors appends the "errors" member of a response.
+func appendErrors(b []byte, errs []gqlerrors.FormattedError) []byte {
+	j, err := json.Marshal(errs)
+	if err != nil {
+		j = []byte(`[{"message":"could not encode the errors"}]`)
+	}
+	b = append(b, `"errors":`...)
+	return append(b, j...)
+}
+
+// writeBody sends a response body b built in the pooled buffer bp, and
+// returns the buffer to the pool.
+func writeBody(w http.ResponseWriter, bp *[]byte, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/graphql-go/graphql"
@@ -76,6 +77,14 @@ type Config struct {
 	// queried at /graphql/{keyspace} like any other, as Stargate shows
 	// them. Read-only.
 	SystemKeyspaces map[string]*schema.Keyspace
+	// NoCompiledPlans answers every request with graphql-go's executor,
+	// also the plain table queries compiled plans answer otherwise
+	// (plan.go): for comparisons, or should a plan misbehave.
+	NoCompiledPlans bool
+
+	// planCheck, when set (tests), makes every request a plan answers run
+	// through graphql-go as well, and receives both responses.
+	planCheck func(query string, vars map[string]any, fast, slow []byte)
 }
 
 // Defaults for Config.
@@ -102,6 +111,8 @@ type Server struct {
 	dml map[string]*dmlSchema // by keyspace
 
 	async sync.WaitGroup // @async mutations still running
+
+	planRuns atomic.Int64 // requests a compiled plan answered
 }
 
 // New validates cfg and builds the server.
@@ -209,7 +220,7 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Unknown keyspace '%s'", ks))
 		return
 	}
-	s.run(w, r, &d.schema, d.docs, ks, req)
+	s.run(w, r, &d.schema, d, d.docs, ks, req)
 }
 
 func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
@@ -225,7 +236,7 @@ func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	s.run(w, r, &s.ddl, s.ddlDocs, "", req)
+	s.run(w, r, &s.ddl, nil, s.ddlDocs, "", req)
 }
 
 // keyspaceSchema returns the generated schema of a keyspace, rebuilding it
@@ -377,7 +388,8 @@ func decodeVariables(b []byte) (map[string]any, error) {
 // run parses, checks depth, validates and executes a request against sch.
 // Valid documents are cached per schema: validation costs more than the
 // rest of a point read, and clients repeat the same few documents.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema, docs *docCache, keyspace string, req *gqlRequest) {
+// d is the keyspace schema sch belongs to (nil for /graphql-schema).
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema, d *dmlSchema, docs *docCache, keyspace string, req *gqlRequest) {
 	cd, ok := docs.get(req.Query)
 	if !ok {
 		doc, err := s.checkDocument(sch, req.Query)
@@ -409,9 +421,40 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 		session.SetKeyspace(keyspace)
 	}
 	ctx := withState(r.Context(), &requestState{session: session})
+	bp := responseBuffers.Get().(*[]byte)
+	b, errs := s.answer(ctx, sch, d, cd, req, (*bp)[:0])
+	for _, e := range errs {
+		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)
+	}
+	if len(errs) > 0 {
+		telemetry.FromContext(ctx).Fail("graphql", errs[0].Message)
+	}
+	writeBody(w, bp, b)
+}
+
+// answer executes a request, appending its response to b: with its
+// compiled plan when it has one (plan.go), else with graphql-go.
+func (s *Server) answer(ctx context.Context, sch *graphql.Schema, d *dmlSchema, cd *cachedDoc, req *gqlRequest,
+	b []byte) ([]byte, []gqlerrors.FormattedError) {
+	if p := s.planFor(d, cd, req.OperationName); p != nil {
+		if out, errs, ok := s.runPlan(ctx, d, p, cd.shape, req.Variables, b); ok {
+			s.planRuns.Add(1)
+			if s.cfg.planCheck != nil {
+				slow, _ := s.executeGraphQL(ctx, sch, cd, req, nil)
+				s.cfg.planCheck(req.Query, req.Variables, out, slow)
+			}
+			return out, errs
+		}
+		b = b[:0]
+	}
+	return s.executeGraphQL(ctx, sch, cd, req, b)
+}
+
+// executeGraphQL runs a request with graphql-go's executor.
+func (s *Server) executeGraphQL(ctx context.Context, sch *graphql.Schema, cd *cachedDoc, req *gqlRequest, b []byte) ([]byte, []gqlerrors.FormattedError) {
 	res := graphql.Execute(graphql.ExecuteParams{
 		Schema:        *sch,
-		AST:           doc,
+		AST:           cd.doc,
 		OperationName: req.OperationName,
 		Args:          req.Variables,
 		Context:       ctx,
@@ -419,13 +462,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 		// deadline: no goroutine per request is needed to return on time.
 		InCallerGoroutine: true,
 	})
-	for _, e := range res.Errors {
-		s.log.Debug("graphql: request error", "keyspace", keyspace, "err", e.Message)
+	if res.Errors != nil && len(res.Errors) == 0 {
+		res.Errors = nil
 	}
-	if len(res.Errors) > 0 {
-		telemetry.FromContext(ctx).Fail("graphql", res.Errors[0].Message)
-	}
-	writeOrderedResult(w, res, cd.shape, cd.shape.operation(req.OperationName))
+	return appendOrderedResult(b, res, cd.shape, cd.shape.operation(req.OperationName)), res.Errors
 }
 
 // checkDocument parses and validates a query: size, nodes, depth and
@@ -557,6 +597,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 type cachedDoc struct {
 	doc   *ast.Document
 	shape *responseShape
+	plans sync.Map // operation name -> *queryPlan (nil: graphql-go answers)
 }
 
 // docCache keeps validated documents of one schema by query text. Parsed

@@ -138,6 +138,7 @@ func TestBudgetHeader(t *testing.T) {
 		be = b.(*embedded.Backend)
 		return b
 	}}, func(c *Config) {
+		c.planCheck = nil // one statement: the fault answers once
 		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
 		c.OnBudgetExceeded = func(ks string) {
 			mu.Lock()
@@ -191,6 +192,7 @@ func TestRequestDeadline(t *testing.T) {
 		be = b.(*embedded.Backend)
 		return b
 	}}, func(c *Config) {
+		c.planCheck = nil // one statement: the fault answers once
 		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
 		c.OnBudgetExceeded = func(string) { exceeded.Add(1) }
 	}, &httpsec.Config{RequestTimeout: 300 * time.Millisecond}, nil)

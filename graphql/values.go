@@ -175,6 +175,16 @@ func outValue(t *cql.Type, v any) any {
 // "[applied]") are left out.
 func rowToGraphQL(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte) (map[string]any, error) {
 	out := make(map[string]any, len(cols))
+	err := decodeRow(ti, cols, row, func(_ int, f string, v any) { out[f] = v })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeRow decodes the cells of one result row that rowToGraphQL keeps,
+// calling fn with each one's column index, field name and value.
+func decodeRow(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte, fn func(i int, field string, v any)) error {
 	for i, c := range cols {
 		if i >= len(row) || row[i] == nil {
 			continue
@@ -188,11 +198,11 @@ func rowToGraphQL(ti *tableInfo, cols []bindings.ColumnSpec, row [][]byte) (map[
 		}
 		v, err := fromCQL(c.Type, row[i])
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			return fmt.Errorf("column %s: %w", c.Name, err)
 		}
-		out[f] = v
+		fn(i, f, v)
 	}
-	return out, nil
+	return nil
 }
 
 // echoValue turns a mutation's input value into the output shape, as it
