@@ -140,10 +140,12 @@ type ckEval struct {
 	prefixes     [][][]byte
 	lower, upper *Bound
 	full         bool
+	one          [1][][]byte // backs prefixes until a restriction replaces it
 }
 
 func (x *execCtx) evalClustering(ti *tableInfo, p *ckPlan) (*ckEval, error) {
-	ev := &ckEval{prefixes: [][][]byte{nil}, full: p.full(len(ti.ck))}
+	ev := &ckEval{full: p.full(len(ti.ck))}
+	ev.prefixes = ev.one[:]
 	for _, r := range p.eqs {
 		var vals [][][]byte
 		if r.multi {

@@ -14,7 +14,8 @@ type mutBuilder struct {
 	muts     []Mutation
 	idx      map[mutKey]int // built once there are many rows
 	counters []counterDelta
-	hint     int // expected cells per row
+	hint     int         // expected cells per row
+	first    [1]Mutation // backs muts for the usual single-row statement
 }
 
 type mutKey struct {
@@ -26,6 +27,9 @@ func (m *mutBuilder) add(ti *tableInfo, row []byte, cells ...Cell) {
 	i := m.find(ti, row)
 	if i < 0 {
 		i = len(m.muts)
+		if m.muts == nil {
+			m.muts = m.first[:0]
+		}
 		m.muts = append(m.muts, Mutation{Table: ti.spec, Row: row, Cells: make([]Cell, 0, max(m.hint, len(cells)))})
 		if m.idx != nil {
 			m.idx[mutKey{ti.t.ID, string(row)}] = i

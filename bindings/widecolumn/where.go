@@ -503,7 +503,11 @@ func (x *execCtx) partitionKeys(ti *tableInfo, w *where) ([][][]byte, error) {
 			return nil, err
 		}
 		if len(vals) == 1 && len(keys) == 1 {
-			keys[0] = append(keys[0], vals[0])
+			if keys[0] == nil {
+				keys[0] = vals[:1:1] // a fresh slice: one allocation less
+			} else {
+				keys[0] = append(keys[0], vals[0])
+			}
 			continue
 		}
 		wrapped := make([][][]byte, len(vals))
