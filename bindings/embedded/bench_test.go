@@ -28,8 +28,8 @@ import (
 // cells (same key and value layout and sizes, Set instead of Merge; the raw
 // row keys start with a Murmur3 token as the engine's do, so raw rows are
 // scattered over the key space as the engine's; rawseq-ops/s and ratio-seq
-// are the same raw batches on rows that follow one another, the layout
-// before the token was placed). select:
+// are the same raw operations on rows that follow one another, the layout
+// before the token was placed; both are timed in the same run). select:
 // engine SELECT vs raw Get of the value cell; rawrow-ops/s also Gets the
 // row marker (every cell of the row, as the engine must read). kv-get is
 // Store.Get of the engine's rows (the KV layer alone).
@@ -61,6 +61,9 @@ func BenchmarkPoint(b *testing.B) {
 				if err := raw.set(k); err != nil {
 					b.Fatalf("raw preload: %v", err)
 				}
+				if err := rawSeq.set(k); err != nil {
+					b.Fatalf("raw preload: %v", err)
+				}
 			}
 			// Reads then come from sstables (through the block cache), as in
 			// a store that has been running for a while, not from memtables.
@@ -72,7 +75,7 @@ func BenchmarkPoint(b *testing.B) {
 			b.Run("insert", func(b *testing.B) {
 				req := &bindings.Request{Query: insertKV, Consistency: bindings.One,
 					Values: []bindings.Value{{}, {Bytes: value}}}
-				ek, rk, sk := int64(2*preload), uint64(2*preload), uint64(0)
+				ek, rk, sk := int64(2*preload), uint64(2*preload), uint64(2*preload)
 				var pair alternating
 				var seqT time.Duration
 				for b.Loop() {
@@ -97,16 +100,14 @@ func BenchmarkPoint(b *testing.B) {
 					})
 				}
 				pair.report(b, block)
-				seq := float64(b.N*block) / seqT.Seconds()
-				b.ReportMetric(seq, "rawseq-ops/s")
-				b.ReportMetric(float64(b.N*block)/pair.engT.Seconds()/seq, "ratio-seq")
+				pair.reportSeq(b, block, seqT)
 			})
 			b.Run("select", func(b *testing.B) {
 				req := &bindings.Request{Query: selectKV, Consistency: bindings.One, Values: []bindings.Value{{}}}
 				var ek int64
-				var rk uint64
+				var rk, sk uint64
 				var pair alternating
-				var row time.Duration
+				var row, seqT time.Duration
 				for b.Loop() {
 					pair.engine(block, func() {
 						req.Values[0] = bigint(ek % preload)
@@ -122,6 +123,12 @@ func BenchmarkPoint(b *testing.B) {
 						}
 						rk += 7919
 					})
+					seqT += timed(block, func() {
+						if err := rawSeq.get(sk%preload, raw.tmpl.valueIdx); err != nil {
+							b.Fatal(err)
+						}
+						sk += 7919
+					})
 					start := time.Now()
 					for range block {
 						for c := range raw.tmpl.values {
@@ -134,6 +141,7 @@ func BenchmarkPoint(b *testing.B) {
 					row += time.Since(start)
 				}
 				pair.report(b, block)
+				pair.reportSeq(b, block, seqT)
 				b.ReportMetric(float64(b.N*block)/row.Seconds(), "rawrow-ops/s")
 			})
 			b.Run("kv-get", func(b *testing.B) {
@@ -176,6 +184,15 @@ func (a *alternating) report(b *testing.B, block int) {
 	b.ReportMetric(eng, "engine-ops/s")
 	b.ReportMetric(raw, "raw-ops/s")
 	b.ReportMetric(eng/raw, "ratio")
+}
+
+// reportSeq publishes the rate of the raw operations on sequential rows
+// (timed in seqT) and the engine's ratio to it.
+func (a *alternating) reportSeq(b *testing.B, block int, seqT time.Duration) {
+	n := float64(b.N * block)
+	seq := n / seqT.Seconds()
+	b.ReportMetric(seq, "rawseq-ops/s")
+	b.ReportMetric(n/a.engT.Seconds()/seq, "ratio-seq")
 }
 
 func opsPerSec(b *testing.B) {
