@@ -25,19 +25,30 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	if err != nil {
 		return nil, wrapErr("get", err)
 	}
-	rows := make([]widecolumn.Row, len(keys))
-	if len(keys) == 0 {
-		return rows, nil
+	var (
+		rows   []widecolumn.Row
+		cells  []widecolumn.Cell
+		bounds rowBounds
+		arena  cellArena
+	)
+	switch len(keys) {
+	case 0:
+		return []widecolumn.Row{}, nil
+	case 1:
+		// A point read: rows, cells, bounds and cell bytes in one allocation.
+		pr := new(pointRead)
+		rows, cells = pr.rows[:], pr.cells[:0]
+		bounds.buf, arena.buf = pr.bounds[:0], pr.bytes[:0]
+	default:
+		rows = make([]widecolumn.Row, len(keys))
+		cells = make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
 	}
-	var bounds rowBounds
 	lo, hi := bounds.set(p, keys[0])
 	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return nil, wrapErr("get", err)
 	}
 	defer it.Close()
-	cells := make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
-	var arena cellArena
 	for i, k := range keys {
 		if i > 0 {
 			if i%64 == 0 {
@@ -67,6 +78,15 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 		}
 	}
 	return rows, nil
+}
+
+// pointRead is the memory of a one-key get: the row, room for its first
+// cells and their bytes, and the iterator bounds (which Pebble copies).
+type pointRead struct {
+	rows   [1]widecolumn.Row
+	cells  [cellsPerRowHint]widecolumn.Cell
+	bounds [64]byte
+	bytes  [256]byte
 }
 
 // Capacity hints of get's shared cell slice: a row marker and a few
