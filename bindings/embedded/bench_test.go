@@ -25,7 +25,11 @@ import (
 // Table `kv (k bigint PRIMARY KEY, v text)`, 100-byte values, 10,000
 // preloaded rows, memtables flushed before reads. insert: engine INSERT
 // (parsed once, bound values) vs one raw batch per row holding the engine's
-// cells (same key and value layout and sizes, Set instead of Merge). select:
+// cells (same key and value layout and sizes, Set instead of Merge; the raw
+// row keys start with a Murmur3 token as the engine's do, so raw rows are
+// scattered over the key space as the engine's; rawseq-ops/s and ratio-seq
+// are the same raw operations on rows that follow one another, the layout
+// before the token was placed; both are timed in the same run). select:
 // engine SELECT vs raw Get of the value cell; rawrow-ops/s also Gets the
 // row marker (every cell of the row, as the engine must read). kv-get is
 // Store.Get of the engine's rows (the KV layer alone).
@@ -52,8 +56,12 @@ func BenchmarkPoint(b *testing.B) {
 			}
 			tmpl := engineRowTemplate(b, be.Store())
 			raw := rawTable{db: be.Store().db, prefix: tablePrefix(1 << 30), tmpl: tmpl}
+			rawSeq := rawTable{db: be.Store().db, prefix: tablePrefix(1<<30 + 1), tmpl: tmpl, seq: true}
 			for k := range uint64(preload) {
 				if err := raw.set(k); err != nil {
+					b.Fatalf("raw preload: %v", err)
+				}
+				if err := rawSeq.set(k); err != nil {
 					b.Fatalf("raw preload: %v", err)
 				}
 			}
@@ -67,8 +75,9 @@ func BenchmarkPoint(b *testing.B) {
 			b.Run("insert", func(b *testing.B) {
 				req := &bindings.Request{Query: insertKV, Consistency: bindings.One,
 					Values: []bindings.Value{{}, {Bytes: value}}}
-				ek, rk := int64(2*preload), uint64(2*preload)
+				ek, rk, sk := int64(2*preload), uint64(2*preload), uint64(2*preload)
 				var pair alternating
+				var seqT time.Duration
 				for b.Loop() {
 					pair.engine(block, func() {
 						req.Values[0] = bigint(ek)
@@ -83,15 +92,22 @@ func BenchmarkPoint(b *testing.B) {
 						}
 						rk++
 					})
+					seqT += timed(block, func() {
+						if err := rawSeq.set(sk); err != nil {
+							b.Fatal(err)
+						}
+						sk++
+					})
 				}
 				pair.report(b, block)
+				pair.reportSeq(b, block, seqT)
 			})
 			b.Run("select", func(b *testing.B) {
 				req := &bindings.Request{Query: selectKV, Consistency: bindings.One, Values: []bindings.Value{{}}}
 				var ek int64
-				var rk uint64
+				var rk, sk uint64
 				var pair alternating
-				var row time.Duration
+				var row, seqT time.Duration
 				for b.Loop() {
 					pair.engine(block, func() {
 						req.Values[0] = bigint(ek % preload)
@@ -107,6 +123,12 @@ func BenchmarkPoint(b *testing.B) {
 						}
 						rk += 7919
 					})
+					seqT += timed(block, func() {
+						if err := rawSeq.get(sk%preload, raw.tmpl.valueIdx); err != nil {
+							b.Fatal(err)
+						}
+						sk += 7919
+					})
 					start := time.Now()
 					for range block {
 						for c := range raw.tmpl.values {
@@ -119,6 +141,7 @@ func BenchmarkPoint(b *testing.B) {
 					row += time.Since(start)
 				}
 				pair.report(b, block)
+				pair.reportSeq(b, block, seqT)
 				b.ReportMetric(float64(b.N*block)/row.Seconds(), "rawrow-ops/s")
 			})
 			b.Run("kv-get", func(b *testing.B) {
@@ -161,6 +184,15 @@ func (a *alternating) report(b *testing.B, block int) {
 	b.ReportMetric(eng, "engine-ops/s")
 	b.ReportMetric(raw, "raw-ops/s")
 	b.ReportMetric(eng/raw, "ratio")
+}
+
+// reportSeq publishes the rate of the raw operations on sequential rows
+// (timed in seqT) and the engine's ratio to it.
+func (a *alternating) reportSeq(b *testing.B, block int, seqT time.Duration) {
+	n := float64(b.N * block)
+	seq := n / seqT.Seconds()
+	b.ReportMetric(seq, "rawseq-ops/s")
+	b.ReportMetric(n/a.engT.Seconds()/seq, "ratio-seq")
 }
 
 func opsPerSec(b *testing.B) {
@@ -246,12 +278,17 @@ func engineRowTemplate(b *testing.B, s *Store) rowTemplate {
 }
 
 // rawTable writes template rows under its own prefix, with the row key's
-// last bytes replaced by a counter (same length, distinct rows).
+// last bytes replaced by a counter (same length, distinct rows) and its
+// first 8 bytes by the counter's Murmur3 token as the engine encodes it, so
+// that raw rows land at the same scattered positions in the memtable and
+// the sstables as the engine's rows (whose keys start with the token of
+// the partition key) rather than one after the other.
 type rawTable struct {
 	db     *pebble.DB
 	prefix []byte
 	tmpl   rowTemplate
 	buf    []byte
+	seq    bool // keep the template's token: rows one after the other
 }
 
 func (r *rawTable) key(k uint64, cell int) []byte {
@@ -261,6 +298,9 @@ func (r *rawTable) key(k uint64, cell int) []byte {
 	binary.BigEndian.PutUint64(ctr[:], k)
 	n := min(8, len(tail))
 	copy(tail[len(tail)-n:], ctr[8-n:])
+	if len(tail) >= 16 && !r.seq {
+		binary.BigEndian.PutUint64(tail, uint64(widecolumn.Token(ctr[:]))^(1<<63))
+	}
 	r.buf = append(r.buf, r.tmpl.suffixes[cell]...)
 	return r.buf
 }

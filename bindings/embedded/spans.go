@@ -17,10 +17,20 @@ const DBSystem = "pebble"
 // DBSystem names the store for span attributes.
 func (b *Backend) DBSystem() string { return DBSystem }
 
-func kvSpan(ctx context.Context, op string, t *widecolumn.TableSpec) telemetry.Span {
-	_, sp := telemetry.Start(ctx, "pebble "+op)
+// kvOp names a store operation and its span (constants: building the span
+// name per operation was an allocation per request).
+type kvOp struct{ op, span string }
+
+var (
+	opGet   = kvOp{"get", "pebble get"}
+	opApply = kvOp{"apply", "pebble apply"}
+	opScan  = kvOp{"scan", "pebble scan"}
+)
+
+func kvSpan(ctx context.Context, op kvOp, t *widecolumn.TableSpec) telemetry.Span {
+	_, sp := telemetry.Start(ctx, op.span)
 	if sp.Exporting() {
-		st := telemetry.Statement{System: DBSystem, Operation: op}
+		st := telemetry.Statement{System: DBSystem, Operation: op.op}
 		if t != nil {
 			st.Namespace, st.Collection = t.Keyspace, t.Name
 		}
@@ -31,7 +41,7 @@ func kvSpan(ctx context.Context, op string, t *widecolumn.TableSpec) telemetry.S
 
 // Get reads whole rows from one consistent view of the table.
 func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
-	sp := kvSpan(ctx, "get", t)
+	sp := kvSpan(ctx, opGet, t)
 	if !sp.Recording() {
 		return s.get(ctx, t, keys)
 	}
@@ -47,7 +57,7 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if len(muts) > 0 {
 		t = muts[0].Table
 	}
-	sp := kvSpan(ctx, "apply", t)
+	sp := kvSpan(ctx, opApply, t)
 	if !sp.Recording() {
 		return s.apply(ctx, muts)
 	}
@@ -67,7 +77,7 @@ var _ widecolumn.AtomicKV = (*Store)(nil)
 // holds Pebble resources until Close. r.Limit is only a hint and never
 // truncates the scan. Its span lasts until Close.
 func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
-	sp := kvSpan(ctx, "scan", t)
+	sp := kvSpan(ctx, opScan, t)
 	it, err := s.scan(ctx, t, r)
 	if err != nil {
 		sp.EndRows("Pebble", 0, err)

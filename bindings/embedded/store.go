@@ -367,58 +367,6 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	return wrapErr("apply", b.Commit(s.wopts))
 }
 
-// get reads whole rows from one consistent view of the table: one iterator
-// for all keys, bounded to each row in turn (so a seek never looks past the
-// row's cells), the cells of a row copied into one buffer.
-func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := s.acquire(); err != nil {
-		return nil, err
-	}
-	defer s.release()
-	p, err := s.prefix(t)
-	if err != nil {
-		return nil, wrapErr("get", err)
-	}
-	rows := make([]widecolumn.Row, len(keys))
-	var bounds rowBounds
-	var it *pebble.Iterator
-	for i, k := range keys {
-		if i > 0 && i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		rows[i].Key = k
-		lo, hi := bounds.set(p, k)
-		if it == nil {
-			if it, err = s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi}); err != nil {
-				return nil, wrapErr("get", err)
-			}
-			defer it.Close()
-		} else {
-			it.SetBounds(lo, hi)
-		}
-		var arena cellArena
-		for ok := it.First(); ok; ok = it.Next() {
-			c, row, err := arena.readCell(it)
-			if err != nil {
-				return nil, wrapErr("get", err)
-			}
-			if string(row) == string(k) { // always, for prefix-free keys
-				rows[i].Cells = append(rows[i].Cells, c)
-			}
-		}
-		if err := it.Error(); err != nil {
-			return nil, wrapErr("get", err)
-		}
-		sortCells(rows[i].Cells)
-	}
-	return rows, nil
-}
-
 // rowBounds holds the iterator bounds of one row: [prefix+row, the
 // smallest key above every key that starts with prefix+row).
 type rowBounds struct{ buf []byte }

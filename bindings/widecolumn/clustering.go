@@ -140,10 +140,23 @@ type ckEval struct {
 	prefixes     [][][]byte
 	lower, upper *Bound
 	full         bool
+	one          [1][][]byte // backs prefixes until a restriction replaces it
 }
 
+// unrestricted are the evaluations of a clustering plan without
+// restrictions (not full, full: a table without clustering columns), shared
+// by every statement: read-only, like every ckEval once evaluated.
+var unrestricted = [2]ckEval{{prefixes: [][][]byte{nil}}, {prefixes: [][][]byte{nil}, full: true}}
+
 func (x *execCtx) evalClustering(ti *tableInfo, p *ckPlan) (*ckEval, error) {
-	ev := &ckEval{prefixes: [][][]byte{nil}, full: p.full(len(ti.ck))}
+	if len(p.eqs) == 0 && p.lower == nil && p.upper == nil {
+		if p.full(len(ti.ck)) {
+			return &unrestricted[1], nil
+		}
+		return &unrestricted[0], nil
+	}
+	ev := &ckEval{full: p.full(len(ti.ck))}
+	ev.prefixes = ev.one[:]
 	for _, r := range p.eqs {
 		var vals [][][]byte
 		if r.multi {

@@ -28,7 +28,12 @@ type rowEnv struct {
 }
 
 func (x *execCtx) rowEnv() *rowEnv {
-	return &rowEnv{nowS: x.nowS, x: x, fn: &fnEnv{now: x.now, timeUUID: x.e.uuids.Next}}
+	a := &struct { // one allocation for both
+		env rowEnv
+		fn  fnEnv
+	}{fn: fnEnv{now: x.now, timeUUID: x.e.uuids.Next}}
+	a.env = rowEnv{nowS: x.nowS, x: x, fn: &a.fn}
+	return &a.env
 }
 
 // rowCtx is one row being projected.

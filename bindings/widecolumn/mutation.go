@@ -14,7 +14,9 @@ type mutBuilder struct {
 	muts     []Mutation
 	idx      map[mutKey]int // built once there are many rows
 	counters []counterDelta
-	hint     int // expected cells per row
+	hint     int         // expected cells per row
+	first    [1]Mutation // backs muts for the usual single-row statement
+	cells    [4]Cell     // backs the first mutation's cells when they fit
 }
 
 type mutKey struct {
@@ -26,7 +28,13 @@ func (m *mutBuilder) add(ti *tableInfo, row []byte, cells ...Cell) {
 	i := m.find(ti, row)
 	if i < 0 {
 		i = len(m.muts)
-		m.muts = append(m.muts, Mutation{Table: ti.spec, Row: row, Cells: make([]Cell, 0, max(m.hint, len(cells)))})
+		var cs []Cell
+		if n := max(m.hint, len(cells)); m.muts == nil && n <= len(m.cells) {
+			m.muts, cs = m.first[:0], m.cells[:0]
+		} else {
+			cs = make([]Cell, 0, n)
+		}
+		m.muts = append(m.muts, Mutation{Table: ti.spec, Row: row, Cells: cs})
 		if m.idx != nil {
 			m.idx[mutKey{ti.t.ID, string(row)}] = i
 		}

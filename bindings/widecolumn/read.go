@@ -68,7 +68,8 @@ func decodeRow(ti *tableInfo, kv Row, outer int64, header bool, now int64) (r *c
 }
 
 func decodeRowOpt(ti *tableInfo, kv Row, outer int64, header bool, now int64, keep bool) (r *cqlRow, hdr *partHeader, err error) {
-	r = &cqlRow{key: kv.Key, cols: make([]colVal, len(ti.cols))}
+	r, hbuf := newCQLRow(len(ti.cols))
+	r.key = kv.Key
 	if keep {
 		r.elems = make([][]elem, len(ti.cols))
 	}
@@ -86,7 +87,8 @@ func decodeRowOpt(ti *tableInfo, kv Row, outer int64, header bool, now int64, ke
 		}
 	}
 	if header {
-		hdr = &partHeader{del: del}
+		hdr = hbuf
+		hdr.del = del
 	}
 	var collDel []int64
 	var elems []elem

@@ -336,19 +336,7 @@ func pkNames(ti *tableInfo) string {
 // values, not deduplicated. Nulls and unset values are Cassandra's errors.
 func (x *execCtx) restrictionValues(ti *tableInfo, r *restriction) ([][]byte, error) {
 	col := ti.cols[r.cols[0]]
-	one := func(term cql.Term) ([]byte, error) {
-		v, unset, err := x.eval(col.Type, term, col.Name)
-		if err != nil {
-			return nil, err
-		}
-		if unset {
-			return nil, invalidf("Invalid unset value for column %s", col.Name)
-		}
-		if v == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", col.Name)
-		}
-		return v, nil
-	}
+	one := func(term cql.Term) ([]byte, error) { return x.restrictionValue(col, term) }
 	if r.op == cql.OpEq {
 		v, err := one(r.value)
 		if err != nil {
@@ -496,6 +484,13 @@ func cartesian(prefixes [][][]byte, vals [][][]byte) ([][][]byte, error) {
 // of partition keys, sorted by the key types' order and deduplicated (as
 // Cassandra orders the partitions of an IN query).
 func (x *execCtx) partitionKeys(ti *tableInfo, w *where) ([][][]byte, error) {
+	if len(w.pk) == 1 && w.pk[0][0].op == cql.OpEq {
+		keys, err := x.onePartitionKey(ti, w.pk[0][0])
+		if err != nil || len(w.token) == 0 {
+			return keys, err
+		}
+		return x.filterByToken(ti, w.token, keys)
+	}
 	keys := [][][]byte{nil}
 	for _, rs := range w.pk {
 		vals, err := x.restrictionValues(ti, rs[0])
@@ -503,7 +498,11 @@ func (x *execCtx) partitionKeys(ti *tableInfo, w *where) ([][][]byte, error) {
 			return nil, err
 		}
 		if len(vals) == 1 && len(keys) == 1 {
-			keys[0] = append(keys[0], vals[0])
+			if keys[0] == nil {
+				keys[0] = vals[:1:1] // a fresh slice: one allocation less
+			} else {
+				keys[0] = append(keys[0], vals[0])
+			}
 			continue
 		}
 		wrapped := make([][][]byte, len(vals))
