@@ -177,8 +177,8 @@ func resolveCollection(name string, args []*cql.Type) (*fnCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(items) == 0 {
-			return nil, nil
+		if len(items) == 0 && (name == "collection_min" || name == "collection_max") {
+			return nil, nil // Cassandra: null; the sum and average of nothing are 0
 		}
 		switch name {
 		case "collection_min", "collection_max":
@@ -229,7 +229,7 @@ func collectionSum(k cql.Kind, items [][]byte, avg bool) ([]byte, error) {
 		}
 	}
 	cnt := int64(len(items))
-	if avg {
+	if avg && cnt > 0 {
 		isum /= cnt
 		fsum /= float64(cnt)
 		bsum.Quo(bsum, big.NewInt(cnt))

@@ -249,8 +249,11 @@ func timeOf(t *cql.Type, b []byte, fname string) (time.Time, error) {
 }
 
 func dateBytes(t time.Time) []byte {
-	days := math.Floor(float64(t.Unix()) / 86400)
-	return binary.BigEndian.AppendUint32(nil, uint32(int64(days)+(1<<31)))
+	// Cassandra converts milliseconds to days truncating toward zero
+	// (TimeUnit.MILLISECONDS.toDays): toDate of 1969-12-31 12:00 is
+	// 1970-01-01, checked on Cassandra 5.0.
+	days := t.UnixMilli() / 86_400_000
+	return binary.BigEndian.AppendUint32(nil, uint32(days+(1<<31)))
 }
 
 // returnCompatible reports whether a function result of type ret may be
