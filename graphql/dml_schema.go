@@ -379,7 +379,13 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
-	return ti, orderedFields{q, []string{gname, gname + "Filter"}},
+	queries := orderedFields{q, []string{gname, gname + "Filter"}}
+	if t.IsView() {
+		// A materialized view is read-only (Cassandra refuses writes to
+		// it): queries, no mutations.
+		return ti, queries, orderedFields{graphql.Fields{}, nil}, nil
+	}
+	return ti, queries,
 		orderedFields{m, []string{"insert" + gname, "update" + gname, "delete" + gname, "bulkInsert" + gname}}, nil
 }
 

@@ -203,7 +203,7 @@ func (b *Backend) loadCatalog(ctx context.Context, prev *schema.Catalog) (*schem
 		return prev, nil
 	}
 	sets := map[string]*rowSet{}
-	for _, t := range []string{"keyspaces", "tables", "columns", "types", "dropped_columns"} {
+	for _, t := range []string{"keyspaces", "tables", "views", "columns", "types", "dropped_columns"} {
 		if sets[t], err = b.querySystem(ctx, "SELECT * FROM system_schema."+t); err != nil {
 			return nil, err
 		}
@@ -239,6 +239,7 @@ func (b *Backend) loadCatalog(ctx context.Context, prev *schema.Catalog) (*schem
 		t.Options = t.Params.OptionsCQL()
 		k.Tables[t.Name] = t
 	}
+	discoverViews(cat, sets["views"])
 	skip := map[*schema.Table]bool{}
 	cols := sets["columns"]
 	for i := range cols.res.Rows {
@@ -285,6 +286,29 @@ func (b *Backend) loadCatalog(ctx context.Context, prev *schema.Catalog) (*schem
 		}
 	}
 	return cat, nil
+}
+
+// discoverViews adds Cassandra's materialized views (system_schema.views)
+// to their keyspaces as tables with View set: system_schema.columns lists
+// their columns like a table's.
+func discoverViews(cat *schema.Catalog, views *rowSet) {
+	for i := range views.res.Rows {
+		k := cat.Keyspaces[views.str(i, "keyspace_name")]
+		if k == nil {
+			continue
+		}
+		t := &schema.Table{Keyspace: k.Name, Name: views.str(i, "view_name"), Params: tableParams(views, i),
+			View: &schema.View{BaseTable: views.str(i, "base_table_name"), Where: views.str(i, "where_clause")}}
+		t.View.IncludeAll, _ = views.get(i, "include_all_columns").(bool)
+		if id, ok := views.get(i, "id").(cql.UUID); ok {
+			t.ID = id.String()
+		}
+		if id, ok := views.get(i, "base_table_id").(cql.UUID); ok {
+			t.View.BaseID = id.String()
+		}
+		t.Options = t.Params.OptionsCQL()
+		k.Tables[t.Name] = t
+	}
 }
 
 // discoverColumn builds one column from a system_schema.columns row.
