@@ -103,6 +103,9 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 		}
 		return nil
 	}
+	if t, v, ok, err := x.callUDF(fn); ok {
+		return t, v, err
+	}
 	switch name {
 	case "now", "currenttimeuuid":
 		if err := argc(0); err != nil {
