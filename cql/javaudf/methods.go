@@ -209,6 +209,13 @@ func stringMethod(m *machine, s string, name string, args []any) (any, error) {
 		return s, nil
 	case "indexOf", "lastIndexOf", "contains", "startsWith", "endsWith":
 		return searchMethod(u, name, args)
+	}
+	return stringMethod2(m, s, name, args)
+}
+
+// stringMethod2 has String's methods that take arguments and build strings.
+func stringMethod2(m *machine, s string, name string, args []any) (any, error) {
+	switch name {
 	case "replace":
 		if len(args) == 2 {
 			from, ok1 := charSeq(args[0])
