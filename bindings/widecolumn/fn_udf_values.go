@@ -8,16 +8,19 @@ import (
 	"github.com/dohyo/dohyo/schema"
 )
 
-// callUDF evaluates a keyspace-qualified user-defined function call in a
-// value position (INSERT/UPDATE values, WHERE terms); ok is false for
-// other names.
+// callUDF evaluates a user-defined function call in a value position
+// (INSERT/UPDATE values, WHERE terms): keyspace-qualified, or unqualified
+// and defined in the statement's keyspace (which Cassandra looks in before
+// the native functions); ok is false for other names.
 func (x *execCtx) callUDF(fn *cql.FuncCall) (*cql.Type, []byte, bool, error) {
 	name := strings.ToLower(fn.Name)
-	i := strings.IndexByte(name, '.')
-	if i < 0 || name[:i] == "system" {
-		return nil, nil, false, nil
+	ks, fname := x.fnKs, name
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		if name[:i] == "system" {
+			return nil, nil, false, nil
+		}
+		ks, fname = name[:i], name[i+1:]
 	}
-	ks, fname := name[:i], name[i+1:]
 	var fs []*schema.Function
 	if k := x.e.st.Load().cat.Keyspace(ks); k != nil {
 		for _, f := range k.Functions {
@@ -27,8 +30,12 @@ func (x *execCtx) callUDF(fn *cql.FuncCall) (*cql.Type, []byte, bool, error) {
 		}
 	}
 	if len(fs) == 0 {
+		if !strings.Contains(name, ".") {
+			return nil, nil, false, nil
+		}
 		return nil, nil, true, invalidf("Unknown function %s called", name)
 	}
+	name = ks + "." + fname
 	types := make([]*cql.Type, len(fn.Args))
 	vals := make([][]byte, len(fn.Args))
 	names := make([]string, len(fn.Args))

@@ -29,11 +29,17 @@ type execCtx struct {
 	scanHint int
 	// serial: a SERIAL or LOCAL_SERIAL read (linearizable with LWT).
 	serial bool
+	// fnKs is the statement's keyspace, where unqualified user-defined
+	// functions are looked up.
+	fnKs string
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {
 	x := &execCtx{e: e, now: e.clock()}
 	x.nowS = x.now.Unix()
+	if cp.prepared != nil {
+		x.fnKs = cp.prepared.Keyspace
+	}
 	n := len(cp.markers)
 	if names == nil {
 		if len(values) != n {
