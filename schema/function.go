@@ -363,3 +363,34 @@ func (c *Catalog) dropAggregate(s *cql.DropAggregate, current string) (*Keyspace
 	k.Aggregates = slices.Delete(slices.Clone(ks.Aggregates), i, i+1)
 	return &k, &Change{Type: ChangeDropped, Target: TargetAggregate, Keyspace: ks.Name, Table: a.Name, ArgTypes: strings.Join(typeNames(a.ArgTypes), ArgSep)}, nil
 }
+
+// checkTypeUnusedByFunctions refuses to drop a user type a function or an
+// aggregate of the keyspace takes, returns or keeps as state.
+func checkTypeUnusedByFunctions(ks *Keyspace, name string) *Error {
+	uses := func(ts ...*cql.Type) bool {
+		for _, t := range ts {
+			if usesType(t, name) {
+				return true
+			}
+		}
+		return false
+	}
+	var fs, as []string
+	for _, f := range ks.Functions {
+		if uses(append([]*cql.Type{f.ReturnType}, f.ArgTypes...)...) {
+			fs = append(fs, ks.Name+"."+f.Name)
+		}
+	}
+	for _, a := range ks.Aggregates {
+		if uses(append([]*cql.Type{a.StateType, a.ReturnType}, a.ArgTypes...)...) {
+			as = append(as, ks.Name+"."+a.Name)
+		}
+	}
+	switch {
+	case len(fs) > 0:
+		return invalidf("Cannot drop user type '%s.%s' as it is still used by functions %s", ks.Name, name, strings.Join(slices.Compact(fs), ", "))
+	case len(as) > 0:
+		return invalidf("Cannot drop user type '%s.%s' as it is still used by aggregates %s", ks.Name, name, strings.Join(slices.Compact(as), ", "))
+	}
+	return nil
+}

@@ -307,6 +307,9 @@ func (c *Catalog) dropType(s *cql.DropType, current string) (*Keyspace, *Change,
 	if len(types) > 0 {
 		return nil, nil, invalidf("Cannot drop user type '%s.%s' as it is still used by user types %s", ksName, s.Name, strings.Join(types, ", "))
 	}
+	if err := checkTypeUnusedByFunctions(ks, s.Name); err != nil {
+		return nil, nil, err
+	}
 	for _, tn := range ks.TableNames() {
 		for _, col := range ks.Tables[tn].Columns {
 			if usesType(col.Type, s.Name) {

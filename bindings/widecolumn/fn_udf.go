@@ -26,14 +26,18 @@ func udfChangeArgs(ch *schema.Change) []string {
 }
 
 // udfName splits a called name into the keyspace holding its user-defined
-// overloads and the name; ok is false for native functions (system. or an
-// unqualified native name).
-func udfName(called, tableKs string) (ks, name string, ok bool) {
+// overloads and the name; ok is false for native functions: system.f, or
+// an unqualified name of a native function that the table's keyspace
+// does not define (Cassandra looks in the keyspace first).
+func (b *planner) udfName(called, tableKs string) (ks, name string, ok bool) {
 	if i := strings.IndexByte(called, '.'); i >= 0 {
 		if called[:i] == "system" {
 			return "", "", false
 		}
 		return called[:i], called[i+1:], true
+	}
+	if fs, as := b.udfCandidates(tableKs, called); len(fs) > 0 || len(as) > 0 {
+		return tableKs, called, true
 	}
 	if knownFunction(called) || strings.HasPrefix(called, "blobas") || strings.HasSuffix(called, "asblob") {
 		return "", "", false
@@ -196,7 +200,7 @@ func (b *planner) typeLiterals(ti *tableInfo, sl *cql.Selector, args []expr, par
 // compileUDFCall compiles a call of a user-defined function in a
 // selection; handled is false when the name is a native function's.
 func (b *planner) compileUDFCall(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, string, []int, bool, error) {
-	ks, name, ok := udfName(strings.ToLower(sl.Func), ti.t.Keyspace)
+	ks, name, ok := b.udfName(strings.ToLower(sl.Func), ti.t.Keyspace)
 	if !ok {
 		return nil, nil, "", nil, false, nil
 	}
@@ -237,7 +241,7 @@ type udaImpl struct {
 // compileUDA compiles a call of a user-defined aggregate in a selection;
 // handled is false when the name is not an aggregate's.
 func (b *planner) compileUDA(ti *tableInfo, sl *cql.Selector) (selector, bool, error) {
-	ks, name, ok := udfName(strings.ToLower(sl.Func), ti.t.Keyspace)
+	ks, name, ok := b.udfName(strings.ToLower(sl.Func), ti.t.Keyspace)
 	if !ok {
 		return selector{}, false, nil
 	}

@@ -29,11 +29,17 @@ type execCtx struct {
 	scanHint int
 	// serial: a SERIAL or LOCAL_SERIAL read (linearizable with LWT).
 	serial bool
+	// fnKs is the statement's keyspace, where unqualified user-defined
+	// functions are looked up.
+	fnKs string
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {
 	x := &execCtx{e: e, now: e.clock()}
 	x.nowS = x.now.Unix()
+	if cp.prepared != nil {
+		x.fnKs = cp.prepared.Keyspace
+	}
 	n := len(cp.markers)
 	if names == nil {
 		if len(values) != n {
@@ -102,6 +108,9 @@ func (x *execCtx) callFunc(name string, fn *cql.FuncCall) (*cql.Type, []byte, er
 			return invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, n, len(fn.Args))
 		}
 		return nil
+	}
+	if t, v, ok, err := x.callUDF(fn); ok {
+		return t, v, err
 	}
 	switch name {
 	case "now", "currenttimeuuid":

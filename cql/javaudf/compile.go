@@ -90,7 +90,13 @@ func Compile(name string, params []Param, ret *cql.Type, body string, calledOnNu
 
 // Call runs the function on serialized arguments (nil: null) and returns
 // the serialized result.
-func (f *Func) Call(args [][]byte) ([]byte, error) {
+func (f *Func) Call(args [][]byte) (out []byte, err error) {
+	defer func() {
+		// A bug of the interpreter fails the call, never the process.
+		if r := recover(); r != nil {
+			out, err = nil, &ExecError{Msg: fmt.Sprintf("internal error running %s: %v", f.name, r)}
+		}
+	}()
 	m := &machine{frame: make([]any, f.slots), budget: f.Steps, fn: f}
 	for i, p := range f.params {
 		var b []byte

@@ -116,6 +116,7 @@ func TestExecErrors(t *testing.T) {
 		{"List<Integer> l = new ArrayList<>(); while (true) l.add(1);", "ran longer than"},
 		{"Integer y = null; return y + 1;", "NullPointerException"},
 		{"return \"abc\".charAt(5);", "StringIndexOutOfBoundsException"},
+		{"String s = \"aaaaaaaaaaaaaaaa\"; s = s.repeat(60000); return s.replace(\"\", s).length();", "OutOfMemoryError"},
 		{"return Integer.parseInt(\"zz\");", "NumberFormatException"},
 	}
 	for _, c := range cases {

@@ -209,6 +209,13 @@ func stringMethod(m *machine, s string, name string, args []any) (any, error) {
 		return s, nil
 	case "indexOf", "lastIndexOf", "contains", "startsWith", "endsWith":
 		return searchMethod(u, name, args)
+	}
+	return stringMethod2(m, s, name, args)
+}
+
+// stringMethod2 has String's methods that take arguments and build strings.
+func stringMethod2(m *machine, s string, name string, args []any) (any, error) {
+	switch name {
 	case "replace":
 		if len(args) == 2 {
 			from, ok1 := charSeq(args[0])
@@ -216,13 +223,11 @@ func stringMethod(m *machine, s string, name string, args []any) (any, error) {
 			if !ok1 || !ok2 {
 				return nil, npe("replace")
 			}
-			r := strings.ReplaceAll(s, fromUTF16(from), fromUTF16(to))
-			if len(from) == 0 {
-				r = strings.ReplaceAll(s, "", fromUTF16(to))
-			}
-			if len(r) > maxStringChars {
+			f, t := fromUTF16(from), fromUTF16(to)
+			if n := strings.Count(s, f); int64(len(s))+int64(n)*int64(len(t)-len(f)) > maxStringChars {
 				return nil, jexc("OutOfMemoryError", "string too long")
 			}
+			r := strings.ReplaceAll(s, f, t)
 			return r, m.allocate(int64(len(r)))
 		}
 	case "equalsIgnoreCase":
