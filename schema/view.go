@@ -71,10 +71,6 @@ func (c *Catalog) viewGuard(stmt cql.Statement, current string) *Error {
 				}
 			}
 		}
-		if t != nil && s.Op == cql.AlterRename && len(ks.ViewsOf(t.Name)) > 0 {
-			return &Error{Code: Invalid, Message: fmt.Sprintf(
-				"dohyo does not rename columns of base table %s with materialized views", t.Name)}
-		}
 	case *cql.CreateIndex:
 		if _, t := lookup(s.Keyspace, s.Table); t.IsView() {
 			return invalidf("Secondary indexes on materialized views aren't supported")
@@ -84,15 +80,25 @@ func (c *Catalog) viewGuard(stmt cql.Statement, current string) *Error {
 }
 
 // withBaseChange propagates an ALTER TABLE of a base table to its views:
-// columns added to the base are added to the views that select every column.
-func withBaseChange(ks *Keyspace, base string) *Keyspace {
-	bt := ks.Tables[base]
-	views := ks.ViewsOf(base)
+// columns added to the base are added to the views that select every
+// column, and renamed key columns are renamed in every view (its columns
+// and its where_clause).
+func withBaseChange(ks *Keyspace, s *cql.AlterTable) (*Keyspace, *Error) {
+	bt := ks.Tables[s.Name]
+	views := ks.ViewsOf(s.Name)
 	if bt == nil || len(views) == 0 {
-		return ks
+		return ks, nil
 	}
 	out := ks
 	for _, v := range views {
+		if s.Op == cql.AlterRename {
+			nv, err := renameInView(v, s.Rename)
+			if err != nil {
+				return nil, err
+			}
+			out = withTable(out, nv.Name, nv)
+			continue
+		}
 		if !v.View.IncludeAll {
 			continue
 		}
@@ -110,7 +116,29 @@ func withBaseChange(ks *Keyspace, base string) *Keyspace {
 			out = withTable(out, nv.Name, nv)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// renameInView returns v with base columns renamed.
+func renameInView(v *Table, rename map[string]string) (*Table, *Error) {
+	nv := v.clone()
+	for i, c := range nv.Columns {
+		if n, ok := rename[c.Name]; ok {
+			nc := *c
+			nc.Name = n
+			nv.Columns[i] = &nc
+		}
+	}
+	where, err := cql.RenameInWhere(v.View.Where, rename)
+	if err != nil {
+		return nil, &Error{Code: Invalid, Message: fmt.Sprintf("view %s: %v", v.Name, err)}
+	}
+	view := *v.View
+	view.Where = where
+	nv.View = &view
+	nv.Reindex()
+	nv.Options = nv.Params.OptionsCQL()
+	return nv, nil
 }
 
 func (c *Catalog) createView(s *cql.CreateView, current string) (*Keyspace, *Change, *Error) {
