@@ -234,49 +234,9 @@ func (c *Catalog) buildView(s *cql.CreateView, ks *Keyspace, base *Table) (*Tabl
 			restricted[n] = true
 		}
 	}
-	keyCols := append(append([]string(nil), s.PartitionKey...), s.Clustering...)
-	seen := map[string]bool{}
-	var nonPK, unrestricted []string
-	for _, n := range keyCols {
-		if seen[n] {
-			return nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for materialized view '%s'", n, s.Name)
-		}
-		seen[n] = true
-		col := base.Column(n)
-		if col == nil || !selected[n] {
-			return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for materialized view '%s'", n, s.Name)
-		}
-		if col.Kind != PartitionKey && col.Kind != Clustering {
-			nonPK = append(nonPK, n)
-		}
-		if !restricted[n] {
-			unrestricted = append(unrestricted, n)
-		}
-	}
-	if len(nonPK) > 1 {
-		return nil, invalidf("Cannot include more than one non-primary key column in materialized view primary key (got %s)", strings.Join(nonPK, ", "))
-	}
-	var missing []string
-	for _, col := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
-		if !seen[col.Name] {
-			missing = append(missing, col.Name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, invalidf("Cannot create materialized view '%s' without primary key columns %s from base table '%s'",
-			s.Name, strings.Join(missing, ", "), base.Name)
-	}
-	if len(unrestricted) > 0 {
-		return nil, invalidf("Primary key columns %s must be restricted with 'IS NOT NULL' or otherwise", strings.Join(unrestricted, ", "))
-	}
-	if len(s.ClusteringOrder) > 0 {
-		ok := len(s.ClusteringOrder) == len(s.Clustering)
-		for i := 0; ok && i < len(s.ClusteringOrder); i++ {
-			ok = s.ClusteringOrder[i].Column == s.Clustering[i]
-		}
-		if !ok {
-			return nil, invalidf("Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive")
-		}
+	seen, err := checkViewKey(s, base, selected, restricted)
+	if err != nil {
+		return nil, err
 	}
 	props, err := parseProperties(s.Options)
 	if err != nil {
@@ -417,4 +377,55 @@ func (t *Table) CreateViewStatement() string {
 	}
 	b.WriteString(";")
 	return b.String()
+}
+
+// checkViewKey checks a view's primary key against its base: every base
+// key column, at most one other column, each selected and restricted.
+// It returns the set of view key columns.
+func checkViewKey(s *cql.CreateView, base *Table, selected, restricted map[string]bool) (map[string]bool, *Error) {
+	keyCols := append(append([]string(nil), s.PartitionKey...), s.Clustering...)
+	seen := map[string]bool{}
+	var nonPK, unrestricted []string
+	for _, n := range keyCols {
+		if seen[n] {
+			return nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for materialized view '%s'", n, s.Name)
+		}
+		seen[n] = true
+		col := base.Column(n)
+		if col == nil || !selected[n] {
+			return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for materialized view '%s'", n, s.Name)
+		}
+		if col.Kind != PartitionKey && col.Kind != Clustering {
+			nonPK = append(nonPK, n)
+		}
+		if !restricted[n] {
+			unrestricted = append(unrestricted, n)
+		}
+	}
+	if len(nonPK) > 1 {
+		return nil, invalidf("Cannot include more than one non-primary key column in materialized view primary key (got %s)", strings.Join(nonPK, ", "))
+	}
+	var missing []string
+	for _, col := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
+		if !seen[col.Name] {
+			missing = append(missing, col.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalidf("Cannot create materialized view '%s' without primary key columns %s from base table '%s'",
+			s.Name, strings.Join(missing, ", "), base.Name)
+	}
+	if len(unrestricted) > 0 {
+		return nil, invalidf("Primary key columns %s must be restricted with 'IS NOT NULL' or otherwise", strings.Join(unrestricted, ", "))
+	}
+	if len(s.ClusteringOrder) > 0 {
+		ok := len(s.ClusteringOrder) == len(s.Clustering)
+		for i := 0; ok && i < len(s.ClusteringOrder); i++ {
+			ok = s.ClusteringOrder[i].Column == s.Clustering[i]
+		}
+		if !ok {
+			return nil, invalidf("Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive")
+		}
+	}
+	return seen, nil
 }
