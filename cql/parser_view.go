@@ -21,10 +21,14 @@ func (p *parser) createView() Statement {
 	} else {
 		for p.err == nil {
 			sel := p.selector()
-			if sel != nil && sel.Kind == SelColumn && sel.Alias == "" {
-				s.Columns = append(s.Columns, sel.Column)
-			} else {
+			switch {
+			case sel == nil:
+			case sel.Alias != "":
 				s.Aliased = true
+			case sel.Kind != SelColumn:
+				s.NonColumn = true
+			default:
+				s.Columns = append(s.Columns, sel.Column)
 			}
 			if !p.accept(tComma) {
 				break

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -142,6 +143,9 @@ func renameInView(v *Table, rename map[string]string) (*Table, *Error) {
 }
 
 func (c *Catalog) createView(s *cql.CreateView, current string) (*Keyspace, *Change, *Error) {
+	if ks := cmp.Or(s.Keyspace, current); localSystemKeyspaces[strings.ToLower(ks)] {
+		return nil, nil, &Error{Code: Unauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+	}
 	ksName, err := tableKeyspace(s.Keyspace, current)
 	if err != nil {
 		return nil, nil, err
@@ -151,6 +155,9 @@ func (c *Catalog) createView(s *cql.CreateView, current string) (*Keyspace, *Cha
 	}
 	if s.Aliased {
 		return nil, nil, invalidf("Cannot use aliases when defining a materialized view")
+	}
+	if s.NonColumn {
+		return nil, nil, invalidf("Can only select columns by name when defining a materialized view")
 	}
 	if s.BaseKeyspace != "" && s.BaseKeyspace != ksName {
 		return nil, nil, invalidf("Cannot create a materialized view on a table in a different keyspace")
