@@ -11,7 +11,8 @@ type CreateView struct {
 	BaseKeyspace, Base   string
 	Star                 bool     // SELECT *
 	Columns              []string // selected columns (nil with Star)
-	Aliased              bool     // a selector had an alias or was not a plain column
+	Aliased              bool     // a selector had an alias
+	NonColumn            bool     // a selector was not a plain column
 	Where                []Relation
 	WhereText            []string // each relation as Cassandra prints it in where_clause
 	PartitionKey         []string

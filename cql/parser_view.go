@@ -1,6 +1,9 @@
 package cql
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // This file parses CREATE/ALTER/DROP MATERIALIZED VIEW.
 
@@ -18,10 +21,14 @@ func (p *parser) createView() Statement {
 	} else {
 		for p.err == nil {
 			sel := p.selector()
-			if sel != nil && sel.Kind == SelColumn && sel.Alias == "" {
-				s.Columns = append(s.Columns, sel.Column)
-			} else {
+			switch {
+			case sel == nil:
+			case sel.Alias != "":
 				s.Aliased = true
+			case sel.Kind != SelColumn:
+				s.NonColumn = true
+			default:
+				s.Columns = append(s.Columns, sel.Column)
 			}
 			if !p.accept(tComma) {
 				break
@@ -133,4 +140,35 @@ func (p *parser) dropView() Statement {
 	s := &DropView{IfExists: p.acceptKws("if", "exists")}
 	s.Keyspace, s.Name = p.qualifiedName()
 	return s
+}
+
+// RenameInWhere rewrites a view's where_clause (relations joined by AND, as
+// CreateView.WhereText renders them) with columns renamed, as Cassandra
+// shows it after ALTER TABLE ... RENAME of its base.
+func RenameInWhere(where string, rename map[string]string) (string, error) {
+	p, err := newParser(where)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for p.err == nil && !p.is(tEOF) {
+		start := p.pos
+		r := p.relation()
+		for i, c := range r.Columns {
+			if n, ok := rename[c]; ok {
+				r.Columns[i] = n
+			}
+		}
+		parts = append(parts, p.relationText(r, start))
+		if !p.acceptKw("and") {
+			break
+		}
+	}
+	if p.err != nil {
+		return "", p.err
+	}
+	if !p.is(tEOF) {
+		return "", fmt.Errorf("cql: unexpected input after view where clause %q", where)
+	}
+	return strings.Join(parts, " AND "), nil
 }

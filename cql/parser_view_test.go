@@ -48,3 +48,10 @@ func TestParseAlterDropView(t *testing.T) {
 		t.Fatal("missing PRIMARY KEY parsed")
 	}
 }
+
+func TestRenameInWhere(t *testing.T) {
+	got, err := RenameInWhere(`k IS NOT NULL AND c IS NOT NULL AND c IN (1, 2) AND "K" > 'x'`, map[string]string{"c": "cc", "K": "Q"})
+	if want := `k IS NOT NULL AND cc IS NOT NULL AND cc IN (1, 2) AND "Q" > 'x'`; err != nil || got != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+}

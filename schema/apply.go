@@ -61,7 +61,7 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 	case *cql.AlterTable:
 		ks, ch, err = c.alterTable(s, currentKeyspace)
 		if err == nil && ch != nil {
-			ks = withBaseChange(ks, s.Name)
+			ks, err = withBaseChange(ks, s)
 		}
 	case *cql.DropTable:
 		ks, ch, err = c.dropTable(s, currentKeyspace)

@@ -8,6 +8,11 @@
 // plus the Change to announce (nil when nothing changed). Rejections are
 // *Error values carrying Cassandra's message and an error class.
 //
+// Materialized views (view.go) are tables with Table.View set: CREATE,
+// ALTER and DROP MATERIALIZED VIEW are validated as Cassandra's
+// CreateViewStatement does, and table statements on views or on the base
+// tables of views are refused or propagated as Cassandra does.
+//
 // Catalogs persist as versioned JSON (MarshalJSON, UnmarshalCatalog) and
 // are combined across backends with Merge.
 package schema

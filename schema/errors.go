@@ -13,6 +13,7 @@ const (
 	AlreadyExists
 	ConfigError
 	SyntaxError
+	Unauthorized // 0x2100
 )
 
 // String returns the code's name.
@@ -26,6 +27,8 @@ func (c Code) String() string {
 		return "ConfigError"
 	case SyntaxError:
 		return "SyntaxError"
+	case Unauthorized:
+		return "Unauthorized"
 	}
 	return fmt.Sprintf("Code(%d)", int(c))
 }

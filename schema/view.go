@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -71,10 +72,6 @@ func (c *Catalog) viewGuard(stmt cql.Statement, current string) *Error {
 				}
 			}
 		}
-		if t != nil && s.Op == cql.AlterRename && len(ks.ViewsOf(t.Name)) > 0 {
-			return &Error{Code: Invalid, Message: fmt.Sprintf(
-				"dohyo does not rename columns of base table %s with materialized views", t.Name)}
-		}
 	case *cql.CreateIndex:
 		if _, t := lookup(s.Keyspace, s.Table); t.IsView() {
 			return invalidf("Secondary indexes on materialized views aren't supported")
@@ -84,15 +81,25 @@ func (c *Catalog) viewGuard(stmt cql.Statement, current string) *Error {
 }
 
 // withBaseChange propagates an ALTER TABLE of a base table to its views:
-// columns added to the base are added to the views that select every column.
-func withBaseChange(ks *Keyspace, base string) *Keyspace {
-	bt := ks.Tables[base]
-	views := ks.ViewsOf(base)
+// columns added to the base are added to the views that select every
+// column, and renamed key columns are renamed in every view (its columns
+// and its where_clause).
+func withBaseChange(ks *Keyspace, s *cql.AlterTable) (*Keyspace, *Error) {
+	bt := ks.Tables[s.Name]
+	views := ks.ViewsOf(s.Name)
 	if bt == nil || len(views) == 0 {
-		return ks
+		return ks, nil
 	}
 	out := ks
 	for _, v := range views {
+		if s.Op == cql.AlterRename {
+			nv, err := renameInView(v, s.Rename)
+			if err != nil {
+				return nil, err
+			}
+			out = withTable(out, nv.Name, nv)
+			continue
+		}
 		if !v.View.IncludeAll {
 			continue
 		}
@@ -110,10 +117,35 @@ func withBaseChange(ks *Keyspace, base string) *Keyspace {
 			out = withTable(out, nv.Name, nv)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// renameInView returns v with base columns renamed.
+func renameInView(v *Table, rename map[string]string) (*Table, *Error) {
+	nv := v.clone()
+	for i, c := range nv.Columns {
+		if n, ok := rename[c.Name]; ok {
+			nc := *c
+			nc.Name = n
+			nv.Columns[i] = &nc
+		}
+	}
+	where, err := cql.RenameInWhere(v.View.Where, rename)
+	if err != nil {
+		return nil, &Error{Code: Invalid, Message: fmt.Sprintf("view %s: %v", v.Name, err)}
+	}
+	view := *v.View
+	view.Where = where
+	nv.View = &view
+	nv.Reindex()
+	nv.Options = nv.Params.OptionsCQL()
+	return nv, nil
 }
 
 func (c *Catalog) createView(s *cql.CreateView, current string) (*Keyspace, *Change, *Error) {
+	if ks := cmp.Or(s.Keyspace, current); localSystemKeyspaces[strings.ToLower(ks)] {
+		return nil, nil, &Error{Code: Unauthorized, Message: fmt.Sprintf("%s keyspace is not user-modifiable.", ks)}
+	}
 	ksName, err := tableKeyspace(s.Keyspace, current)
 	if err != nil {
 		return nil, nil, err
@@ -123,6 +155,9 @@ func (c *Catalog) createView(s *cql.CreateView, current string) (*Keyspace, *Cha
 	}
 	if s.Aliased {
 		return nil, nil, invalidf("Cannot use aliases when defining a materialized view")
+	}
+	if s.NonColumn {
+		return nil, nil, invalidf("Can only select columns by name when defining a materialized view")
 	}
 	if s.BaseKeyspace != "" && s.BaseKeyspace != ksName {
 		return nil, nil, invalidf("Cannot create a materialized view on a table in a different keyspace")
@@ -206,49 +241,9 @@ func (c *Catalog) buildView(s *cql.CreateView, ks *Keyspace, base *Table) (*Tabl
 			restricted[n] = true
 		}
 	}
-	keyCols := append(append([]string(nil), s.PartitionKey...), s.Clustering...)
-	seen := map[string]bool{}
-	var nonPK, unrestricted []string
-	for _, n := range keyCols {
-		if seen[n] {
-			return nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for materialized view '%s'", n, s.Name)
-		}
-		seen[n] = true
-		col := base.Column(n)
-		if col == nil || !selected[n] {
-			return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for materialized view '%s'", n, s.Name)
-		}
-		if col.Kind != PartitionKey && col.Kind != Clustering {
-			nonPK = append(nonPK, n)
-		}
-		if !restricted[n] {
-			unrestricted = append(unrestricted, n)
-		}
-	}
-	if len(nonPK) > 1 {
-		return nil, invalidf("Cannot include more than one non-primary key column in materialized view primary key (got %s)", strings.Join(nonPK, ", "))
-	}
-	var missing []string
-	for _, col := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
-		if !seen[col.Name] {
-			missing = append(missing, col.Name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, invalidf("Cannot create materialized view '%s' without primary key columns %s from base table '%s'",
-			s.Name, strings.Join(missing, ", "), base.Name)
-	}
-	if len(unrestricted) > 0 {
-		return nil, invalidf("Primary key columns %s must be restricted with 'IS NOT NULL' or otherwise", strings.Join(unrestricted, ", "))
-	}
-	if len(s.ClusteringOrder) > 0 {
-		ok := len(s.ClusteringOrder) == len(s.Clustering)
-		for i := 0; ok && i < len(s.ClusteringOrder); i++ {
-			ok = s.ClusteringOrder[i].Column == s.Clustering[i]
-		}
-		if !ok {
-			return nil, invalidf("Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive")
-		}
+	seen, err := checkViewKey(s, base, selected, restricted)
+	if err != nil {
+		return nil, err
 	}
 	props, err := parseProperties(s.Options)
 	if err != nil {
@@ -389,4 +384,55 @@ func (t *Table) CreateViewStatement() string {
 	}
 	b.WriteString(";")
 	return b.String()
+}
+
+// checkViewKey checks a view's primary key against its base: every base
+// key column, at most one other column, each selected and restricted.
+// It returns the set of view key columns.
+func checkViewKey(s *cql.CreateView, base *Table, selected, restricted map[string]bool) (map[string]bool, *Error) {
+	keyCols := append(append([]string(nil), s.PartitionKey...), s.Clustering...)
+	seen := map[string]bool{}
+	var nonPK, unrestricted []string
+	for _, n := range keyCols {
+		if seen[n] {
+			return nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for materialized view '%s'", n, s.Name)
+		}
+		seen[n] = true
+		col := base.Column(n)
+		if col == nil || !selected[n] {
+			return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for materialized view '%s'", n, s.Name)
+		}
+		if col.Kind != PartitionKey && col.Kind != Clustering {
+			nonPK = append(nonPK, n)
+		}
+		if !restricted[n] {
+			unrestricted = append(unrestricted, n)
+		}
+	}
+	if len(nonPK) > 1 {
+		return nil, invalidf("Cannot include more than one non-primary key column in materialized view primary key (got %s)", strings.Join(nonPK, ", "))
+	}
+	var missing []string
+	for _, col := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
+		if !seen[col.Name] {
+			missing = append(missing, col.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalidf("Cannot create materialized view '%s' without primary key columns %s from base table '%s'",
+			s.Name, strings.Join(missing, ", "), base.Name)
+	}
+	if len(unrestricted) > 0 {
+		return nil, invalidf("Primary key columns %s must be restricted with 'IS NOT NULL' or otherwise", strings.Join(unrestricted, ", "))
+	}
+	if len(s.ClusteringOrder) > 0 {
+		ok := len(s.ClusteringOrder) == len(s.Clustering)
+		for i := 0; ok && i < len(s.ClusteringOrder); i++ {
+			ok = s.ClusteringOrder[i].Column == s.Clustering[i]
+		}
+		if !ok {
+			return nil, invalidf("Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive")
+		}
+	}
+	return seen, nil
 }

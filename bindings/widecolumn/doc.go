@@ -20,4 +20,8 @@
 //	write.go      INSERT, UPDATE, DELETE; ops.go assignments, counters
 //	lwt.go        IF conditions and their results; batch.go BATCH
 //	keycodec*.go  row keys (salt, Murmur3 token, order-preserving keys)
+//	view.go       materialized views: view rows derived from base rows and
+//	              replaced by every base write, under the base partition
+//	view_build.go the build at CREATE MATERIALIZED VIEW, TRUNCATE, writes
+//	              racing with a view's creation
 package widecolumn

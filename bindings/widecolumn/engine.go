@@ -436,6 +436,8 @@ func cqlError(err error) error {
 			code = bindings.CodeConfigError
 		case schema.SyntaxError:
 			code = bindings.CodeSyntaxError
+		case schema.Unauthorized:
+			code = bindings.CodeUnauthorized
 		}
 		return &bindings.Error{Code: code, Message: sch.Message, Keyspace: sch.Keyspace, Table: sch.Table}
 	}

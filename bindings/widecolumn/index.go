@@ -176,6 +176,11 @@ func entryMutation(ii *indexInfo, term, base []byte, ts int64) Mutation {
 func (e *Engine) apply(ctx context.Context, muts []Mutation) error {
 	e.idxMu.RLock()
 	defer e.idxMu.RUnlock()
+	return e.applyLocked(ctx, muts)
+}
+
+// applyLocked is apply for a caller holding idxMu (read).
+func (e *Engine) applyLocked(ctx context.Context, muts []Mutation) error {
 	if entries := indexMutations(e.st.Load(), muts); len(entries) > 0 {
 		if a, ok := e.kv.(AtomicKV); ok && a.AppliesAtomically() {
 			return e.kv.Apply(ctx, append(entries, muts...))

@@ -330,37 +330,39 @@ func (m *mutBuilder) addCounter(ti *tableInfo, row []byte, col int, delta int64)
 // timestamp after every other held write of those partitions.
 func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx) error {
 	var refs []partRef
-	for i, p := range plans {
-		if p.counter && p.using.ts != nil {
-			return invalidf("Cannot provide custom timestamp for counter updates")
-		}
-		if !p.readRow && !p.counter && !e.st.Load().hasViews(p.ti) {
-			continue
-		}
-		tg, err := p.targets(xs[i])
-		if err != nil {
-			return err
-		}
-		for _, pk := range tg.pks {
-			hkey, err := p.ti.codec.PartitionKey(pk)
+	held := func() error {
+		for i, p := range plans {
+			if p.counter && p.using.ts != nil {
+				return invalidf("Cannot provide custom timestamp for counter updates")
+			}
+			if !p.readRow && !p.counter && !e.st.Load().hasViews(p.ti) {
+				continue
+			}
+			tg, err := p.targets(xs[i])
 			if err != nil {
 				return err
 			}
-			refs = append(refs, partRef{ti: p.ti, key: hkey})
-		}
-	}
-	if len(refs) == 0 {
-		mb, err := collectPlans(ctx, plans, xs)
-		if err != nil {
-			return err
-		}
-		if len(mb.muts) == 0 {
-			return nil
-		}
-		if err := e.apply(ctx, mb.muts); err != nil {
-			return fmt.Errorf("write: %w", err)
+			for _, pk := range tg.pks {
+				hkey, err := p.ti.codec.PartitionKey(pk)
+				if err != nil {
+					return err
+				}
+				refs = append(refs, partRef{ti: p.ti, key: hkey})
+			}
 		}
 		return nil
+	}
+	if err := held(); err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		// A view created meanwhile makes the write a held one (view_build.go).
+		if done, err := e.writeUnheld(ctx, plans, xs); done || err != nil {
+			return err
+		}
+		if err := held(); err != nil {
+			return err
+		}
 	}
 	gs, err := e.lockParts(ctx, refs)
 	if err != nil {

@@ -16,15 +16,15 @@ import (
 // maintained by the writes to that base row: every write to a base table
 // with views holds the base partition (coord.go, as LWTs and counters do),
 // reads the affected base rows, reconciles them before and after the
-// write's cells, and replaces each affected view row with one derived from
-// the base row after the write: a row tombstone at V-1 and the row's cells
-// at V, where V is the write's timestamp, or one past the newest cell of
-// the view rows it replaces when that is later (a write with an older
-// timestamp), so the replacement always wins over earlier maintenance of
-// that view row. A view row whose key changed (or whose base row died)
-// gets a row tombstone at V. Cells keep the base cells' expiry, so TTLs
-// carry over; WRITETIME() of a view column is the timestamp of the last
-// base write that changed the row.
+// write's cells, and brings each affected view row to the one derived from
+// the base row after the write: the changed cells with their base
+// timestamps when the stored view row holds nothing newer (incremental),
+// else a replacement: a row tombstone at V-1 and the row's cells at V,
+// where V is the write's timestamp, or one past the newest cell of the
+// view rows involved, so the replacement always wins over earlier
+// maintenance of that view row. A view row whose key changed (or whose
+// base row died) gets a row tombstone at V. Cells keep the base cells'
+// expiry, so TTLs carry over.
 
 var errViewWrite = invalidf("Cannot directly modify a materialized view")
 
@@ -392,7 +392,8 @@ func rowExpiry(ti *tableInfo, kv Row, r *cqlRow, del, now int64) int64 {
 	return exp
 }
 
-// viewRow is a derived view row: its key and its cells (timestamps unset).
+// viewRow is a derived view row: its key and its cells, with the base
+// cells' timestamps (the marker's is unset).
 type viewRow struct {
 	key   []byte
 	cells []Cell
@@ -482,14 +483,14 @@ func (vi *viewInfo) derive(br *baseRow, now int64) (*viewRow, error) {
 				v.TTL = cv.ttl
 			}
 			v.Data = cv.val
-			row.cells = append(row.cells, Cell{Qualifier: vt.quals[i], Value: v.Encode()})
+			row.cells = append(row.cells, Cell{Qualifier: vt.quals[i], Timestamp: cv.ts, Value: v.Encode()})
 			continue
 		}
 		for _, el := range br.r.elems[bi] {
 			v := expiring(el.exp)
 			v.Data = el.val
 			q := append(append([]byte(nil), vt.elemPrefix[i]...), el.key...)
-			row.cells = append(row.cells, Cell{Qualifier: q, Value: v.Encode()})
+			row.cells = append(row.cells, Cell{Qualifier: q, Timestamp: el.ts, Value: v.Encode()})
 		}
 	}
 	return row, nil
@@ -557,6 +558,11 @@ func (vi *viewInfo) updates(ctx context.Context, e *Engine, before, after partSt
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", vi.vt, err)
 	}
+	existing := make(map[string]Row, len(rows))
+	for i, r := range rows {
+		existing[string(touched[i])] = r
+	}
+	wts := ts
 	for _, r := range rows {
 		for _, c := range r.Cells {
 			ts = max(ts, c.Timestamp+1)
@@ -567,11 +573,70 @@ func (vi *viewInfo) updates(ctx context.Context, e *Engine, before, after partSt
 		if ch.old != nil && (ch.cur == nil || !bytes.Equal(ch.old.key, ch.cur.key)) {
 			out = append(out, Mutation{Table: vi.vt.spec, Row: ch.old.key, Cells: []Cell{tombCell(qualRowDel, ts, now)}})
 		}
-		if ch.cur != nil {
-			out = append(out, ch.cur.mutation(vi.vt.spec, ts, now))
+		if ch.cur == nil {
+			continue
 		}
+		if cells, ok := ch.cur.incremental(existing[string(ch.cur.key)], wts, now); ok {
+			if len(cells) > 0 {
+				out = append(out, Mutation{Table: vi.vt.spec, Row: ch.cur.key, Cells: cells})
+			}
+			continue
+		}
+		out = append(out, ch.cur.mutation(vi.vt.spec, ts, now))
 	}
 	return out, nil
+}
+
+// incremental returns the cells that turn the stored view row ex into r
+// keeping the base cells' timestamps (so WRITETIME() of a view column is
+// its base cell's), or false when the stored row holds a cell too new for
+// that (after a replacement, or a base write with an older timestamp):
+// then the row is replaced. ts is the write's timestamp.
+func (r *viewRow) incremental(ex Row, ts, now int64) ([]Cell, bool) {
+	del := noDeletion
+	have := make(map[string]Cell, len(ex.Cells))
+	for _, c := range ex.Cells {
+		if len(c.Qualifier) == 1 && c.Qualifier[0] == qRowDel {
+			del = c.Timestamp
+			continue
+		}
+		have[string(c.Qualifier)] = c
+	}
+	var out []Cell
+	want := make(map[string]bool, len(r.cells))
+	for _, c := range r.cells {
+		want[string(c.Qualifier)] = true
+		cur, ok := have[string(c.Qualifier)]
+		if ok && cur.Timestamp > del && bytes.Equal(cur.Value, c.Value) {
+			continue // unchanged
+		}
+		if len(c.Qualifier) == 1 && c.Qualifier[0] == qMarker {
+			c.Timestamp = max(ts, del+1)
+			if ok {
+				c.Timestamp = max(c.Timestamp, cur.Timestamp+1)
+			}
+			out = append(out, c)
+			continue
+		}
+		if c.Timestamp <= del || ok && c.Timestamp <= cur.Timestamp {
+			return nil, false
+		}
+		out = append(out, c)
+	}
+	for q, c := range have {
+		if want[q] || c.Timestamp <= del {
+			continue
+		}
+		if v, err := DecodeCellValue(c.Value); err != nil || v.Tombstone {
+			continue
+		}
+		if c.Timestamp > ts {
+			return nil, false
+		}
+		out = append(out, tombCell([]byte(q), ts, now))
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].Qualifier, out[j].Qualifier) < 0 })
+	return out, true
 }
 
 // mutation writes the row as a replacement: a row tombstone just before ts

@@ -126,3 +126,31 @@ func (e *Engine) buildPartition(ctx context.Context, vi *viewInfo, hkey []byte) 
 	}
 	return gs.commit(ctx, muts)
 }
+
+// writeUnheld applies plans that hold no partition, unless one of their
+// tables has views in the current schema (then done is false and the
+// caller holds the partitions). The check and the apply run under idxMu,
+// which a schema swap takes exclusively: an unheld write either applies
+// before CREATE MATERIALIZED VIEW's swap, so the build's scan sees it, or
+// sees the view and is maintained.
+func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCtx) (done bool, err error) {
+	e.idxMu.RLock()
+	defer e.idxMu.RUnlock()
+	st := e.st.Load()
+	for _, p := range plans {
+		if st.hasViews(p.ti) {
+			return false, nil
+		}
+	}
+	mb, err := collectPlans(ctx, plans, xs)
+	if err != nil {
+		return true, err
+	}
+	if len(mb.muts) == 0 {
+		return true, nil
+	}
+	if err := e.applyLocked(ctx, mb.muts); err != nil {
+		return true, fmt.Errorf("write: %w", err)
+	}
+	return true, nil
+}

@@ -158,48 +158,46 @@ func tableRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowB
 // paramsRow is the part of a system_schema.tables or views row that
 // describes the table's options.
 func paramsRow(tb *schema.Table) map[string]any {
-	{
-		p := &tb.Params
-		row := map[string]any{
-			"keyspace_name":               tb.Keyspace,
-			"bloom_filter_fp_chance":      p.BloomFilterFPChance,
-			"caching":                     nonNil(p.Caching),
-			"comment":                     p.Comment,
-			"compaction":                  nonNil(p.Compaction),
-			"compression":                 nonNil(p.Compression),
-			"crc_check_chance":            p.CRCCheckChance,
-			"dclocal_read_repair_chance":  0.0, // no longer used, kept for drivers
-			"default_time_to_live":        int32(p.DefaultTimeToLive),
-			"extensions":                  extensions(p.Extensions),
-			"gc_grace_seconds":            int32(p.GCGraceSeconds),
-			"id":                          tb.ID,
-			"max_index_interval":          int32(p.MaxIndexInterval),
-			"memtable_flush_period_in_ms": int32(p.MemtableFlushPeriodInMs),
-			"min_index_interval":          int32(p.MinIndexInterval),
-			"read_repair_chance":          0.0,
-			"speculative_retry":           p.SpeculativeRetry,
-			"additional_write_policy":     p.AdditionalWritePolicy,
-			"read_repair":                 p.ReadRepair,
-		}
-		// As Cassandra, write these only when they differ from the defaults
-		// (older readers do not know the columns).
-		if p.Memtable != "" && p.Memtable != "default" {
-			row["memtable"] = p.Memtable
-		}
-		if !p.AllowAutoSnapshot {
-			row["allow_auto_snapshot"] = false
-		}
-		if !p.IncrementalBackups {
-			row["incremental_backups"] = false
-		}
-		if p.CDC {
-			row["cdc"] = true
-		}
-		if _, err := cql.ParseUUID(tb.ID); err != nil {
-			row["id"] = nameUUID(tb.Keyspace + tb.Name)
-		}
-		return row
+	p := &tb.Params
+	row := map[string]any{
+		"keyspace_name":               tb.Keyspace,
+		"bloom_filter_fp_chance":      p.BloomFilterFPChance,
+		"caching":                     nonNil(p.Caching),
+		"comment":                     p.Comment,
+		"compaction":                  nonNil(p.Compaction),
+		"compression":                 nonNil(p.Compression),
+		"crc_check_chance":            p.CRCCheckChance,
+		"dclocal_read_repair_chance":  0.0, // no longer used, kept for drivers
+		"default_time_to_live":        int32(p.DefaultTimeToLive),
+		"extensions":                  extensions(p.Extensions),
+		"gc_grace_seconds":            int32(p.GCGraceSeconds),
+		"id":                          tb.ID,
+		"max_index_interval":          int32(p.MaxIndexInterval),
+		"memtable_flush_period_in_ms": int32(p.MemtableFlushPeriodInMs),
+		"min_index_interval":          int32(p.MinIndexInterval),
+		"read_repair_chance":          0.0,
+		"speculative_retry":           p.SpeculativeRetry,
+		"additional_write_policy":     p.AdditionalWritePolicy,
+		"read_repair":                 p.ReadRepair,
 	}
+	// As Cassandra, write these only when they differ from the defaults
+	// (older readers do not know the columns).
+	if p.Memtable != "" && p.Memtable != "default" {
+		row["memtable"] = p.Memtable
+	}
+	if !p.AllowAutoSnapshot {
+		row["allow_auto_snapshot"] = false
+	}
+	if !p.IncrementalBackups {
+		row["incremental_backups"] = false
+	}
+	if p.CDC {
+		row["cdc"] = true
+	}
+	if _, err := cql.ParseUUID(tb.ID); err != nil {
+		row["id"] = nameUUID(tb.Keyspace + tb.Name)
+	}
+	return row
 }
 
 func nonNil(m map[string]string) map[string]string {

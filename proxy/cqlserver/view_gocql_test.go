@@ -80,6 +80,18 @@ func checkViewMetadata(t *testing.T, sess *gocql.Session) {
 			t.Errorf("view %s as a table: %+v", name, vt)
 		}
 	}
+	var tables []string
+	var tn string
+	tit := sess.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", ks).Iter()
+	for tit.Scan(&tn) {
+		tables = append(tables, tn)
+	}
+	if err := tit.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"view_table", "view_table2"}; !reflect.DeepEqual(tables, want) {
+		t.Errorf("system_schema.tables: %v, want %v (views are in system_schema.views)", tables, want)
+	}
 	var where string
 	var all bool
 	if err := sess.Query("SELECT where_clause, include_all_columns FROM system_schema.views WHERE keyspace_name = ? AND view_name = ?",
