@@ -222,32 +222,43 @@ func dropTarget[T any](items []T, nameOf func(T) string, typesOf func(T) []*cql.
 	return found, count
 }
 
-func (c *Catalog) dropFunction(s *cql.DropFunction, current string) (*Keyspace, *Change, *Error) {
+// dropOne finds the one function or aggregate (kind "Function" or
+// "Aggregate") a DROP names: its keyspace and index in list, or ok=false
+// with the error to answer (nil for IF EXISTS with nothing to drop).
+func dropOne[T any](c *Catalog, s *cql.DropFunction, current, kind string, list func(*Keyspace) []T,
+	nameOf func(T) string, typesOf func(T) []*cql.Type) (*Keyspace, int, bool, *Error) {
 	ks, err := c.udfKeyspace(s.Keyspace, current)
 	if err != nil {
 		if s.IfExists && c.Keyspaces[s.Keyspace] == nil && s.Keyspace != "" {
-			return nil, nil, nil
+			return nil, 0, false, nil
 		}
-		return nil, nil, err
+		return nil, 0, false, err
 	}
 	types, err := c.udfTypes(ks, s.ArgTypes)
 	if err != nil {
+		return nil, 0, false, err
+	}
+	i, n := dropTarget(list(ks), nameOf, typesOf, s.Name, s.HasArgs, types)
+	switch {
+	case n == 0 && s.IfExists:
+		return nil, 0, false, nil
+	case n == 0 && s.HasArgs:
+		return nil, 0, false, invalidf("%s '%s' doesn't exist", kind, Signature(ks.Name, s.Name, types))
+	case n == 0:
+		return nil, 0, false, invalidf("%s '%s.%s' doesn't exist", kind, ks.Name, s.Name)
+	case n > 1:
+		stmt := "DROP " + strings.ToUpper(kind)
+		return nil, 0, false, invalidf("'%s %s' matches multiple function definitions; specify the argument types by issuing a statement like "+
+			"'%s %s (type, type, ...)'. You can use cqlsh 'DESCRIBE %s %s' command to find all overloads", stmt, s.Name, stmt, s.Name, strings.ToUpper(kind), s.Name)
+	}
+	return ks, i, true, nil
+}
+
+func (c *Catalog) dropFunction(s *cql.DropFunction, current string) (*Keyspace, *Change, *Error) {
+	ks, i, ok, err := dropOne(c, s, current, "Function", func(ks *Keyspace) []*Function { return ks.Functions },
+		func(f *Function) string { return f.Name }, func(f *Function) []*cql.Type { return f.ArgTypes })
+	if !ok {
 		return nil, nil, err
-	}
-	i, n := dropTarget(ks.Functions, func(f *Function) string { return f.Name }, func(f *Function) []*cql.Type { return f.ArgTypes },
-		s.Name, s.HasArgs, types)
-	if n == 0 {
-		if s.IfExists {
-			return nil, nil, nil
-		}
-		if s.HasArgs {
-			return nil, nil, invalidf("Function '%s' doesn't exist", Signature(ks.Name, s.Name, types))
-		}
-		return nil, nil, invalidf("Function '%s.%s' doesn't exist", ks.Name, s.Name)
-	}
-	if n > 1 {
-		return nil, nil, invalidf("'DROP FUNCTION %s' matches multiple function definitions; specify the argument types by issuing a statement like "+
-			"'DROP FUNCTION %s (type, type, ...)'. You can use cqlsh 'DESCRIBE FUNCTION %s' command to find all overloads", s.Name, s.Name, s.Name)
 	}
 	f := ks.Functions[i]
 	var users []string
@@ -332,31 +343,10 @@ func (c *Catalog) createAggregate(s *cql.CreateAggregate, current string) (*Keys
 }
 
 func (c *Catalog) dropAggregate(s *cql.DropAggregate, current string) (*Keyspace, *Change, *Error) {
-	ks, err := c.udfKeyspace(s.Keyspace, current)
-	if err != nil {
-		if s.IfExists && c.Keyspaces[s.Keyspace] == nil && s.Keyspace != "" {
-			return nil, nil, nil
-		}
+	ks, i, ok, err := dropOne(c, (*cql.DropFunction)(s), current, "Aggregate", func(ks *Keyspace) []*Aggregate { return ks.Aggregates },
+		func(a *Aggregate) string { return a.Name }, func(a *Aggregate) []*cql.Type { return a.ArgTypes })
+	if !ok {
 		return nil, nil, err
-	}
-	types, err := c.udfTypes(ks, s.ArgTypes)
-	if err != nil {
-		return nil, nil, err
-	}
-	i, n := dropTarget(ks.Aggregates, func(a *Aggregate) string { return a.Name }, func(a *Aggregate) []*cql.Type { return a.ArgTypes },
-		s.Name, s.HasArgs, types)
-	if n == 0 {
-		if s.IfExists {
-			return nil, nil, nil
-		}
-		if s.HasArgs {
-			return nil, nil, invalidf("Aggregate '%s' doesn't exist", Signature(ks.Name, s.Name, types))
-		}
-		return nil, nil, invalidf("Aggregate '%s.%s' doesn't exist", ks.Name, s.Name)
-	}
-	if n > 1 {
-		return nil, nil, invalidf("'DROP AGGREGATE %s' matches multiple function definitions; specify the argument types by issuing a statement like "+
-			"'DROP AGGREGATE %s (type, type, ...)'. You can use cqlsh 'DESCRIBE AGGREGATE %s' command to find all overloads", s.Name, s.Name, s.Name)
 	}
 	a := ks.Aggregates[i]
 	k := *ks
