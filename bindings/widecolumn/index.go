@@ -220,6 +220,29 @@ func newIndexes(old, next *state) []*indexInfo {
 	return out
 }
 
+// awaitSchemaPolls waits, on a store shared by several engines, for two
+// schema polls of the others (so they have loaded a schema change this
+// engine committed and maintain what it added). It waits by time, not for
+// the others' reported versions: an engine does not know its peers (the
+// members of a serve tier do; see bindings/hbase members).
+func (e *Engine) awaitSchemaPolls(ctx context.Context) error {
+	if !e.shared || e.opts.SchemaPoll < 0 {
+		return nil
+	}
+	poll := e.opts.SchemaPoll
+	if poll == 0 {
+		poll = defaultSchemaPoll
+	}
+	t := time.NewTimer(2*poll + 50*time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // backfillIndexes writes the entries of the rows a table held when its
 // index was created. Writes after the schema swap index themselves (apply
 // runs under idxMu); on a store shared by several engines the backfill
@@ -229,18 +252,8 @@ func (e *Engine) backfillIndexes(ctx context.Context, added []*indexInfo) error 
 	if len(added) == 0 {
 		return nil
 	}
-	if e.shared && e.opts.SchemaPoll >= 0 {
-		poll := e.opts.SchemaPoll
-		if poll == 0 {
-			poll = defaultSchemaPoll
-		}
-		t := time.NewTimer(2*poll + 50*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+	if err := e.awaitSchemaPolls(ctx); err != nil {
+		return err
 	}
 	st := e.st.Load()
 	for _, ii := range added {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"time"
 )
 
 // truncateViews refuses TRUNCATE of a view and empties the views of a
@@ -45,18 +44,8 @@ func (e *Engine) buildViews(ctx context.Context, views []*viewInfo) error {
 	if len(views) == 0 {
 		return nil
 	}
-	if e.shared && e.opts.SchemaPoll >= 0 {
-		poll := e.opts.SchemaPoll
-		if poll == 0 {
-			poll = defaultSchemaPoll
-		}
-		t := time.NewTimer(2*poll + 50*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+	if err := e.awaitSchemaPolls(ctx); err != nil {
+		return err
 	}
 	for _, vi := range views {
 		if err := e.buildView(ctx, vi); err != nil {
