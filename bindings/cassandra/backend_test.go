@@ -492,3 +492,20 @@ func TestOpenUnreachable(t *testing.T) {
 		t.Errorf("got %v, want an error wrapping ErrBadConn", err)
 	}
 }
+
+// TestAggregateWithoutFinalFunc: a keyspace holding an aggregate without
+// FINALFUNC (which makes gocql v1.7.0's keyspace metadata panic) is
+// served: the session opens and answers.
+func TestAggregateWithoutFinalFunc(t *testing.T) {
+	b := openBackend(t, testConfig(t))
+	ks := testKeyspace(t, b, 1)
+	exec(t, b, "", "CREATE TABLE "+ks+".t (k int PRIMARY KEY, v int)")
+	exec(t, b, "", "CREATE FUNCTION "+ks+".plus (s int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return s + (v == null ? 0 : v);'")
+	exec(t, b, "", "CREATE AGGREGATE "+ks+".total (int) SFUNC plus STYPE int INITCOND 0")
+	exec(t, b, ks, "INSERT INTO t (k, v) VALUES (1, 5)")
+	exec(t, b, ks, "INSERT INTO t (k, v) VALUES (2, 7)")
+	res := exec(t, b, ks, "SELECT total(v) FROM t")
+	if got := formatRows(res); len(got) != 1 || got[0] != "12" {
+		t.Fatalf("SELECT total(v): %v", got)
+	}
+}

@@ -198,13 +198,46 @@ func clusterConfig(cfg Config, ks string, log *slog.Logger) *gocql.ClusterConfig
 	if cfg.User != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: cfg.User, Password: cfg.Password}
 	}
+	fallback := gocql.RoundRobinHostPolicy()
 	if cfg.LocalDC != "" {
-		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(cfg.LocalDC))
-	} else {
-		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+		fallback = gocql.DCAwareRoundRobinPolicy(cfg.LocalDC)
 	}
+	cc.PoolConfig.HostSelectionPolicy = panicSafePolicy{gocql.TokenAwareHostPolicy(fallback), log}
 	cc.Logger = slogLogger{log}
 	return cc
+}
+
+// panicSafePolicy is gocql's token-aware policy with KeyspaceChanged
+// guarded. gocql v1.7.0's keyspace metadata dereferences nil (metadata.go,
+// compileMetadata) for a keyspace holding an aggregate without FINALFUNC,
+// and the token-aware policy reads that metadata when a session opens and
+// on every schema event, in gocql's own goroutines: the process would
+// die. Recovered, the keyspace's replicas stay unknown to the policy and
+// its requests go to the fallback policy's hosts (TestAggregateWithoutFinalFunc).
+type panicSafePolicy struct {
+	gocql.HostSelectionPolicy
+	log *slog.Logger
+}
+
+func (p panicSafePolicy) KeyspaceChanged(ev gocql.KeyspaceUpdateEvent) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Warn("gocql could not read the keyspace's metadata; its requests are not token-aware",
+				"keyspace", ev.Keyspace, "panic", fmt.Sprint(r))
+		}
+	}()
+	p.HostSelectionPolicy.KeyspaceChanged(ev)
+}
+
+// AddHosts keeps gocql's bulk host registration (an optional method).
+func (p panicSafePolicy) AddHosts(hosts []*gocql.HostInfo) {
+	if b, ok := p.HostSelectionPolicy.(interface{ AddHosts([]*gocql.HostInfo) }); ok {
+		b.AddHosts(hosts)
+		return
+	}
+	for _, h := range hosts {
+		p.AddHost(h)
+	}
 }
 
 // slogLogger adapts gocql's StdLogger to slog (debug level: gocql is chatty
