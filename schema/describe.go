@@ -23,14 +23,14 @@ func (t *TableParams) OptionsCQL() map[string]string {
 	return map[string]string{
 		"additional_write_policy":     quoteString(t.AdditionalWritePolicy),
 		"allow_auto_snapshot":         strconv.FormatBool(t.AllowAutoSnapshot),
-		"bloom_filter_fp_chance":      javaDouble(t.BloomFilterFPChance),
+		"bloom_filter_fp_chance":      cql.JavaFloatString(t.BloomFilterFPChance, 64),
 		"caching":                     cqlMap(t.Caching),
 		"cdc":                         strconv.FormatBool(t.CDC),
 		"comment":                     quoteString(t.Comment),
 		"compaction":                  cqlMap(t.Compaction),
 		"compression":                 cqlMap(t.Compression),
 		"memtable":                    quoteString(t.Memtable),
-		"crc_check_chance":            javaDouble(t.CRCCheckChance),
+		"crc_check_chance":            cql.JavaFloatString(t.CRCCheckChance, 64),
 		"default_time_to_live":        strconv.Itoa(t.DefaultTimeToLive),
 		"extensions":                  cqlRawMap(t.Extensions),
 		"gc_grace_seconds":            strconv.Itoa(t.GCGraceSeconds),
@@ -112,6 +112,14 @@ func (t *Table) CreateStatement() string {
 		b.WriteString(")\n")
 	}
 	b.WriteString(") WITH ")
+	writeOptions(&b, t, "")
+	return b.String()
+}
+
+// writeOptions writes what follows WITH in a table's or view's CREATE
+// statement: the clustering order, then the options in Cassandra's order
+// (but skip, an option the statement must not show), and the closing ";".
+func writeOptions(b *strings.Builder, t *Table, skip string) {
 	if len(t.Clustering) > 0 {
 		parts := make([]string, len(t.Clustering))
 		for i, c := range t.Clustering {
@@ -130,7 +138,7 @@ func (t *Table) CreateStatement() string {
 	first := true
 	for _, name := range tableOptionOrder {
 		v, ok := opts[name]
-		if !ok {
+		if !ok || name == skip {
 			continue
 		}
 		if !first {
@@ -140,7 +148,6 @@ func (t *Table) CreateStatement() string {
 		b.WriteString(name + " = " + v)
 	}
 	b.WriteString(";")
-	return b.String()
 }
 
 // createOrder is the column order of DESCRIBE: partition key, clustering,

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dohyo/dohyo/cql"
 )
 
 // TableParams are a table's WITH options, typed, with Cassandra 5.0's
@@ -248,11 +250,11 @@ func buildTableParams(base TableParams, p *properties, isNew bool) (TableParams,
 func (t *TableParams) validate() *Error {
 	if t.BloomFilterFPChance <= minBloomFPChance || t.BloomFilterFPChance > 1 {
 		return configf("bloom_filter_fp_chance must be larger than %s and less than or equal to 1.0 (got %s)",
-			javaDouble(minBloomFPChance), javaDouble(t.BloomFilterFPChance))
+			cql.JavaFloatString(minBloomFPChance, 64), cql.JavaFloatString(t.BloomFilterFPChance, 64))
 	}
 	if t.CRCCheckChance < 0 || t.CRCCheckChance > 1.0 {
 		return configf("crc_check_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)",
-			javaDouble(t.CRCCheckChance))
+			cql.JavaFloatString(t.CRCCheckChance, 64))
 	}
 	if t.DefaultTimeToLive < 0 {
 		return configf("default_time_to_live must be greater than or equal to 0 (got %d)", t.DefaultTimeToLive)

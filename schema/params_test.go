@@ -3,6 +3,8 @@ package schema
 import (
 	"maps"
 	"testing"
+
+	"github.com/dohyo/dohyo/cql"
 )
 
 func TestTableParamsFromOptions(t *testing.T) {
@@ -105,8 +107,8 @@ func TestJavaDouble(t *testing.T) {
 		0: "0.0", 1e7: "1.0E7", 123456.5: "123456.5", -0.5: "-0.5", 0.001: "0.001",
 	}
 	for f, want := range cases {
-		if got := javaDouble(f); got != want {
-			t.Errorf("javaDouble(%v) = %s, want %s", f, got, want)
+		if got := cql.JavaFloatString(f, 64); got != want {
+			t.Errorf("cql.JavaFloatString(%v, 64) = %s, want %s", f, got, want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -156,37 +155,4 @@ func (p *properties) double(name string) (float64, *Error) {
 		return 0, syntaxf("Invalid double value %s for '%s'", s, name)
 	}
 	return f, nil
-}
-
-// javaDouble formats f as Java's Double.toString does, which is how
-// Cassandra prints doubles in DESCRIBE output and messages.
-func javaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64) // 6.71E-05
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }

@@ -355,34 +355,7 @@ func (t *Table) CreateViewStatement() string {
 		b.WriteString(", " + joinNames(t.Clustering))
 	}
 	b.WriteString(")\n WITH ")
-	if len(t.Clustering) > 0 {
-		parts := make([]string, len(t.Clustering))
-		for i, c := range t.Clustering {
-			order := " ASC"
-			if c.Desc {
-				order = " DESC"
-			}
-			parts[i] = cql.QuoteIdent(c.Name) + order
-		}
-		b.WriteString("CLUSTERING ORDER BY (" + strings.Join(parts, ", ") + ")\n    AND ")
-	}
-	opts := t.Options
-	if opts == nil {
-		opts = t.Params.OptionsCQL()
-	}
-	first := true
-	for _, name := range tableOptionOrder {
-		v, ok := opts[name]
-		if !ok || name == "default_time_to_live" {
-			continue
-		}
-		if !first {
-			b.WriteString("\n    AND ")
-		}
-		first = false
-		b.WriteString(name + " = " + v)
-	}
-	b.WriteString(";")
+	writeOptions(&b, t, "default_time_to_live") // a view has none of its own
 	return b.String()
 }
 

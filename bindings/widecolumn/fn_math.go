@@ -201,7 +201,7 @@ func (n number) encodeAs(k cql.Kind) ([]byte, error) {
 				bits = 32
 			}
 			var err error
-			if d, err = cql.ParseDecimal(javaFloat(n.f, bits)); err != nil {
+			if d, err = cql.ParseDecimal(cql.JavaFloatString(n.f, bits)); err != nil {
 				return nil, err
 			}
 		}
@@ -394,9 +394,9 @@ func castText(t *cql.Type, b []byte) string {
 	}
 	switch x := v.(type) {
 	case float32:
-		return javaFloat(float64(x), 32)
+		return cql.JavaFloatString(float64(x), 32)
 	case float64:
-		return javaFloat(x, 64)
+		return cql.JavaFloatString(x, 64)
 	case time.Time:
 		return x.UTC().Format("2006-01-02T15:04:05.000Z")
 	case net.IP:

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"net"
-	"strconv"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -191,12 +190,12 @@ func toJSON(t *cql.Type, b []byte) string {
 	switch t.Kind {
 	case cql.KindFloat:
 		if len(b) == 4 {
-			return javaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32)
+			return cql.JavaFloatString(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32)
 		}
 		return cql.FormatValue(t, b)
 	case cql.KindDouble:
 		if len(b) == 8 {
-			return javaFloat(math.Float64frombits(binary.BigEndian.Uint64(b)), 64)
+			return cql.JavaFloatString(math.Float64frombits(binary.BigEndian.Uint64(b)), 64)
 		}
 		return cql.FormatValue(t, b)
 	case cql.KindTinyint, cql.KindSmallint, cql.KindInt, cql.KindBigint, cql.KindCounter, cql.KindVarint,
@@ -290,43 +289,6 @@ func toJSON(t *cql.Type, b []byte) string {
 		s = strings.ReplaceAll(s[1:len(s)-1], "''", "'")
 	}
 	return jsonString(s)
-}
-
-// javaFloat renders a float as Java's Double.toString / Float.toString
-// do (Cassandra's JSON): "2.0", "1.5E20", "1.0E-4".
-func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	exp = strings.TrimPrefix(exp, "+")
-	neg := strings.HasPrefix(exp, "-")
-	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
-	if neg {
-		exp = "-" + exp
-	}
-	return mant + "E" + exp
 }
 
 func jsonString(s string) string {

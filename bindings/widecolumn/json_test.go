@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
 )
 
 func TestJSON(t *testing.T) {
@@ -36,8 +37,8 @@ func TestJavaFloat(t *testing.T) {
 		{0.1, 32, "0.1"},
 	}
 	for _, c := range cases {
-		if got := javaFloat(c.f, c.bits); got != c.want {
-			t.Errorf("javaFloat(%v, %d) = %q, want %q", c.f, c.bits, got, c.want)
+		if got := cql.JavaFloatString(c.f, c.bits); got != c.want {
+			t.Errorf("cql.JavaFloatString(%v, %d) = %q, want %q", c.f, c.bits, got, c.want)
 		}
 	}
 }

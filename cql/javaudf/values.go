@@ -142,9 +142,9 @@ func javaString(v any) string {
 	case jchar:
 		return string(rune(x))
 	case float32:
-		return javaFloatString(float64(x), 32)
+		return cql.JavaFloatString(float64(x), 32)
 	case float64:
-		return javaFloatString(x, 64)
+		return cql.JavaFloatString(x, 64)
 	case *jList:
 		return "[" + joinStrings(x.elems) + "]"
 	case *jSet:
@@ -173,40 +173,6 @@ func joinStrings(vs []any) string {
 		parts[i] = javaString(v)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// javaFloatString is Double.toString / Float.toString: decimal notation
-// for magnitudes in [1e-3, 1e7), computerized scientific otherwise, with
-// the shortest digits that round-trip.
-func javaFloatString(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }
 
 // javaHash is Object.hashCode.
