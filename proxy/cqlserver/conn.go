@@ -38,7 +38,6 @@ const (
 	// connection that never authenticates holds little memory.
 	preAuthBufSize = 4 << 10
 	writeBufSize   = 64 << 10
-	outQueueLen    = 256
 	// maxPooledBuf keeps huge result frames out of the pool.
 	maxPooledBuf = 256 << 10
 )
@@ -65,12 +64,10 @@ type conn struct {
 	hdr     [headerLen]byte
 	corked  []*backendConn // relay connections with frames to write (relay_async.go)
 
-	out        chan outMsg
+	wq         answerQueue   // outgoing frames (conn_write.go)
+	wake       chan struct{} // wakes writeLoop for frames queued by send
 	quit       chan struct{}
 	writerDone chan struct{}
-	evMu       sync.Mutex
-	events     [][]byte
-	evSignal   chan struct{}
 	evTypes    atomic.Uint32 // eventSchema | eventTopology | eventStatus, from REGISTER
 
 	inflight sync.WaitGroup
@@ -146,14 +143,14 @@ func newConn(s *Server, nc net.Conn) *conn {
 		log:        s.log.With("remote", nc.RemoteAddr().String()),
 		session:    s.coord.NewSession(bindings.SourceCQL),
 		br:         bufio.NewReaderSize(nc, preAuthBufSize),
-		out:        make(chan outMsg, outQueueLen),
+		wake:       make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		work:       make(chan work),
 		writerDone: make(chan struct{}),
-		evSignal:   make(chan struct{}, 1),
 		sem:        newLimiter(s.cfg.MaxInFlightPerConn),
 		drained:    make(chan struct{}, 1),
 	}
+	c.wq.idle.L = &c.wq.mu
 	c.estimate.Store(initialEstimate(s.cfg.OutboundBytes))
 	return c
 }
@@ -221,7 +218,7 @@ func (c *conn) fail(err error) {
 		// Logged (rate-limited) and counted by the guard.
 	case errors.As(err, &bv):
 		c.log.Debug("unsupported protocol version", "version", bv.version)
-		c.out <- outMsg{frame: versionErrorFrame(bv)}
+		c.enqueue(outMsg{frame: versionErrorFrame(bv)}, false)
 	case errors.As(err, &tb):
 		c.srv.guard.tooBig.Add(1)
 		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.length, "limit", tb.max, "authenticated", c.ready)
@@ -380,181 +377,6 @@ func unexpectedEOF(err error) error {
 	return err
 }
 
-// send hands an encoded frame (from startFrame) to the writer, compressing
-// the body first on v3/v4 connections that negotiated compression. Its
-// bytes count as unsent until the writer wrote them (guard.go).
-func (c *conn) send(frame []byte) {
-	finishFrame(frame)
-	if c.body != nil && c.version < 5 && frame[4] != opReady && len(frame) > headerLen {
-		z := c.body.compress(append(getBuf(), frame[:headerLen]...), frame[headerLen:])
-		if len(z) < len(frame) {
-			z[1] |= flagCompressed
-			finishFrame(z)
-			putBuf(frame)
-			frame = z
-		} else {
-			putBuf(z)
-		}
-	}
-	c.unsent.Add(int64(len(frame)))
-	c.out <- outMsg{frame: frame, pooled: true, counted: true}
-}
-
-// pushEvent queues an event frame without ever blocking the caller (a DDL
-// request on another connection).
-func (c *conn) pushEvent(ch *bindings.SchemaChange) {
-	c.pushEventFrame(encodeEvent(startFrame(nil, c.version, 0, -1, opEvent), ch))
-}
-
-// pushEventFrame queues an encoded event body (after its frame header).
-func (c *conn) pushEventFrame(f []byte) {
-	if c.stopping.Load() {
-		return
-	}
-	finishFrame(f)
-	if c.body != nil && c.version < 5 {
-		if z := c.body.compress(append([]byte(nil), f[:headerLen]...), f[headerLen:]); len(z) < len(f) {
-			z[1] |= flagCompressed
-			finishFrame(z)
-			f = z
-		}
-	}
-	c.evMu.Lock()
-	c.events = append(c.events, f)
-	c.evMu.Unlock()
-	select {
-	case c.evSignal <- struct{}{}:
-	default:
-	}
-}
-
-// writeLoop writes queued frames, flushing when the queue runs dry so that
-// pipelined responses share syscalls.
-func (c *conn) writeLoop() {
-	defer close(c.writerDone)
-	// The buffer is allocated at the first answer: a connection that
-	// never sends a frame holds none.
-	var bw *bufio.Writer
-	var seg *segmentWriter
-	failed := false
-	broke := func(err error) {
-		failed = true
-		if isTimeout(err) {
-			c.srv.guard.writeTimeouts.Add(1)
-			c.srv.noteGuard("client does not read its answers: connection closed", "remote", c.nc.RemoteAddr().String(),
-				"timeout", c.srv.cfg.WriteTimeout, "unsent_bytes", c.unsent.Load())
-		}
-		c.nc.Close() // the reader notices and tears the connection down
-		c.cancel()   // and a reader waiting for the backlog to drain too
-	}
-	write := func(f []byte) {
-		if failed {
-			return
-		}
-		if bw == nil {
-			bw = bufio.NewWriterSize(c.nc, writeBufSize)
-		}
-		var err error
-		if seg != nil {
-			err = seg.add(f)
-		} else {
-			_, err = bw.Write(f)
-		}
-		if err != nil {
-			broke(err)
-		}
-	}
-	flush := func() {
-		if failed || bw == nil {
-			return
-		}
-		var err error
-		if seg != nil {
-			err = seg.flush()
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
-			broke(err)
-		}
-	}
-	var batched int64 // counted bytes written since the last flush
-	handle := func(m outMsg) {
-		write(m.frame)
-		if m.counted {
-			batched += int64(len(m.frame))
-		}
-		if m.pooled {
-			putBuf(m.frame)
-		}
-		if m.v5 != nil {
-			flush()
-			seg = &segmentWriter{w: bw, compressed: m.v5.lz4}
-		}
-	}
-	armed := time.Time{}
-	arm := func() {
-		// One deadline per batch of answers, renewed at most every
-		// second: a client that accepts nothing for WriteTimeout is cut.
-		if d := c.srv.cfg.WriteTimeout; d > 0 {
-			if now := time.Now(); now.Sub(armed) > time.Second {
-				armed = now
-				c.nc.SetWriteDeadline(now.Add(d))
-			}
-		}
-	}
-	settle := func() {
-		flush()
-		if batched > 0 {
-			c.unsent.Add(-batched)
-			batched = 0
-			c.signalDrained()
-		}
-	}
-	events := func() {
-		c.evMu.Lock()
-		evs := c.events
-		c.events = nil
-		c.evMu.Unlock()
-		for _, f := range evs {
-			write(f)
-		}
-	}
-	for {
-		select {
-		case m := <-c.out:
-			arm()
-			handle(m)
-			for drained := false; !drained; {
-				select {
-				case m := <-c.out:
-					handle(m)
-				default:
-					drained = true
-				}
-			}
-		case <-c.evSignal:
-			arm()
-			events()
-		case <-c.quit:
-			arm()
-			for drained := false; !drained; {
-				select {
-				case m := <-c.out:
-					handle(m)
-				default:
-					drained = true
-				}
-			}
-			events()
-			settle()
-			return
-		}
-		settle()
-	}
-}
-
 // dispatch runs a request on a goroutine of its own once it holds an
 // in-flight slot (limit.go); without one it is answered Overloaded at once.
 // With a timeout, the client is answered with timedOut's error when it
@@ -691,7 +513,7 @@ func (c *conn) runRequest(w work) {
 	}
 	n := len(frame)
 	if answered.CompareAndSwap(false, true) {
-		c.send(frame)
+		c.sendDirect(frame)
 	} else {
 		putBuf(frame)
 	}

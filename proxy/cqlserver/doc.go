@@ -6,8 +6,12 @@
 // AUTH_RESPONSE, REGISTER) itself and runs every QUERY, PREPARE, EXECUTE
 // and BATCH against a proxy.Session on one of the connection's request
 // workers (goroutines reused from request to request, so their stacks are
-// not grown anew each time; a new one starts when all are busy); one writer
-// goroutine batches responses and pushes SCHEMA_CHANGE events. Frame bodies
+// not grown anew each time; a new one starts when all are busy). Answers
+// go through one queue per connection (conn_write.go): a worker that
+// finishes while nobody writes writes its answer itself, with whatever was
+// queued meanwhile, in one syscall; relayed answers, handshake replies and
+// SCHEMA_CHANGE events are queued for the connection's writer goroutine,
+// so a backend connection's reader never blocks on a slow client. Frame bodies
 // are decoded by hand from byte slices with every length checked; the
 // native-protocol library supplies constants and CRCs here and serves as
 // the independent client codec in tests.

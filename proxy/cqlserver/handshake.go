@@ -198,7 +198,7 @@ func (c *conn) startup(h header, r *rbuf) error {
 		m.v5 = &v5Switch{lz4: lz4Segments}
 		c.seg = &segmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.frameLimit()}
 	}
-	c.out <- m
+	c.enqueue(m, false)
 	return nil
 }
 
