@@ -47,19 +47,36 @@ func (c *conn) sendDirect(frame []byte) { c.enqueue(c.outFrame(frame), true) }
 // queue, counting it as unsent.
 func (c *conn) outFrame(frame []byte) outMsg {
 	finishFrame(frame)
-	if c.body != nil && c.version < 5 && frame[4] != opReady && len(frame) > headerLen {
-		z := c.body.compress(append(getBuf(), frame[:headerLen]...), frame[headerLen:])
-		if len(z) < len(frame) {
-			z[1] |= flagCompressed
-			finishFrame(z)
-			putBuf(frame)
-			frame = z
-		} else {
-			putBuf(z)
-		}
-	}
+	frame = c.compressFrame(frame, true)
 	c.unsent.Add(int64(len(frame)))
 	return outMsg{frame: frame, pooled: true, counted: true}
+}
+
+// compressFrame returns a finished frame compressed on v3/v4 connections
+// that negotiated compression, when that makes it smaller (READY and
+// empty bodies stay as they are). With pooled, the buffer left over goes
+// back to the pool.
+func (c *conn) compressFrame(f []byte, pooled bool) []byte {
+	if c.body == nil || c.version >= 5 || f[4] == opReady || len(f) <= headerLen {
+		return f
+	}
+	var dst []byte
+	if pooled {
+		dst = getBuf()
+	}
+	z := c.body.compress(append(dst, f[:headerLen]...), f[headerLen:])
+	if len(z) >= len(f) {
+		if pooled {
+			putBuf(z)
+		}
+		return f
+	}
+	z[1] |= flagCompressed
+	finishFrame(z)
+	if pooled {
+		putBuf(f)
+	}
+	return z
 }
 
 // enqueue queues m; with direct, the caller becomes the writer when
@@ -81,7 +98,6 @@ func (c *conn) enqueue(m outMsg, direct bool) {
 		return
 	}
 	w.writing = true
-	w.mu.Unlock()
 	c.writeQueued()
 }
 
@@ -97,14 +113,7 @@ func (c *conn) pushEventFrame(f []byte) {
 		return
 	}
 	finishFrame(f)
-	if c.body != nil && c.version < 5 {
-		if z := c.body.compress(append([]byte(nil), f[:headerLen]...), f[headerLen:]); len(z) < len(f) {
-			z[1] |= flagCompressed
-			finishFrame(z)
-			f = z
-		}
-	}
-	c.enqueue(outMsg{frame: f}, false)
+	c.enqueue(outMsg{frame: c.compressFrame(f, false)}, false)
 }
 
 // writeLoop takes the writer role for frames queued by senders that do
@@ -121,7 +130,6 @@ func (c *conn) writeLoop() {
 				continue
 			}
 			w.writing = true
-			w.mu.Unlock()
 			c.writeQueued()
 		case <-c.quit:
 			w.mu.Lock()
@@ -129,7 +137,6 @@ func (c *conn) writeLoop() {
 				w.idle.Wait()
 			}
 			w.writing = true
-			w.mu.Unlock()
 			c.writeQueued()
 			return
 		}
@@ -137,10 +144,10 @@ func (c *conn) writeLoop() {
 }
 
 // writeQueued writes batches until the queue is empty, then releases the
-// writer role. The caller holds the role.
+// writer role. The caller has just taken the role and holds w.mu, which
+// is released on return.
 func (c *conn) writeQueued() {
 	w := &c.wq
-	w.mu.Lock()
 	for len(w.q) > 0 {
 		batch := w.q
 		w.q = w.spare[:0]
