@@ -276,15 +276,21 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 			return scalarFromString(KindBlob, x[2:], nil)
 		}
 	case KindBigint, KindCounter, KindInt, KindSmallint, KindTinyint:
-		n, ok := goInt(v)
+		x, ok := goInt64(v)
 		if !ok {
-			break
+			n, ok := goInt(v)
+			if !ok {
+				break
+			}
+			if !n.IsInt64() {
+				return nil, valueErrf("Value %s out of range for type %s", n, t)
+			}
+			x = n.Int64()
 		}
-		bits := map[Kind]int{KindBigint: 64, KindCounter: 64, KindInt: 32, KindSmallint: 16, KindTinyint: 8}[t.Kind]
-		if !n.IsInt64() || bitsNeeded(n.Int64()) > bits {
-			return nil, valueErrf("Value %s out of range for type %s", n, t)
+		bits := intBits(t.Kind)
+		if bitsNeeded(x) > bits {
+			return nil, valueErrf("Value %d out of range for type %s", x, t)
 		}
-		x := n.Int64()
 		switch bits {
 		case 64:
 			return be64(x), nil
@@ -532,6 +538,33 @@ func encodeGoMap(t *Type, v any) ([]byte, error) {
 		items[2*i], items[2*i+1] = p.k, p.v
 	}
 	return buildCollection(len(pairs), items), nil
+}
+
+// goInt64 is v when it is a Go signed integer (the types decoded
+// variables and literals have), without goInt's big.Int.
+func goInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// intBits is the width of an integer kind.
+func intBits(k Kind) int {
+	switch k {
+	case KindInt:
+		return 32
+	case KindSmallint:
+		return 16
+	case KindTinyint:
+		return 8
+	}
+	return 64 // bigint, counter
 }
 
 // goInt converts Go integers (and integral floats, as JSON decoding makes

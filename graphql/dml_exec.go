@@ -250,13 +250,22 @@ func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) ([]string, error) 
 // buildSelect renders the SELECT of a table query.
 func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (*statement, error) {
 	var b builder
+	b.sb.Grow(128)
 	b.sb.WriteString("SELECT ")
 	if len(cols) == 0 {
 		b.sb.WriteString("*")
 	} else {
-		b.sb.WriteString(strings.Join(cols, ", "))
+		for i, c := range cols {
+			if i > 0 {
+				b.sb.WriteString(", ")
+			}
+			b.sb.WriteString(c)
+		}
 	}
-	b.sb.WriteString(" FROM " + tableRef(ti.t))
+	b.sb.WriteString(" FROM ")
+	b.sb.WriteString(cql.QuoteIdent(ti.t.Keyspace))
+	b.sb.WriteByte('.')
+	b.sb.WriteString(cql.QuoteIdent(ti.t.Name))
 	var rels []string
 	var err error
 	if filter, ok := argMap(args, "filter"); ok {
@@ -267,8 +276,13 @@ func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (
 	if err != nil {
 		return nil, err
 	}
-	if len(rels) > 0 {
-		b.sb.WriteString(" WHERE " + strings.Join(rels, " AND "))
+	for i, r := range rels {
+		if i == 0 {
+			b.sb.WriteString(" WHERE ")
+		} else {
+			b.sb.WriteString(" AND ")
+		}
+		b.sb.WriteString(r)
 	}
 	b.sb.WriteString(groupByClause(ti, args))
 	if order, ok := args["orderBy"].([]any); ok && len(order) > 0 {

@@ -342,7 +342,10 @@ func parseRequest(r *http.Request) (*gqlRequest, int, string) {
 		return nil, http.StatusUnsupportedMediaType, "Unsupported Content-Type " + mt +
 			": use application/json or application/graphql"
 	}
-	if len(strings.TrimSpace(string(body))) > 0 {
+	// A body with variables is decoded in one pass; one without (or one
+	// that does not decode) by json.Unmarshal, which also says what is wrong:
+	// the body or its variables.
+	if len(bytes.TrimSpace(body)) > 0 && !(bytes.Contains(body, []byte(`"variables"`)) && decodeBody(body, req)) {
 		var raw struct {
 			Query         string          `json:"query"`
 			Variables     json.RawMessage `json:"variables"`
@@ -370,6 +373,21 @@ func parseRequest(r *http.Request) (*gqlRequest, int, string) {
 		req.Query = fromURL
 	}
 	return req, 0, ""
+}
+
+// decodeBody decodes a JSON request body in one pass (variables with
+// integers kept exact, as decodeVariables does); false when the body or
+// its variables are not valid, for the caller to say which.
+func decodeBody(body []byte, req *gqlRequest) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var r gqlRequest
+	if dec.Decode(&r) != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return false
+	}
+	normalizeJSON(r.Variables)
+	*req = r
+	return true
 }
 
 // decodeVariables keeps integers exact (BigInt and Varint need more than

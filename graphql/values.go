@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/graphql-go/graphql/language/ast"
@@ -237,6 +238,9 @@ func normalizeJSON(v any) any {
 	case json.Number:
 		s := x.String()
 		if !strings.ContainsAny(s, ".eE") {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n // the common case, without a big.Int
+			}
 			if n, ok := new(big.Int).SetString(s, 10); ok {
 				if n.IsInt64() {
 					return n.Int64()

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,7 +97,7 @@ func New(cfg Config) (*Coordinator, error) {
 		prepared: lru.New[string, *PreparedStatement](orDefault(cfg.PreparedCacheSize, 10000)),
 		parsed:   lru.New[string, *cql.Parsed](orDefault(cfg.ParseCacheSize, 10000)),
 	}
-	c.tbl.Store(&routeTable{backends: cfg.Backends, routes: routes})
+	c.tbl.Store(newRouteTable(cfg.Backends, routes))
 	c.auth, c.enforce, c.authExempt = cfg.Auth, cfg.EnforceAuth && cfg.Auth != nil, cfg.AuthExempt
 	c.stamp = cfg.Stamp
 	if c.tap == nil {
@@ -130,6 +129,16 @@ type Route struct {
 type routeTable struct {
 	backends map[string]bindings.Backend
 	routes   map[string]string
+	names    []string // the backends' names, sorted (read-only)
+}
+
+func newRouteTable(backends map[string]bindings.Backend, routes map[string]string) *routeTable {
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return &routeTable{backends: backends, routes: routes, names: names}
 }
 
 func (c *Coordinator) table() *routeTable { return c.tbl.Load() }
@@ -147,12 +156,7 @@ func (c *Coordinator) Backend(name string) bindings.Backend { return c.table().b
 
 // BackendNames returns the configured backend names, sorted.
 func (c *Coordinator) BackendNames() []string {
-	names := make([]string, 0, len(c.table().backends))
-	for n := range c.table().backends {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Clone(c.table().names)
 }
 
 // Subscribe registers fn to be called after every successful schema change
@@ -181,10 +185,13 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 		name string
 		cat  *schema.Catalog
 	}
-	var parts []part
-	var key strings.Builder
-	for _, name := range c.BackendNames() {
-		src, ok := c.table().backends[name].(bindings.CatalogSource)
+	var partsBuf [4]part
+	parts := partsBuf[:0]
+	var keyBuf [128]byte
+	key := keyBuf[:0]
+	tbl := c.table()
+	for _, name := range tbl.names {
+		src, ok := tbl.backends[name].(bindings.CatalogSource)
 		if !ok {
 			continue
 		}
@@ -196,18 +203,15 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 			continue
 		}
 		parts = append(parts, part{name, cat})
-		key.WriteString(name)
-		key.WriteByte('=')
-		key.WriteString(cat.Version)
-		key.WriteByte(';')
+		key = append(append(append(append(key, name...), '='), cat.Version...), ';')
 	}
 	c.catMu.Lock()
 	defer c.catMu.Unlock()
-	if c.catCopy != nil && c.catKey == key.String() {
+	if c.catCopy != nil && c.catKey == string(key) {
 		return c.catCopy, nil
 	}
 	merged := &schema.Catalog{Keyspaces: map[string]*schema.Keyspace{}}
-	sum := md5.Sum([]byte(key.String()))
+	sum := md5.Sum(key)
 	merged.Version = formatUUID(sum)
 	for _, p := range parts {
 		for ksName, ks := range p.cat.Keyspaces {
@@ -216,7 +220,7 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 			}
 		}
 	}
-	c.catKey, c.catCopy = key.String(), merged
+	c.catKey, c.catCopy = string(key), merged
 	return merged, nil
 }
 

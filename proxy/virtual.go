@@ -18,8 +18,8 @@ const VirtualBackendName = "dohyo-virtual"
 // read either the old table or the new one, without locks.
 func (c *Coordinator) AddVirtual(keyspace string, b bindings.Backend) {
 	old := c.table()
-	t := &routeTable{backends: maps.Clone(old.backends), routes: maps.Clone(old.routes)} // copy on write
-	t.backends[VirtualBackendName] = b
-	t.routes[keyspace] = VirtualBackendName
-	c.tbl.Store(t)
+	backends, routes := maps.Clone(old.backends), maps.Clone(old.routes) // copy on write
+	backends[VirtualBackendName] = b
+	routes[keyspace] = VirtualBackendName
+	c.tbl.Store(newRouteTable(backends, routes))
 }

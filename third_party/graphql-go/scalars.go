@@ -305,6 +305,9 @@ var Float = NewScalar(ScalarConfig{
 })
 
 func coerceString(value interface{}) interface{} {
+	if v, ok := value.(string); ok { // (dohyo patch): no fmt.Sprintf for a string
+		return v
+	}
 	if v, ok := value.(*string); ok {
 		if v == nil {
 			return nil
