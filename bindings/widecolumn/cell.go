@@ -27,13 +27,22 @@ type CellValue struct {
 
 // Encode returns the stored form.
 func (v CellValue) Encode() []byte {
+	return v.AppendEncode(make([]byte, 0, v.EncodedLen()))
+}
+
+// EncodedLen is the length of the stored form.
+func (v CellValue) EncodedLen() int {
 	n := 1 + len(v.Data)
-	if v.TTL > 0 {
+	if v.TTL > 0 && !v.Tombstone {
 		n += 12
 	} else if v.Tombstone {
 		n += 8
 	}
-	b := make([]byte, 0, n)
+	return n
+}
+
+// AppendEncode appends the stored form to b.
+func (v CellValue) AppendEncode(b []byte) []byte {
 	var f byte
 	if v.Tombstone {
 		f |= flagTombstone

@@ -17,6 +17,8 @@ type mutBuilder struct {
 	hint     int         // expected cells per row
 	first    [1]Mutation // backs muts for the usual single-row statement
 	cells    [4]Cell     // backs the first mutation's cells when they fit
+	enc      []byte      // live's arena: encoded values handed out, never rewritten
+	encBuf   [256]byte   // backs enc for the usual small row
 }
 
 type mutKey struct {
@@ -73,6 +75,29 @@ func liveCell(q []byte, wp writeParams, data []byte) Cell {
 		v.Expiry = wp.now + int64(wp.ttl)
 	}
 	return Cell{Qualifier: q, Timestamp: wp.ts, Value: v.Encode()}
+}
+
+// live is liveCell with the value encoded in the builder's arena (one
+// allocation for the builder instead of one per cell); values that do not
+// fit get their own.
+func (m *mutBuilder) live(q []byte, wp writeParams, data []byte) Cell {
+	c := Cell{Qualifier: q, Timestamp: wp.ts}
+	v := CellValue{Data: data}
+	if wp.ttl > 0 {
+		v.TTL, v.Expiry = wp.ttl, wp.now+int64(wp.ttl)
+	}
+	if m.enc == nil {
+		m.enc = m.encBuf[:0]
+	}
+	n := v.EncodedLen()
+	if len(m.enc)+n > cap(m.enc) {
+		c.Value = v.Encode()
+		return c
+	}
+	start := len(m.enc)
+	m.enc = v.AppendEncode(m.enc)
+	c.Value = m.enc[start:len(m.enc):len(m.enc)]
+	return c
 }
 
 // tombCell builds a tombstone written at ts.

@@ -113,7 +113,7 @@ func (p *modPlan) assign(ctx context.Context, x *execCtx, op setOp, key []byte, 
 		if v == nil {
 			mb.add(ti, key, tombCell(ti.quals[op.col], wp.ts, wp.now))
 		} else {
-			mb.add(ti, key, liveCell(ti.quals[op.col], wp, v))
+			mb.add(ti, key, mb.live(ti.quals[op.col], wp, v))
 		}
 		return nil
 	case cql.AssignAdd, cql.AssignAddTo, cql.AssignPrepend, cql.AssignRemove, cql.AssignRemoveFrom:
@@ -166,7 +166,7 @@ func (p *modPlan) assign(ctx context.Context, x *execCtx, op setOp, key []byte, 
 			if v == nil {
 				mb.add(ti, key, tombCell(elemQual(col.Name, k), wp.ts, wp.now))
 			} else {
-				mb.add(ti, key, liveCell(elemQual(col.Name, k), wp, v))
+				mb.add(ti, key, mb.live(elemQual(col.Name, k), wp, v))
 			}
 			return nil
 		}
@@ -189,7 +189,7 @@ func (p *modPlan) assign(ctx context.Context, x *execCtx, op setOp, key []byte, 
 		if v == nil {
 			mb.add(ti, key, tombCell(q, wp.ts, wp.now))
 		} else {
-			mb.add(ti, key, liveCell(q, wp, v))
+			mb.add(ti, key, mb.live(q, wp, v))
 		}
 		return nil
 	}

@@ -271,7 +271,7 @@ type partition struct {
 // clustering columns: its only row). extra keys are fetched in the same
 // KV call and returned.
 func (x *execCtx) openPartition(ctx context.Context, ti *tableInfo, pk [][]byte, extra [][]byte) (*partition, []Row, error) {
-	key, err := ti.codec.PartitionKey(pk)
+	key, err := x.partitionKey(ti, pk)
 	if err != nil {
 		return nil, nil, err
 	}

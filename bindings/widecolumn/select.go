@@ -409,7 +409,7 @@ func (p *selectPlan) executeSerial(ctx context.Context, x *execCtx) (*bindings.R
 	}
 	refs := make([]partRef, 0, 1)
 	for _, pk := range keys {
-		hkey, err := p.ti.codec.PartitionKey(pk)
+		hkey, err := x.partitionKey(p.ti, pk)
 		if err != nil {
 			return nil, err
 		}

@@ -130,7 +130,7 @@ func (p *modPlan) assignField(x *execCtx, op setOp, key []byte, wp writeParams, 
 	if v == nil {
 		mb.add(ti, key, tombCell(q, wp.ts, wp.now))
 	} else {
-		mb.add(ti, key, liveCell(q, wp, v))
+		mb.add(ti, key, mb.live(q, wp, v))
 	}
 	return nil
 }

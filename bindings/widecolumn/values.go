@@ -32,6 +32,29 @@ type execCtx struct {
 	// fnKs is the statement's keyspace, where unqualified user-defined
 	// functions are looked up.
 	fnKs string
+	// keys is partitionKey's arena (backed by keyBuf): keys handed out,
+	// never rewritten.
+	keys   []byte
+	keyBuf [64]byte
+}
+
+// partitionKey is ti.codec.PartitionKey(pk), in the context's arena when
+// it fits (a point statement's key costs no allocation of its own).
+func (x *execCtx) partitionKey(ti *tableInfo, pk [][]byte) ([]byte, error) {
+	if x.keys == nil {
+		x.keys = x.keyBuf[:0]
+	}
+	start := len(x.keys)
+	k, err := ti.codec.appendPartitionPrefix(x.keys[start:], pk)
+	if err != nil {
+		return nil, err
+	}
+	k = append(k, keyTerm)
+	if start+len(k) <= cap(x.keys) { // append stayed in the arena
+		x.keys = x.keys[:start+len(k)]
+		return k[:len(k):len(k)], nil
+	}
+	return k, nil
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {

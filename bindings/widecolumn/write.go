@@ -426,7 +426,7 @@ func (p *modPlan) collect(ctx context.Context, x *execCtx, wp writeParams, mb *m
 	}
 	ti := p.ti
 	for _, pk := range tg.pks {
-		hkey, err := ti.codec.PartitionKey(pk)
+		hkey, err := x.partitionKey(ti, pk)
 		if err != nil {
 			return err
 		}
@@ -490,7 +490,7 @@ func (p *modPlan) rowCells(ctx context.Context, x *execCtx, pk, ck [][]byte, key
 	switch p.kind {
 	case modInsert:
 		if p.marker {
-			mb.add(ti, key, liveCell(qualMarker, wp, nil))
+			mb.add(ti, key, mb.live(qualMarker, wp, nil))
 		}
 	case modDelete:
 		if len(p.dels) == 0 {
