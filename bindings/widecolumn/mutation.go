@@ -69,12 +69,17 @@ func (m *mutBuilder) find(ti *tableInfo, row []byte) int {
 
 // liveCell builds a live cell written with wp.
 func liveCell(q []byte, wp writeParams, data []byte) Cell {
+	return Cell{Qualifier: q, Timestamp: wp.ts, Value: liveValue(wp, data).Encode()}
+}
+
+// liveValue is the value of a live cell written with wp.
+func liveValue(wp writeParams, data []byte) CellValue {
 	v := CellValue{Data: data}
 	if wp.ttl > 0 {
 		v.TTL = wp.ttl
 		v.Expiry = wp.now + int64(wp.ttl)
 	}
-	return Cell{Qualifier: q, Timestamp: wp.ts, Value: v.Encode()}
+	return v
 }
 
 // live is liveCell with the value encoded in the builder's arena (one
@@ -82,10 +87,7 @@ func liveCell(q []byte, wp writeParams, data []byte) Cell {
 // fit get their own.
 func (m *mutBuilder) live(q []byte, wp writeParams, data []byte) Cell {
 	c := Cell{Qualifier: q, Timestamp: wp.ts}
-	v := CellValue{Data: data}
-	if wp.ttl > 0 {
-		v.TTL, v.Expiry = wp.ttl, wp.now+int64(wp.ttl)
-	}
+	v := liveValue(wp, data)
 	if m.enc == nil {
 		m.enc = m.encBuf[:0]
 	}
