@@ -52,9 +52,8 @@ func (x *execCtx) partitionKey(ti *tableInfo, pk [][]byte) ([]byte, error) {
 	k = append(k, keyTerm)
 	if start+len(k) <= cap(x.keys) { // append stayed in the arena
 		x.keys = x.keys[:start+len(k)]
-		return k[:len(k):len(k)], nil
 	}
-	return k, nil
+	return k[:len(k):len(k)], nil
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {
