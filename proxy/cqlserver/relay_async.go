@@ -194,8 +194,15 @@ func (c *conn) uncork() {
 }
 
 // nextFrameBuffered tells whether the client's next frame is already
-// read in full (v3/v4 framing), so the reader will not wait for it.
-func (c *conn) nextFrameBuffered() bool { return c.seg == nil && frameBuffered(c.br) }
+// read in full, so the reader will not wait for it: with v5 framing, the
+// current segment holds more envelopes (drivers pack many small requests
+// into one segment) or the next self-contained segment is buffered whole.
+func (c *conn) nextFrameBuffered() bool {
+	if c.seg == nil {
+		return frameBuffered(c.br)
+	}
+	return len(c.seg.rest) > 0 || (c.buffered() && c.seg.nextSelfContained())
+}
 
 // frameBuffered tells whether br holds a whole v3/v4 frame.
 func frameBuffered(br *bufio.Reader) bool {

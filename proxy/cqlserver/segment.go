@@ -81,6 +81,30 @@ func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err e
 	return out, selfContained, nil
 }
 
+// nextSelfContained tells whether the segment whose header is next in the
+// read buffer is self-contained (false when the header is not buffered).
+func (s *segmentReader) nextSelfContained() bool {
+	hl := segHeaderPlain
+	if s.compressed {
+		hl = segHeaderLZ4
+	}
+	if s.r.Buffered() < hl {
+		return false
+	}
+	h, err := s.r.Peek(hl)
+	if err != nil {
+		return false
+	}
+	var v uint64
+	for i := hl - 1; i >= 0; i-- {
+		v = v<<8 | uint64(h[i])
+	}
+	if s.compressed {
+		return v>>34&1 == 1
+	}
+	return v>>17&1 == 1
+}
+
 // next returns the next envelope: its header and body.
 func (s *segmentReader) next() (header, []byte, error) {
 	for len(s.rest) == 0 {

@@ -1,0 +1,72 @@
+package cqlserver
+
+import (
+	"bufio"
+	"bytes"
+	"testing"
+)
+
+// TestNextFrameBufferedV5: the reader holds back relayed writes while the
+// client's next v5 envelope can be read without waiting — more envelopes
+// in the current segment, or a whole self-contained segment buffered — and
+// not when the next segment is incomplete.
+func TestNextFrameBufferedV5(t *testing.T) {
+	env := func(stream int16) []byte {
+		f := startFrame(nil, 5, 0, stream, opQuery)
+		f = append(f, bytes.Repeat([]byte{'q'}, 20)...)
+		finishFrame(f)
+		return f
+	}
+	for _, lz4 := range []bool{false, true} {
+		var out bytes.Buffer
+		bw := bufio.NewWriter(&out)
+		sw := &segmentWriter{w: bw, compressed: lz4}
+		// Segment 1: envelopes 1 and 2; segment 2: envelope 3.
+		for _, e := range [][]byte{env(1), env(2)} {
+			if err := sw.add(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sw.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.add(env(3)); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		whole := out.Bytes()
+		for _, cut := range []int{0, 2} { // all bytes, or segment 2 missing its last 2
+			br := bufio.NewReaderSize(bytes.NewReader(whole[:len(whole)-cut]), 1<<16)
+			c := &conn{br: br}
+			c.seg = &segmentReader{r: br, compressed: lz4, maxFrame: 1 << 20}
+			if _, err := br.Peek(len(whole) - cut); err != nil {
+				t.Fatal(err) // everything the client sent is buffered
+			}
+			read := func(want int16) {
+				h, _, err := c.seg.next()
+				if err != nil || h.stream != want {
+					t.Fatalf("lz4=%v cut=%d: envelope %d: stream %d, %v", lz4, cut, want, h.stream, err)
+				}
+			}
+			read(1)
+			if !c.nextFrameBuffered() {
+				t.Errorf("lz4=%v cut=%d: envelope 2 is in the current segment, but not reported buffered", lz4, cut)
+			}
+			read(2)
+			if got, want := c.nextFrameBuffered(), cut == 0; got != want {
+				t.Errorf("lz4=%v cut=%d: after segment 1, buffered = %v, want %v", lz4, cut, got, want)
+			}
+			if cut == 0 {
+				read(3)
+				if c.nextFrameBuffered() {
+					t.Errorf("lz4=%v: nothing left, but reported buffered", lz4)
+				}
+			}
+		}
+	}
+}
