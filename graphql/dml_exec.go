@@ -36,10 +36,6 @@ func (b *builder) statement() *statement {
 	return &statement{query: b.sb.String(), values: b.values}
 }
 
-func tableRef(t *schema.Table) string {
-	return cql.QuoteIdent(t.Keyspace) + "." + cql.QuoteIdent(t.Name)
-}
-
 // filterOps are the filter operators in the order conditions are emitted.
 var filterOps = []struct {
 	field, op string
@@ -263,9 +259,7 @@ func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (
 		}
 	}
 	b.sb.WriteString(" FROM ")
-	b.sb.WriteString(cql.QuoteIdent(ti.t.Keyspace))
-	b.sb.WriteByte('.')
-	b.sb.WriteString(cql.QuoteIdent(ti.t.Name))
+	b.sb.WriteString(ti.ref)
 	var rels []string
 	var err error
 	if filter, ok := argMap(args, "filter"); ok {
@@ -387,7 +381,7 @@ func buildInsert(ti *tableInfo, args, value map[string]any, o *mutationOptions) 
 	if len(cols) == 0 {
 		return nil, errors.New("Insert statement must contain at least one field")
 	}
-	fmt.Fprintf(&b.sb, "INSERT INTO %s (%s) VALUES (%s)", tableRef(ti.t), strings.Join(cols, ", "), strings.Join(marks, ", "))
+	fmt.Fprintf(&b.sb, "INSERT INTO %s (%s) VALUES (%s)", ti.ref, strings.Join(cols, ", "), strings.Join(marks, ", "))
 	if argBool(args, "ifNotExists") {
 		b.sb.WriteString(" IF NOT EXISTS")
 	}
@@ -423,7 +417,7 @@ func buildUpdate(ti *tableInfo, args, value map[string]any, o *mutationOptions) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(&b.sb, "UPDATE %s%s SET %s", tableRef(ti.t), usingTTL(o), strings.Join(sets, ", "))
+	fmt.Fprintf(&b.sb, "UPDATE %s%s SET %s", ti.ref, usingTTL(o), strings.Join(sets, ", "))
 	if len(where) > 0 {
 		b.sb.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
@@ -439,7 +433,7 @@ func buildDelete(ti *tableInfo, args, value map[string]any, _ *mutationOptions) 
 	if err != nil {
 		return nil, err
 	}
-	b.sb.WriteString("DELETE FROM " + tableRef(ti.t))
+	b.sb.WriteString("DELETE FROM " + ti.ref)
 	if len(where) > 0 {
 		b.sb.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}

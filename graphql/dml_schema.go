@@ -8,6 +8,7 @@ import (
 	"github.com/graphql-go/graphql"
 
 	"github.com/dohyo/dohyo/auth"
+	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -28,6 +29,7 @@ type dmlSchema struct {
 // tableInfo is one table as its resolvers see it.
 type tableInfo struct {
 	t      *schema.Table
+	ref    string // keyspace.table, quoted as CQL needs
 	gname  string
 	cols   []*schema.Column          // mapped columns, Stargate order
 	fields map[string]*schema.Column // GraphQL field name -> column
@@ -189,7 +191,7 @@ func warningsDescription(warnings []string) string {
 // buildTable generates the types, the query fields and the mutation fields
 // of one table.
 func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gname string) (*tableInfo, orderedFields, orderedFields, error) {
-	ti := &tableInfo{t: t, gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}}
+	ti := &tableInfo{t: t, ref: cql.QuoteIdent(t.Keyspace) + "." + cql.QuoteIdent(t.Name), gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}}
 	objFields := graphql.Fields{}
 	inFields := graphql.InputObjectConfigFieldMap{}
 	filterFields := graphql.InputObjectConfigFieldMap{}
