@@ -164,22 +164,11 @@ func (c *conn) armRead(kind int8, d time.Duration) {
 // buffered tells whether the next frame (or v5 segment) is wholly in the
 // read buffer, so reading it cannot block.
 func (c *conn) buffered() bool {
-	n := c.br.Buffered()
 	if c.seg != nil {
-		if len(c.seg.rest) > 0 {
-			return true
-		}
-		hl := segHeaderPlain
-		if c.seg.compressed {
-			hl = segHeaderLZ4
-		}
-		b, err := c.br.Peek(min(n, segHeaderPlain))
-		if err != nil || len(b) < segHeaderPlain {
-			return false
-		}
-		length := int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2]&1)<<16)
-		return n >= hl+segCRC24Len+length+segCRC32Len
+		whole, _ := c.seg.nextBuffered()
+		return len(c.seg.rest) > 0 || whole
 	}
+	n := c.br.Buffered()
 	if n < headerLen {
 		return false
 	}

@@ -201,7 +201,11 @@ func (c *conn) nextFrameBuffered() bool {
 	if c.seg == nil {
 		return frameBuffered(c.br)
 	}
-	return len(c.seg.rest) > 0 || (c.buffered() && c.seg.nextSelfContained())
+	if len(c.seg.rest) > 0 {
+		return true
+	}
+	whole, self := c.seg.nextBuffered()
+	return whole && self
 }
 
 // frameBuffered tells whether br holds a whole v3/v4 frame.

@@ -36,30 +36,17 @@ type segmentReader struct {
 
 // readSegment reads one segment and returns its (decompressed) payload.
 func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err error) {
-	hl := segHeaderPlain
-	if s.compressed {
-		hl = segHeaderLZ4
-	}
+	hl := s.headerLen()
 	h := s.hdr[:hl+segCRC24Len]
 	if _, err := io.ReadFull(s.r, h); err != nil {
 		return nil, false, err
 	}
-	var v uint64
-	for i := hl - 1; i >= 0; i-- {
-		v = v<<8 | uint64(h[i])
-	}
+	v := segHeaderBits(h[:hl])
 	want := uint32(h[hl]) | uint32(h[hl+1])<<8 | uint32(h[hl+2])<<16
 	if got := crc.ChecksumKoopman(v, hl); got != want {
 		return nil, false, protocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
 	}
-	length := int(v & maxSegmentPayload)
-	uncompressed := 0
-	if s.compressed {
-		uncompressed = int(v >> 17 & maxSegmentPayload)
-		selfContained = v>>34&1 == 1
-	} else {
-		selfContained = v>>17&1 == 1
-	}
+	length, uncompressed, selfContained := s.headerFields(v)
 	raw := make([]byte, length+segCRC32Len)
 	if _, err := io.ReadFull(s.r, raw); err != nil {
 		return nil, false, err
@@ -81,28 +68,47 @@ func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err e
 	return out, selfContained, nil
 }
 
-// nextSelfContained tells whether the segment whose header is next in the
-// read buffer is self-contained (false when the header is not buffered).
-func (s *segmentReader) nextSelfContained() bool {
-	hl := segHeaderPlain
+// headerLen is the length of a segment header before its CRC24.
+func (s *segmentReader) headerLen() int {
 	if s.compressed {
-		hl = segHeaderLZ4
+		return segHeaderLZ4
 	}
-	if s.r.Buffered() < hl {
-		return false
+	return segHeaderPlain
+}
+
+// segHeaderBits is a segment header's little-endian bit field.
+func segHeaderBits(h []byte) uint64 {
+	var v uint64
+	for i := len(h) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(h[i])
+	}
+	return v
+}
+
+// headerFields splits a header's bits: payload length, uncompressed
+// length (LZ4 format; 0: not compressed) and the self-contained flag.
+func (s *segmentReader) headerFields(v uint64) (length, uncompressed int, selfContained bool) {
+	length = int(v & maxSegmentPayload)
+	if s.compressed {
+		return length, int(v >> 17 & maxSegmentPayload), v>>34&1 == 1
+	}
+	return length, 0, v>>17&1 == 1
+}
+
+// nextBuffered tells whether the next segment is wholly in the read
+// buffer (reading it cannot block) and whether it is self-contained.
+func (s *segmentReader) nextBuffered() (whole, selfContained bool) {
+	hl := s.headerLen()
+	n := s.r.Buffered()
+	if n < hl {
+		return false, false
 	}
 	h, err := s.r.Peek(hl)
 	if err != nil {
-		return false
+		return false, false
 	}
-	var v uint64
-	for i := hl - 1; i >= 0; i-- {
-		v = v<<8 | uint64(h[i])
-	}
-	if s.compressed {
-		return v>>34&1 == 1
-	}
-	return v>>17&1 == 1
+	length, _, self := s.headerFields(segHeaderBits(h))
+	return n >= hl+segCRC24Len+length+segCRC32Len, self
 }
 
 // next returns the next envelope: its header and body.
