@@ -23,6 +23,15 @@ func TestCreateTypeAndIndex(t *testing.T) {
 				t.Fatalf("%s: status %d %s", q, r.Status, r.Raw)
 			}
 		}
+		// The new type is described by the keyspace query, fields in
+		// declaration order (Stargate's UdtDto).
+		got := e.ddl(`query($ks: String!) { keyspace(name: $ks) { types { name fields { name type { basic } } }
+			type(name: "address") { name fields { name } } nope: type(name: "nope") { name } } }`, map[string]any{"ks": e.ks})
+		want := `{"keyspace":{"nope":null,"type":{"fields":[{"name":"street"},{"name":"zip"}],"name":"address"},` +
+			`"types":[{"fields":[{"name":"street","type":{"basic":"TEXT"}},{"name":"zip","type":{"basic":"INT"}}],"name":"address"}]}}`
+		if g := jsonText(got); g != want {
+			t.Errorf("keyspace types =\n%s\nwant\n%s", g, want)
+		}
 		// The index serves a query on a non-key column (no ALLOW
 		// FILTERING); Cassandra may still be building it: poll.
 		deadline := time.Now().Add(30 * time.Second)

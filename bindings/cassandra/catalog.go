@@ -221,6 +221,14 @@ func (b *Backend) loadCatalog(ctx context.Context, prev *schema.Catalog) (*schem
 		cat.Keyspaces[name] = k
 	}
 	udts := discoverTypes(sets["types"])
+	for ksName, m := range udts {
+		if k := cat.Keyspaces[ksName]; k != nil {
+			k.Types = make(map[string]*schema.UserType, len(m))
+			for name, u := range m {
+				k.Types[name] = &schema.UserType{Keyspace: ksName, Name: name, FieldNames: u.Fields, FieldTypes: u.Elems}
+			}
+		}
+	}
 	tables := sets["tables"]
 	for i := range tables.res.Rows {
 		k := cat.Keyspaces[tables.str(i, "keyspace_name")]
