@@ -97,38 +97,89 @@ func buildTableParams(base TableParams, p *properties, isNew bool) (TableParams,
 		return base, "", err
 	}
 	out := base
-	var err *Error
-	if p.has("allow_auto_snapshot") {
-		if out.AllowAutoSnapshot, err = p.boolean("allow_auto_snapshot"); err != nil {
-			return base, "", err
+	for _, o := range tableOptions {
+		if p.has(o.name) {
+			if err := o.set(p, &out, isNew); err != nil {
+				return base, "", err
+			}
 		}
 	}
-	if p.has("bloom_filter_fp_chance") {
-		if out.BloomFilterFPChance, err = p.double("bloom_filter_fp_chance"); err != nil {
-			return base, "", err
-		}
+	id, err := tableID(p, isNew)
+	if err != nil {
+		return base, "", err
 	}
-	if p.has("caching") {
-		m, err := p.mapVal("caching")
+	if err := out.validate(); err != nil {
+		return base, "", err
+	}
+	return out, id, nil
+}
+
+// tableOption reads one WITH option of CREATE/ALTER TABLE into the
+// table's parameters.
+type tableOption struct {
+	name string
+	set  func(p *properties, out *TableParams, isNew bool) *Error
+}
+
+func boolOption(name string, dst func(*TableParams) *bool) tableOption {
+	return tableOption{name, func(p *properties, out *TableParams, _ bool) (err *Error) {
+		*dst(out), err = p.boolean(name)
+		return err
+	}}
+}
+
+func doubleOption(name string, dst func(*TableParams) *float64) tableOption {
+	return tableOption{name, func(p *properties, out *TableParams, _ bool) (err *Error) {
+		*dst(out), err = p.double(name)
+		return err
+	}}
+}
+
+func intOption(name string, dst func(*TableParams) *int) tableOption {
+	return tableOption{name, func(p *properties, out *TableParams, _ bool) (err *Error) {
+		*dst(out), err = p.integer(name)
+		return err
+	}}
+}
+
+func mapOption(name string, parse func(map[string]string) (map[string]string, *Error), dst func(*TableParams) *map[string]string) tableOption {
+	return tableOption{name, func(p *properties, out *TableParams, _ bool) *Error {
+		m, err := p.mapVal(name)
 		if err != nil {
-			return base, "", err
+			return err
 		}
-		if out.Caching, err = parseCaching(m); err != nil {
-			return base, "", err
+		*dst(out), err = parse(m)
+		return err
+	}}
+}
+
+func retryOption(name string, dst func(*TableParams) *string) tableOption {
+	return tableOption{name, func(p *properties, out *TableParams, _ bool) *Error {
+		s, err := p.str(name)
+		if err != nil {
+			return err
 		}
-	}
-	if p.has("comment") {
-		if out.Comment, err = p.str("comment"); err != nil {
-			return base, "", err
-		}
-	}
-	if p.has("compaction") {
+		*dst(out), err = parseRetryPolicy(name, s)
+		return err
+	}}
+}
+
+// tableOptions are read in this order (the first bad one is reported).
+var tableOptions = []tableOption{
+	boolOption("allow_auto_snapshot", func(t *TableParams) *bool { return &t.AllowAutoSnapshot }),
+	doubleOption("bloom_filter_fp_chance", func(t *TableParams) *float64 { return &t.BloomFilterFPChance }),
+	mapOption("caching", parseCaching, func(t *TableParams) *map[string]string { return &t.Caching }),
+	{"comment", func(p *properties, out *TableParams, _ bool) (err *Error) {
+		out.Comment, err = p.str("comment")
+		return err
+	}},
+	{"compaction", func(p *properties, out *TableParams, isNew bool) *Error {
 		m, err := p.mapVal("compaction")
 		if err != nil {
-			return base, "", err
+			return err
 		}
 		if out.Compaction, err = parseCompaction(m); err != nil {
-			return base, "", err
+			return err
 		}
 		// A new table's bloom filter default follows its compaction.
 		if isNew && !p.has("bloom_filter_fp_chance") {
@@ -137,113 +188,60 @@ func buildTableParams(base TableParams, p *properties, isNew bool) (TableParams,
 				out.BloomFilterFPChance = 0.1
 			}
 		}
-	}
-	if p.has("compression") {
-		m, err := p.mapVal("compression")
-		if err != nil {
-			return base, "", err
-		}
-		if out.Compression, err = parseCompression(m); err != nil {
-			return base, "", err
-		}
-	}
-	if p.has("memtable") {
+		return nil
+	}},
+	mapOption("compression", parseCompression, func(t *TableParams) *map[string]string { return &t.Compression }),
+	{"memtable", func(p *properties, out *TableParams, _ bool) *Error {
 		s, err := p.str("memtable")
 		if err != nil {
-			return base, "", err
+			return err
 		}
 		out.Memtable = "default" // unknown configurations fall back, as in Cassandra
 		if knownMemtables[s] {
 			out.Memtable = s
 		}
-	}
-	ints := []struct {
-		name string
-		dst  *int
-	}{
-		{"default_time_to_live", &out.DefaultTimeToLive},
-		{"gc_grace_seconds", &out.GCGraceSeconds},
-	}
-	for _, f := range ints {
-		if p.has(f.name) {
-			if *f.dst, err = p.integer(f.name); err != nil {
-				return base, "", err
-			}
-		}
-	}
-	if p.has("incremental_backups") {
-		if out.IncrementalBackups, err = p.boolean("incremental_backups"); err != nil {
-			return base, "", err
-		}
-	}
-	ints = []struct {
-		name string
-		dst  *int
-	}{
-		{"max_index_interval", &out.MaxIndexInterval},
-		{"memtable_flush_period_in_ms", &out.MemtableFlushPeriodInMs},
-		{"min_index_interval", &out.MinIndexInterval},
-	}
-	for _, f := range ints {
-		if p.has(f.name) {
-			if *f.dst, err = p.integer(f.name); err != nil {
-				return base, "", err
-			}
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"speculative_retry", &out.SpeculativeRetry}, {"additional_write_policy", &out.AdditionalWritePolicy}} {
-		if p.has(f.name) {
-			s, err := p.str(f.name)
-			if err != nil {
-				return base, "", err
-			}
-			if *f.dst, err = parseRetryPolicy(f.name, s); err != nil {
-				return base, "", err
-			}
-		}
-	}
-	if p.has("crc_check_chance") {
-		if out.CRCCheckChance, err = p.double("crc_check_chance"); err != nil {
-			return base, "", err
-		}
-	}
-	if p.has("cdc") {
-		if out.CDC, err = p.boolean("cdc"); err != nil {
-			return base, "", err
-		}
-	}
-	if p.has("read_repair") {
+		return nil
+	}},
+	intOption("default_time_to_live", func(t *TableParams) *int { return &t.DefaultTimeToLive }),
+	intOption("gc_grace_seconds", func(t *TableParams) *int { return &t.GCGraceSeconds }),
+	boolOption("incremental_backups", func(t *TableParams) *bool { return &t.IncrementalBackups }),
+	intOption("max_index_interval", func(t *TableParams) *int { return &t.MaxIndexInterval }),
+	intOption("memtable_flush_period_in_ms", func(t *TableParams) *int { return &t.MemtableFlushPeriodInMs }),
+	intOption("min_index_interval", func(t *TableParams) *int { return &t.MinIndexInterval }),
+	retryOption("speculative_retry", func(t *TableParams) *string { return &t.SpeculativeRetry }),
+	retryOption("additional_write_policy", func(t *TableParams) *string { return &t.AdditionalWritePolicy }),
+	doubleOption("crc_check_chance", func(t *TableParams) *float64 { return &t.CRCCheckChance }),
+	boolOption("cdc", func(t *TableParams) *bool { return &t.CDC }),
+	{"read_repair", func(p *properties, out *TableParams, _ bool) *Error {
 		s, err := p.str("read_repair")
 		if err != nil {
-			return base, "", err
+			return err
 		}
 		u := strings.ToUpper(s)
 		if u != "BLOCKING" && u != "NONE" {
-			return base, "", configf("Invalid value %s for option 'read_repair': only 'BLOCKING' and 'NONE' are allowed", s)
+			return configf("Invalid value %s for option 'read_repair': only 'BLOCKING' and 'NONE' are allowed", s)
 		}
 		out.ReadRepair = u
+		return nil
+	}},
+}
+
+// tableID reads the id option: only at CREATE, a UUID.
+func tableID(p *properties, isNew bool) (string, *Error) {
+	if !p.has("id") {
+		return "", nil
 	}
-	var id string
-	if p.has("id") {
-		if !isNew {
-			return base, "", configf("Cannot alter table id.")
-		}
-		s, err := p.str("id")
-		if err != nil {
-			return base, "", err
-		}
-		if _, ok := parseUUID(strings.ToLower(s)); !ok {
-			return base, "", configf("Invalid table id")
-		}
-		id = strings.ToLower(s)
+	if !isNew {
+		return "", configf("Cannot alter table id.")
 	}
-	if err := out.validate(); err != nil {
-		return base, "", err
+	s, err := p.str("id")
+	if err != nil {
+		return "", err
 	}
-	return out, id, nil
+	if _, ok := parseUUID(strings.ToLower(s)); !ok {
+		return "", configf("Invalid table id")
+	}
+	return strings.ToLower(s), nil
 }
 
 // validate checks ranges as TableParams.validate does (ConfigError).

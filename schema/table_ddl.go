@@ -15,19 +15,9 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 	if s.Keyspace != "" {
 		written = s.Keyspace + "." + s.Name
 	}
-	defs := map[string]cql.ColumnDef{}
-	for _, d := range s.Columns {
-		if _, dup := defs[d.Name]; dup {
-			return nil, nil, invalidf("Duplicate column '%s' declaration for table '%s'", d.Name, written)
-		}
-		defs[d.Name] = d
-	}
-	order := map[string]bool{}
-	for _, o := range s.ClusteringOrder {
-		if _, dup := order[o.Column]; dup {
-			return nil, nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER BY clause for table '%s'", o.Column, written)
-		}
-		order[o.Column] = !o.Desc
+	defs, order, err := tableColumnDefs(s, written)
+	if err != nil {
+		return nil, nil, err
 	}
 	ksName, err := tableKeyspace(s.Keyspace, current)
 	if err != nil {
@@ -61,93 +51,25 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 	if err != nil {
 		return nil, nil, err
 	}
-
-	// Types are prepared in name order, as Cassandra's TreeMap does.
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
+	names, types, err := prepareColumnTypes(defs, ksName, ks.Types)
+	if err != nil {
+		return nil, nil, err
 	}
-	sort.Strings(names)
-	types := map[string]*cql.Type{}
-	for _, n := range names {
-		t, err := prepareType(defs[n].Type, ksName, ks.Types)
-		if err != nil {
-			return nil, nil, err
-		}
-		types[n] = t
+	pk, err := checkPrimaryKey(s, defs, types)
+	if err != nil {
+		return nil, nil, err
 	}
-
-	pk := map[string]bool{}
-	for _, n := range append(append([]string(nil), s.PartitionKey...), s.Clustering...) {
-		t, ok := types[n]
-		if !ok {
-			return nil, nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, s.Name)
-		}
-		if pk[n] {
-			return nil, nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for table '%s'", n, s.Name)
-		}
-		pk[n] = true
-		if t.MultiCell() {
-			if t.IsCollection() {
-				return nil, nil, invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", rawTypeString(t), n)
-			}
-			return nil, nil, invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", rawTypeString(t), n)
-		}
-		if t.Kind == cql.KindCounter {
-			return nil, nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
-		}
-		if referencesDuration(t) {
-			return nil, nil, invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
-		}
-		if defs[n].Static {
-			return nil, nil, invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
-		}
+	if err := checkClusteringOrder(s, order); err != nil {
+		return nil, nil, err
 	}
-	var notClustering []string
-	for _, o := range s.ClusteringOrder {
-		if !slices.Contains(s.Clustering, o.Column) {
-			notClustering = append(notClustering, o.Column)
-		}
-	}
-	if len(notClustering) > 0 {
-		return nil, nil, invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns",
-			strings.Join(notClustering, ", "))
-	}
-	for i, o := range s.ClusteringOrder {
-		if cc := s.Clustering[i]; o.Column != cc {
-			if _, ok := order[cc]; ok {
-				return nil, nil, invalidf("The order of columns in the CLUSTERING ORDER directive must match that "+
-					"of the clustering columns (%s must appear before %s)", cc, o.Column)
-			}
-			return nil, nil, invalidf("Missing CLUSTERING ORDER for column %s", cc)
-		}
-	}
-	hasStatic := false
-	for _, d := range s.Columns {
-		hasStatic = hasStatic || d.Static
-	}
-	if len(s.Clustering) == 0 && hasStatic {
-		return nil, nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
-	}
-	counter := false
-	for _, t := range types {
-		counter = counter || t.Kind == cql.KindCounter
-	}
-	if counter {
-		for _, n := range names {
-			if !pk[n] && types[n].Kind != cql.KindCounter {
-				return nil, nil, invalidf("Cannot mix counter and non counter columns in the same table")
-			}
-		}
-		if params.DefaultTimeToLive > 0 {
-			return nil, nil, invalidf("Cannot set default_time_to_live on a table with counters")
-		}
+	counter, err := checkStaticAndCounters(s, names, types, pk, params)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !validName(s.Name) {
 		return nil, nil, configf("%s.%s: Table name must not be empty, more than %d characters long, "+
 			"or contain non-alphanumeric-underscore characters (got \"%s\")", ksName, s.Name, nameLength, s.Name)
 	}
-
 	if id == "" {
 		var gerr error
 		if id, gerr = randomUUID(c.opts); gerr != nil {
@@ -155,12 +77,149 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 		}
 	}
 	t := &Table{Keyspace: ksName, Name: s.Name, ID: id, Params: params, Counter: counter}
+	t.Columns = tableColumns(s, defs, names, types, pk, order)
+	t.Reindex()
+	t.Options = t.Params.OptionsCQL()
+	return withTable(ks, s.Name, t), &Change{Type: ChangeCreated, Target: TargetTable, Keyspace: ksName, Table: s.Name}, nil
+}
+
+// tableColumnDefs indexes a CREATE TABLE's column definitions by name and
+// its CLUSTERING ORDER (column → ascending), refusing duplicates of either.
+func tableColumnDefs(s *cql.CreateTable, written string) (map[string]cql.ColumnDef, map[string]bool, *Error) {
+	defs := map[string]cql.ColumnDef{}
+	for _, d := range s.Columns {
+		if _, dup := defs[d.Name]; dup {
+			return nil, nil, invalidf("Duplicate column '%s' declaration for table '%s'", d.Name, written)
+		}
+		defs[d.Name] = d
+	}
+	order := map[string]bool{}
+	for _, o := range s.ClusteringOrder {
+		if _, dup := order[o.Column]; dup {
+			return nil, nil, invalidf("Duplicate column '%s' in CLUSTERING ORDER BY clause for table '%s'", o.Column, written)
+		}
+		order[o.Column] = !o.Desc
+	}
+	return defs, order, nil
+}
+
+// prepareColumnTypes resolves the columns' types in name order, as
+// Cassandra's TreeMap does (so the first bad type in name order is the
+// one reported).
+func prepareColumnTypes(defs map[string]cql.ColumnDef, ksName string, udts map[string]*UserType) ([]string, map[string]*cql.Type, *Error) {
+	names := make([]string, 0, len(defs))
+	for n := range defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	types := map[string]*cql.Type{}
+	for _, n := range names {
+		t, err := prepareType(defs[n].Type, ksName, udts)
+		if err != nil {
+			return nil, nil, err
+		}
+		types[n] = t
+	}
+	return names, types, nil
+}
+
+// checkPrimaryKey checks the partition and clustering columns: known,
+// not repeated, frozen, not counter or duration, not static. It returns
+// the set of key columns.
+func checkPrimaryKey(s *cql.CreateTable, defs map[string]cql.ColumnDef, types map[string]*cql.Type) (map[string]bool, *Error) {
+	pk := map[string]bool{}
+	for _, n := range append(append([]string(nil), s.PartitionKey...), s.Clustering...) {
+		t, ok := types[n]
+		if !ok {
+			return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, s.Name)
+		}
+		if pk[n] {
+			return nil, invalidf("Duplicate column '%s' in PRIMARY KEY clause for table '%s'", n, s.Name)
+		}
+		pk[n] = true
+		if t.MultiCell() {
+			if t.IsCollection() {
+				return nil, invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", rawTypeString(t), n)
+			}
+			return nil, invalidf("Invalid non-frozen user-defined type \"%s\" for PRIMARY KEY column '%s'", rawTypeString(t), n)
+		}
+		if t.Kind == cql.KindCounter {
+			return nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
+		}
+		if referencesDuration(t) {
+			return nil, invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
+		}
+		if defs[n].Static {
+			return nil, invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
+		}
+	}
+	return pk, nil
+}
+
+// checkClusteringOrder checks that CLUSTERING ORDER names clustering
+// columns only, in their order, without gaps.
+func checkClusteringOrder(s *cql.CreateTable, order map[string]bool) *Error {
+	var notClustering []string
+	for _, o := range s.ClusteringOrder {
+		if !slices.Contains(s.Clustering, o.Column) {
+			notClustering = append(notClustering, o.Column)
+		}
+	}
+	if len(notClustering) > 0 {
+		return invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns",
+			strings.Join(notClustering, ", "))
+	}
+	for i, o := range s.ClusteringOrder {
+		if cc := s.Clustering[i]; o.Column != cc {
+			if _, ok := order[cc]; ok {
+				return invalidf("The order of columns in the CLUSTERING ORDER directive must match that "+
+					"of the clustering columns (%s must appear before %s)", cc, o.Column)
+			}
+			return invalidf("Missing CLUSTERING ORDER for column %s", cc)
+		}
+	}
+	return nil
+}
+
+// checkStaticAndCounters refuses static columns without clustering
+// columns, counters mixed with other regular columns, and a default TTL
+// on a counter table. It tells whether the table is a counter table.
+func checkStaticAndCounters(s *cql.CreateTable, names []string, types map[string]*cql.Type, pk map[string]bool, params TableParams) (bool, *Error) {
+	hasStatic := false
+	for _, d := range s.Columns {
+		hasStatic = hasStatic || d.Static
+	}
+	if len(s.Clustering) == 0 && hasStatic {
+		return false, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+	}
+	counter := false
+	for _, t := range types {
+		counter = counter || t.Kind == cql.KindCounter
+	}
+	if !counter {
+		return false, nil
+	}
+	for _, n := range names {
+		if !pk[n] && types[n].Kind != cql.KindCounter {
+			return false, invalidf("Cannot mix counter and non counter columns in the same table")
+		}
+	}
+	if params.DefaultTimeToLive > 0 {
+		return false, invalidf("Cannot set default_time_to_live on a table with counters")
+	}
+	return true, nil
+}
+
+// tableColumns lists a new table's columns: partition key, clustering
+// (with its order), then the others by name.
+func tableColumns(s *cql.CreateTable, defs map[string]cql.ColumnDef, names []string, types map[string]*cql.Type, pk, order map[string]bool) []*Column {
+	var cols []*Column
 	for i, n := range s.PartitionKey {
-		t.Columns = append(t.Columns, &Column{Name: n, Type: types[n], Kind: PartitionKey, Position: i})
+		cols = append(cols, &Column{Name: n, Type: types[n], Kind: PartitionKey, Position: i})
 	}
 	for i, n := range s.Clustering {
 		asc, ok := order[n]
-		t.Columns = append(t.Columns, &Column{Name: n, Type: types[n], Kind: Clustering, Position: i, Desc: ok && !asc})
+		cols = append(cols, &Column{Name: n, Type: types[n], Kind: Clustering, Position: i, Desc: ok && !asc})
 	}
 	for _, n := range names {
 		if pk[n] {
@@ -170,11 +229,9 @@ func (c *Catalog) createTable(s *cql.CreateTable, current string) (*Keyspace, *C
 		if defs[n].Static {
 			kind = Static
 		}
-		t.Columns = append(t.Columns, &Column{Name: n, Type: types[n], Kind: kind, Position: -1})
+		cols = append(cols, &Column{Name: n, Type: types[n], Kind: kind, Position: -1})
 	}
-	t.Reindex()
-	t.Options = t.Params.OptionsCQL()
-	return withTable(ks, s.Name, t), &Change{Type: ChangeCreated, Target: TargetTable, Keyspace: ksName, Table: s.Name}, nil
+	return cols
 }
 
 func (c *Catalog) dropTable(s *cql.DropTable, current string) (*Keyspace, *Change, *Error) {

@@ -116,147 +116,16 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 	if err != nil {
 		return nil, err
 	}
-	kss := map[string]*schema.Keyspace{}
+	d := describeStmt{w: w, sessionKS: sessionKS, kss: map[string]*schema.Keyspace{}}
 	for _, ks := range v.allKeyspaces(cat) {
-		kss[ks.Name] = ks
+		d.kss[ks.Name] = ks
 	}
-	kw := func(i int, s string) bool { return i < len(w) && !w[i].quoted && w[i].norm == s }
-	var elems []element
-	cols := elemColumns
-	switch {
-	case len(w) == 1 && kw(0, "cluster"):
+	if len(w) == 1 && d.kw(0, "cluster") {
 		return v.describeCluster(ctx, cat, sessionKS)
-	case len(w) == 1 && kw(0, "keyspaces"):
-		cols = listColumns
-		for _, name := range sortedKeyspaces(kss) {
-			elems = append(elems, element{ks: name, typ: "keyspace", name: name})
-		}
-	case len(w) == 1 && (kw(0, "tables") || kw(0, "columnfamilies")):
-		cols = listColumns
-		names := sortedKeyspaces(kss)
-		if sessionKS != "" {
-			if kss[sessionKS] == nil {
-				return nil, describeErr("'%s' not found in keyspaces", sessionKS)
-			}
-			names = []string{sessionKS}
-		}
-		for _, name := range names {
-			for _, t := range kss[name].TableNames() {
-				if kss[name].Tables[t].IsView() {
-					continue
-				}
-				elems = append(elems, element{ks: name, typ: "table", name: t})
-			}
-		}
-	case len(w) == 1 && kw(0, "types"):
-		cols = listColumns
-		for _, name := range sortedKeyspaces(kss) {
-			for _, tn := range kss[name].TypeNames() {
-				elems = append(elems, element{ks: name, typ: "type", name: tn})
-			}
-		}
-	case len(w) == 1 && (kw(0, "functions") || kw(0, "aggregates")):
-		cols = listColumns
-		for _, name := range sortedKeyspaces(kss) {
-			if kw(0, "functions") {
-				elems = append(elems, functionElements(kss[name], "")...)
-			} else {
-				elems = append(elems, aggregateElements(kss[name], "")...)
-			}
-		}
-	case (len(w) == 1 && kw(0, "schema")) || (len(w) == 2 && kw(0, "full") && kw(1, "schema")):
-		full := kw(0, "full")
-		for _, name := range sortedKeyspaces(kss) {
-			if full || !schema.IsSystemKeyspace(name) {
-				elems = append(elems, keyspaceElements(kss[name], false)...)
-			}
-		}
-	case kw(0, "keyspace") || (kw(0, "only") && kw(1, "keyspace")):
-		only := kw(0, "only")
-		rest := w[1:]
-		if only {
-			rest = w[2:]
-		}
-		name := sessionKS
-		if len(rest) == 1 {
-			name = rest[0].norm
-		} else if len(rest) > 1 {
-			return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: unexpected input in DESCRIBE KEYSPACE")
-		}
-		if name == "" {
-			return nil, describeErr("No keyspace specified and no current keyspace")
-		}
-		ks := kss[name]
-		if ks == nil {
-			return nil, describeErr("'%s' not found in keyspaces", name)
-		}
-		elems = keyspaceElements(ks, only)
-	case kw(0, "table") || kw(0, "columnfamily"):
-		ksName, name, err := qualifiedName(w[1:], sessionKS)
-		if err != nil {
-			return nil, err
-		}
-		t, err := findTable(kss, ksName, name)
-		if err != nil {
-			return nil, err
-		}
-		elems = withViews(kss[ksName], t)
-	case kw(0, "type") || kw(0, "function") || kw(0, "aggregate") || kw(0, "index") || kw(0, "materialized"):
-		rest := w[1:]
-		what := map[string]string{"type": "User defined type", "function": "User defined function",
-			"aggregate": "User defined aggregate", "index": "Index", "materialized": "Materialized view"}[w[0].norm]
-		if kw(0, "materialized") {
-			if !kw(1, "view") {
-				return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: expecting VIEW after MATERIALIZED")
-			}
-			rest = w[2:]
-		}
-		ksName, name, err := qualifiedName(rest, sessionKS)
-		if err != nil {
-			return nil, err
-		}
-		if kss[ksName] == nil {
-			return nil, describeErr("'%s' not found in keyspaces", ksName)
-		}
-		if u := kss[ksName].Types[name]; u != nil && kw(0, "type") {
-			elems = []element{typeElement(u)}
-			break
-		}
-		if t := kss[ksName].Tables[name]; t.IsView() && kw(0, "materialized") {
-			elems = []element{tableElement(t)}
-		} else if kw(0, "function") {
-			elems = functionElements(kss[ksName], name)
-		} else if kw(0, "aggregate") {
-			elems = aggregateElements(kss[ksName], name)
-		}
-		if len(elems) > 0 {
-			break
-		}
-		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
-	case len(w) == 1 || (len(w) == 3 && w[1].norm == "." && !w[1].quoted):
-		// DESCRIBE name: a keyspace, else a table (in that order).
-		if len(w) == 1 {
-			if ks := kss[w[0].norm]; ks != nil {
-				elems = keyspaceElements(ks, false)
-				break
-			}
-		}
-		ksName, name := sessionKS, w[len(w)-1].norm
-		if len(w) == 3 {
-			ksName = w[0].norm
-		} else if ksName == "" {
-			ksName = name // as Cassandra: then "'name' not found in keyspaces"
-		}
-		if kss[ksName] == nil {
-			return nil, describeErr("'%s' not found in keyspaces", ksName)
-		}
-		t := kss[ksName].Tables[name]
-		if t == nil {
-			return nil, describeErr("'%s' not found in keyspace '%s'", name, ksName)
-		}
-		elems = []element{tableElement(t)}
-	default:
-		return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: no viable alternative in DESCRIBE statement")
+	}
+	elems, cols, err := d.elements()
+	if err != nil {
+		return nil, err
 	}
 	res := &bindings.Result{Kind: bindings.ResultRows, Columns: describeSpecs(cols)}
 	for _, e := range elems {
@@ -271,6 +140,191 @@ func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, 
 		res.Rows = append(res.Rows, row)
 	}
 	return page(res, req)
+}
+
+// describeStmt is a DESCRIBE statement's words (after DESCRIBE) over the
+// keyspaces it can see.
+type describeStmt struct {
+	w         []dword
+	sessionKS string
+	kss       map[string]*schema.Keyspace
+}
+
+// kw tells whether word i is the unquoted keyword s.
+func (d *describeStmt) kw(i int, s string) bool {
+	return i < len(d.w) && !d.w[i].quoted && d.w[i].norm == s
+}
+
+// elements dispatches on the statement's form: a listing (KEYSPACES,
+// TABLES, TYPES, FUNCTIONS, AGGREGATES), a whole schema, or one named
+// element.
+func (d *describeStmt) elements() ([]element, []string, error) {
+	w := d.w
+	switch {
+	case len(w) == 1 && (d.kw(0, "keyspaces") || d.kw(0, "tables") || d.kw(0, "columnfamilies") ||
+		d.kw(0, "types") || d.kw(0, "functions") || d.kw(0, "aggregates")):
+		elems, err := d.listing()
+		return elems, listColumns, err
+	case (len(w) == 1 && d.kw(0, "schema")) || (len(w) == 2 && d.kw(0, "full") && d.kw(1, "schema")):
+		var elems []element
+		for _, name := range sortedKeyspaces(d.kss) {
+			if d.kw(0, "full") || !schema.IsSystemKeyspace(name) {
+				elems = append(elems, keyspaceElements(d.kss[name], false)...)
+			}
+		}
+		return elems, elemColumns, nil
+	case d.kw(0, "keyspace") || (d.kw(0, "only") && d.kw(1, "keyspace")):
+		elems, err := d.keyspace()
+		return elems, elemColumns, err
+	case d.kw(0, "table") || d.kw(0, "columnfamily"):
+		ksName, name, err := qualifiedName(w[1:], d.sessionKS)
+		if err != nil {
+			return nil, nil, err
+		}
+		t, err := findTable(d.kss, ksName, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return withViews(d.kss[ksName], t), elemColumns, nil
+	case d.kw(0, "type") || d.kw(0, "function") || d.kw(0, "aggregate") || d.kw(0, "index") || d.kw(0, "materialized"):
+		elems, err := d.namedElement()
+		return elems, elemColumns, err
+	case len(w) == 1 || (len(w) == 3 && w[1].norm == "." && !w[1].quoted):
+		elems, err := d.bareName()
+		return elems, elemColumns, err
+	}
+	return nil, nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: no viable alternative in DESCRIBE statement")
+}
+
+// listing answers DESCRIBE KEYSPACES, TABLES, TYPES, FUNCTIONS and
+// AGGREGATES (TABLES only in the session's keyspace when it has one).
+func (d *describeStmt) listing() ([]element, error) {
+	var elems []element
+	names := sortedKeyspaces(d.kss)
+	switch {
+	case d.kw(0, "keyspaces"):
+		for _, name := range names {
+			elems = append(elems, element{ks: name, typ: "keyspace", name: name})
+		}
+	case d.kw(0, "tables") || d.kw(0, "columnfamilies"):
+		if d.sessionKS != "" {
+			if d.kss[d.sessionKS] == nil {
+				return nil, describeErr("'%s' not found in keyspaces", d.sessionKS)
+			}
+			names = []string{d.sessionKS}
+		}
+		for _, name := range names {
+			for _, t := range d.kss[name].TableNames() {
+				if !d.kss[name].Tables[t].IsView() {
+					elems = append(elems, element{ks: name, typ: "table", name: t})
+				}
+			}
+		}
+	case d.kw(0, "types"):
+		for _, name := range names {
+			for _, tn := range d.kss[name].TypeNames() {
+				elems = append(elems, element{ks: name, typ: "type", name: tn})
+			}
+		}
+	case d.kw(0, "functions"):
+		for _, name := range names {
+			elems = append(elems, functionElements(d.kss[name], "")...)
+		}
+	default: // aggregates
+		for _, name := range names {
+			elems = append(elems, aggregateElements(d.kss[name], "")...)
+		}
+	}
+	return elems, nil
+}
+
+// keyspace answers DESCRIBE [ONLY] KEYSPACE [name].
+func (d *describeStmt) keyspace() ([]element, error) {
+	only := d.kw(0, "only")
+	rest := d.w[1:]
+	if only {
+		rest = d.w[2:]
+	}
+	name := d.sessionKS
+	if len(rest) == 1 {
+		name = rest[0].norm
+	} else if len(rest) > 1 {
+		return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: unexpected input in DESCRIBE KEYSPACE")
+	}
+	if name == "" {
+		return nil, describeErr("No keyspace specified and no current keyspace")
+	}
+	ks := d.kss[name]
+	if ks == nil {
+		return nil, describeErr("'%s' not found in keyspaces", name)
+	}
+	return keyspaceElements(ks, only), nil
+}
+
+// namedElement answers DESCRIBE TYPE, FUNCTION, AGGREGATE, INDEX and
+// MATERIALIZED VIEW of one (possibly qualified) name.
+func (d *describeStmt) namedElement() ([]element, error) {
+	rest := d.w[1:]
+	what := map[string]string{"type": "User defined type", "function": "User defined function",
+		"aggregate": "User defined aggregate", "index": "Index", "materialized": "Materialized view"}[d.w[0].norm]
+	if d.kw(0, "materialized") {
+		if !d.kw(1, "view") {
+			return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: expecting VIEW after MATERIALIZED")
+		}
+		rest = d.w[2:]
+	}
+	ksName, name, err := qualifiedName(rest, d.sessionKS)
+	if err != nil {
+		return nil, err
+	}
+	ks := d.kss[ksName]
+	if ks == nil {
+		return nil, describeErr("'%s' not found in keyspaces", ksName)
+	}
+	var elems []element
+	switch {
+	case d.kw(0, "type"):
+		if u := ks.Types[name]; u != nil {
+			elems = []element{typeElement(u)}
+		}
+	case d.kw(0, "materialized"):
+		if t := ks.Tables[name]; t.IsView() {
+			elems = []element{tableElement(t)}
+		}
+	case d.kw(0, "function"):
+		elems = functionElements(ks, name)
+	case d.kw(0, "aggregate"):
+		elems = aggregateElements(ks, name)
+	}
+	if len(elems) == 0 {
+		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
+	}
+	return elems, nil
+}
+
+// bareName answers DESCRIBE name and DESCRIBE ks.name: a keyspace, else a
+// table (in that order).
+func (d *describeStmt) bareName() ([]element, error) {
+	w := d.w
+	if len(w) == 1 {
+		if ks := d.kss[w[0].norm]; ks != nil {
+			return keyspaceElements(ks, false), nil
+		}
+	}
+	ksName, name := d.sessionKS, w[len(w)-1].norm
+	if len(w) == 3 {
+		ksName = w[0].norm
+	} else if ksName == "" {
+		ksName = name // as Cassandra: then "'name' not found in keyspaces"
+	}
+	if d.kss[ksName] == nil {
+		return nil, describeErr("'%s' not found in keyspaces", ksName)
+	}
+	t := d.kss[ksName].Tables[name]
+	if t == nil {
+		return nil, describeErr("'%s' not found in keyspace '%s'", name, ksName)
+	}
+	return []element{tableElement(t)}, nil
 }
 
 func sortedKeyspaces(kss map[string]*schema.Keyspace) []string {
