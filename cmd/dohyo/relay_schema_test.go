@@ -87,6 +87,21 @@ func TestRelaySystemSchemaIsCassandras(t *testing.T) {
 			}
 		}
 	}
+	// DESCRIBE is answered by dohyo from its catalog of Cassandra's schema:
+	// the types are there, described as Cassandra describes them.
+	for _, q := range []string{"DESCRIBE TYPE " + ks + ".addr", "DESCRIBE TYPE " + ks + ".person"} {
+		want, err := direct.Query(q).Iter().SliceMap()
+		if err != nil {
+			t.Fatalf("%s on Cassandra: %v", q, err)
+		}
+		got, err := s.Query(q).Iter().SliceMap()
+		if err != nil {
+			t.Fatalf("%s through dohyo: %v", q, err)
+		}
+		if len(want) != 1 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s through dohyo:\n%v\nCassandra answers:\n%v", q, got, want)
+		}
+	}
 	// A type created after dohyo started shows up too (the relay's schema
 	// event refreshes what dohyo lists).
 	mustExec(t, direct, "CREATE TYPE "+ks+".later (x int)")
