@@ -135,36 +135,8 @@ func (d *frameDecoder) record(b []byte, defs []stmtDef) (*Record, error) {
 		r.BatchSize = int(c.uvarint())
 		r.BatchType = uint8(c.uvarint())
 	}
-	nv := c.count(1)
-	if c.err != nil {
-		return nil, c.err
-	}
-	if nv > 0 {
-		if len(d.vals) < nv {
-			d.vals = make([]Value, max(256, nv))
-		}
-		r.Values = d.vals[:nv:nv]
-		d.vals = d.vals[nv:]
-	}
-	for i := range r.Values {
-		h := c.uvarint()
-		v := &r.Values[i]
-		switch h & 7 {
-		case valBytes:
-			// Non-nil marks "bytes follow" (an empty value is not null).
-			v.Bytes, v.Len = emptyValue, int(h>>3)
-		case valNull:
-		case valUnset:
-			v.Unset = true
-		case valDrop:
-			v.Redacted = RedactDrop
-		case valHash:
-			v.Redacted, v.Len = RedactHash, int(h>>3)
-		case valLength:
-			v.Redacted, v.Len = RedactLength, int(h>>3)
-		default:
-			c.fail(fmt.Errorf("unknown value kind %d", h&7))
-		}
+	if err := d.valueHeaders(&c, r); err != nil {
+		return nil, err
 	}
 	if fl&flagNames != 0 {
 		n := c.count(1)
@@ -206,4 +178,41 @@ func (d *frameDecoder) record(b []byte, defs []stmtDef) (*Record, error) {
 	r.QueryRedacted = def.redacted
 	r.HasMore = fl&flagHasMore != 0
 	return r, nil
+}
+
+// valueHeaders reads a record's value count and headers into r.Values
+// (sliced from the decoder's value arena); the bytes come later.
+func (d *frameDecoder) valueHeaders(c *cursor, r *Record) error {
+	nv := c.count(1)
+	if c.err != nil {
+		return c.err
+	}
+	if nv > 0 {
+		if len(d.vals) < nv {
+			d.vals = make([]Value, max(256, nv))
+		}
+		r.Values = d.vals[:nv:nv]
+		d.vals = d.vals[nv:]
+	}
+	for i := range r.Values {
+		h := c.uvarint()
+		v := &r.Values[i]
+		switch h & 7 {
+		case valBytes:
+			// Non-nil marks "bytes follow" (an empty value is not null).
+			v.Bytes, v.Len = emptyValue, int(h>>3)
+		case valNull:
+		case valUnset:
+			v.Unset = true
+		case valDrop:
+			v.Redacted = RedactDrop
+		case valHash:
+			v.Redacted, v.Len = RedactHash, int(h>>3)
+		case valLength:
+			v.Redacted, v.Len = RedactLength, int(h>>3)
+		default:
+			c.fail(fmt.Errorf("unknown value kind %d", h&7))
+		}
+	}
+	return nil
 }

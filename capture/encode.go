@@ -122,6 +122,70 @@ func (e *frameEncoder) appendDropped(at int64, n uint64) {
 // value area.
 func (e *frameEncoder) appendRecord(o *bindings.Observation, id uint32, plan *redactPlan, omitPaging bool) {
 	t := o.Time.UnixNano()
+	fl := recordFlags(o, plan, omitPaging)
+	p := e.begin(entryRecord)
+	b := e.buf
+	b = appendUvarint(b, fl)
+	b = appendUvarint(b, uint64(id))
+	b = appendUvarint(b, o.Session)
+	b = appendVarint(b, int64(o.Seq-e.lastSeq[o.Session]))
+	e.lastSeq[o.Session] = o.Seq
+	if fl&flagSource != 0 {
+		b = appendUvarint(b, uint64(o.Source))
+	}
+	b = appendUvarint(b, uint64(o.Consistency))
+	if fl&flagSerial != 0 {
+		b = appendUvarint(b, uint64(o.SerialConsistency))
+	}
+	if fl&flagPageSize != 0 {
+		b = appendVarint(b, int64(o.PageSize))
+	}
+	if fl&flagResultKind != 0 {
+		b = appendUvarint(b, uint64(o.ResultKind))
+	}
+	if fl&flagErr != 0 {
+		b = appendUvarint(b, uint64(o.ErrCode))
+	}
+	if fl&flagRows != 0 {
+		b = appendUvarint(b, uint64(o.Rows))
+	}
+	if fl&flagBatch != 0 {
+		b = appendUvarint(b, uint64(o.BatchIndex))
+		b = appendUvarint(b, uint64(o.BatchSize))
+		b = appendUvarint(b, uint64(o.BatchType))
+	}
+
+	// Value headers, then (at the end) the value bytes.
+	b = e.appendValueHeaders(b, o, plan)
+	if fl&flagNames != 0 {
+		b = appendUvarint(b, uint64(len(o.Names)))
+		for _, n := range o.Names {
+			b = appendString(b, n)
+		}
+	}
+
+	b = appendVarint(b, t-e.lastTime)
+	e.lastTime = t
+	b = appendVarint(b, int64(o.Latency))
+	if fl&flagDigest != 0 {
+		b = binary.LittleEndian.AppendUint64(b, o.Digest)
+	}
+	if fl&flagTimestamp != 0 {
+		// Client timestamps are µs close to the arrival time: store the gap.
+		b = appendVarint(b, o.Timestamp-t/1000)
+	}
+	if fl&flagPagingBytes != 0 {
+		b = appendUvarint(b, uint64(len(o.PagingState)))
+		b = append(b, o.PagingState...)
+	}
+	e.appendValueBytes(o, plan)
+	e.buf = b
+	e.end(p)
+	e.records++
+}
+
+// recordFlags says which optional fields a record of o carries.
+func recordFlags(o *bindings.Observation, plan *redactPlan, omitPaging bool) uint64 {
 	var fl uint64
 	if o.Prepared {
 		fl |= flagPrepared
@@ -165,40 +229,13 @@ func (e *frameEncoder) appendRecord(o *bindings.Observation, id uint32, plan *re
 	if o.ResultKind != 0 {
 		fl |= flagResultKind
 	}
+	return fl
+}
 
-	p := e.begin(entryRecord)
-	b := e.buf
-	b = appendUvarint(b, fl)
-	b = appendUvarint(b, uint64(id))
-	b = appendUvarint(b, o.Session)
-	b = appendVarint(b, int64(o.Seq-e.lastSeq[o.Session]))
-	e.lastSeq[o.Session] = o.Seq
-	if fl&flagSource != 0 {
-		b = appendUvarint(b, uint64(o.Source))
-	}
-	b = appendUvarint(b, uint64(o.Consistency))
-	if fl&flagSerial != 0 {
-		b = appendUvarint(b, uint64(o.SerialConsistency))
-	}
-	if fl&flagPageSize != 0 {
-		b = appendVarint(b, int64(o.PageSize))
-	}
-	if fl&flagResultKind != 0 {
-		b = appendUvarint(b, uint64(o.ResultKind))
-	}
-	if fl&flagErr != 0 {
-		b = appendUvarint(b, uint64(o.ErrCode))
-	}
-	if fl&flagRows != 0 {
-		b = appendUvarint(b, uint64(o.Rows))
-	}
-	if fl&flagBatch != 0 {
-		b = appendUvarint(b, uint64(o.BatchIndex))
-		b = appendUvarint(b, uint64(o.BatchSize))
-		b = appendUvarint(b, uint64(o.BatchType))
-	}
-
-	// Value headers, then (at the end) the value bytes.
+// appendValueHeaders appends the count and one header per bound value
+// (unset, null, dropped, length only, hash or bytes), computing the
+// hashes of hashed values into e.hashes.
+func (e *frameEncoder) appendValueHeaders(b []byte, o *bindings.Observation, plan *redactPlan) []byte {
 	b = appendUvarint(b, uint64(len(o.Values)))
 	e.hashes = e.hashes[:0]
 	for i, v := range o.Values {
@@ -222,27 +259,12 @@ func (e *frameEncoder) appendRecord(o *bindings.Observation, id uint32, plan *re
 			b = appendUvarint(b, uint64(len(v.Bytes))<<3|valBytes)
 		}
 	}
-	if fl&flagNames != 0 {
-		b = appendUvarint(b, uint64(len(o.Names)))
-		for _, n := range o.Names {
-			b = appendString(b, n)
-		}
-	}
+	return b
+}
 
-	b = appendVarint(b, t-e.lastTime)
-	e.lastTime = t
-	b = appendVarint(b, int64(o.Latency))
-	if fl&flagDigest != 0 {
-		b = binary.LittleEndian.AppendUint64(b, o.Digest)
-	}
-	if fl&flagTimestamp != 0 {
-		// Client timestamps are µs close to the arrival time: store the gap.
-		b = appendVarint(b, o.Timestamp-t/1000)
-	}
-	if fl&flagPagingBytes != 0 {
-		b = appendUvarint(b, uint64(len(o.PagingState)))
-		b = append(b, o.PagingState...)
-	}
+// appendValueBytes appends the kept values' bytes (or their hashes) to the
+// frame's side buffer, in the order of their headers.
+func (e *frameEncoder) appendValueBytes(o *bindings.Observation, plan *redactPlan) {
 	hashes := e.hashes
 	for i, v := range o.Values {
 		if v.Unset || v.Bytes == nil {
@@ -257,7 +279,4 @@ func (e *frameEncoder) appendRecord(o *bindings.Observation, id uint32, plan *re
 			hashes = hashes[n:]
 		}
 	}
-	e.buf = b
-	e.end(p)
-	e.records++
 }

@@ -67,23 +67,13 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{ErrCodes: map[bindings.ErrorCode]uint64{}, Sources: map[bindings.Source]uint64{}}
-	nodes := map[string]bool{}
-	versions := map[string]bool{}
-	type sessKey struct {
-		node string
-		id   uint64
-	}
-	sessions := map[sessKey]bool{}
-	stmts := map[string]*StatementSummary{}
-	var first, last int64
-	var frameBytes int64
+	in := newInspector()
 	for _, seg := range segs {
 		err := scanSegment(ctx, seg.Path, func(r *Reader) error {
 			h := r.Header()
-			nodes[h.Node] = true
+			in.nodes[h.Node] = true
 			if h.DohyoVersion != "" {
-				versions[h.DohyoVersion] = true
+				in.versions[h.DohyoVersion] = true
 			}
 			for {
 				rec, err := r.Next()
@@ -93,88 +83,133 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 				if err != nil {
 					return err
 				}
-				if s.Records == 0 || rec.Time < first {
-					first = rec.Time
-				}
-				if s.Records == 0 || rec.Time > last {
-					last = rec.Time
-				}
-				s.Records++
-				sessions[sessKey{rec.Node, rec.Session}] = true
-				s.Sources[rec.Source]++
-				st := stmts[rec.Fingerprint]
-				if st == nil {
-					st = &StatementSummary{Fingerprint: rec.Fingerprint}
-					stmts[rec.Fingerprint] = st
-				}
-				st.Count++
-				st.Rows += uint64(rec.Rows)
-				st.Latency += rec.Latency
-				if rec.Prepared {
-					st.Prepared++
-				}
-				if rec.QueryRedacted {
-					s.RedactedQueries++
-				}
-				for _, v := range rec.Values {
-					if v.Redacted != NotRedacted {
-						s.RedactedValues++
-					}
-				}
-				switch {
-				case rec.Err && isPeersV2Probe(rec.Fingerprint, rec.ErrCode):
-					st.Probes++
-					s.Probes++
-				case rec.Err:
-					st.Errors++
-					s.Errors++
-					s.ErrCodes[rec.ErrCode]++
-					if st.ErrCodes == nil {
-						st.ErrCodes = map[bindings.ErrorCode]uint64{}
-					}
-					st.ErrCodes[rec.ErrCode]++
-				}
-				if s.Records%4096 == 0 {
+				in.record(rec)
+				if in.s.Records%4096 == 0 {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
 				}
 			}
-			st := r.Stats()
-			s.RawBytes += st.RawBytes
-			s.Dropped += r.Dropped()
-			s.FileBytes += st.FileBytes
-			frameBytes += st.FileBytes - r.hdrLen
-			s.Segments++
-			if r.Torn() {
-				s.Torn++
-			}
-			if _, ok := r.Trailer(); !ok {
-				s.Unclosed++
-			}
+			in.segmentDone(r)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	for n := range nodes {
+	return in.summary(), nil
+}
+
+// inspector accumulates a Summary over the records of several segments.
+type inspector struct {
+	s           *Summary
+	nodes       map[string]bool
+	versions    map[string]bool
+	sessions    map[inspectSession]bool
+	stmts       map[string]*StatementSummary
+	first, last int64
+	frameBytes  int64
+}
+
+type inspectSession struct {
+	node string
+	id   uint64
+}
+
+func newInspector() *inspector {
+	return &inspector{
+		s:        &Summary{ErrCodes: map[bindings.ErrorCode]uint64{}, Sources: map[bindings.Source]uint64{}},
+		nodes:    map[string]bool{},
+		versions: map[string]bool{},
+		sessions: map[inspectSession]bool{},
+		stmts:    map[string]*StatementSummary{},
+	}
+}
+
+// record counts one record in the totals and its statement's summary.
+func (in *inspector) record(rec *Record) {
+	s := in.s
+	if s.Records == 0 || rec.Time < in.first {
+		in.first = rec.Time
+	}
+	if s.Records == 0 || rec.Time > in.last {
+		in.last = rec.Time
+	}
+	s.Records++
+	in.sessions[inspectSession{rec.Node, rec.Session}] = true
+	s.Sources[rec.Source]++
+	st := in.stmts[rec.Fingerprint]
+	if st == nil {
+		st = &StatementSummary{Fingerprint: rec.Fingerprint}
+		in.stmts[rec.Fingerprint] = st
+	}
+	st.Count++
+	st.Rows += uint64(rec.Rows)
+	st.Latency += rec.Latency
+	if rec.Prepared {
+		st.Prepared++
+	}
+	if rec.QueryRedacted {
+		s.RedactedQueries++
+	}
+	for _, v := range rec.Values {
+		if v.Redacted != NotRedacted {
+			s.RedactedValues++
+		}
+	}
+	switch {
+	case rec.Err && isPeersV2Probe(rec.Fingerprint, rec.ErrCode):
+		st.Probes++
+		s.Probes++
+	case rec.Err:
+		st.Errors++
+		s.Errors++
+		s.ErrCodes[rec.ErrCode]++
+		if st.ErrCodes == nil {
+			st.ErrCodes = map[bindings.ErrorCode]uint64{}
+		}
+		st.ErrCodes[rec.ErrCode]++
+	}
+}
+
+// segmentDone adds a fully read segment's sizes and state.
+func (in *inspector) segmentDone(r *Reader) {
+	s := in.s
+	st := r.Stats()
+	s.RawBytes += st.RawBytes
+	s.Dropped += r.Dropped()
+	s.FileBytes += st.FileBytes
+	in.frameBytes += st.FileBytes - r.hdrLen
+	s.Segments++
+	if r.Torn() {
+		s.Torn++
+	}
+	if _, ok := r.Trailer(); !ok {
+		s.Unclosed++
+	}
+}
+
+// summary finishes the Summary: sorted nodes and versions, rates, and
+// statements by count.
+func (in *inspector) summary() *Summary {
+	s := in.s
+	for n := range in.nodes {
 		s.Nodes = append(s.Nodes, n)
 	}
 	sort.Strings(s.Nodes)
-	for v := range versions {
+	for v := range in.versions {
 		s.Versions = append(s.Versions, v)
 	}
 	sort.Strings(s.Versions)
-	s.Sessions = len(sessions)
+	s.Sessions = len(in.sessions)
 	if s.Records > 0 {
-		s.First, s.Last = time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
+		s.First, s.Last = time.Unix(0, in.first).UTC(), time.Unix(0, in.last).UTC()
 		s.BytesPerRecord = float64(s.FileBytes) / float64(s.Records)
 	}
-	if frameBytes > 0 {
-		s.CompressionRatio = float64(s.RawBytes) / float64(frameBytes)
+	if in.frameBytes > 0 {
+		s.CompressionRatio = float64(s.RawBytes) / float64(in.frameBytes)
 	}
-	for _, st := range stmts {
+	for _, st := range in.stmts {
 		s.Statements = append(s.Statements, *st)
 	}
 	sort.Slice(s.Statements, func(i, j int) bool {
@@ -184,7 +219,7 @@ func Inspect(ctx context.Context, paths ...string) (*Summary, error) {
 		}
 		return a.Fingerprint < b.Fingerprint
 	})
-	return s, nil
+	return s
 }
 
 // isPeersV2Probe reports whether a statement is a driver's read of

@@ -192,10 +192,45 @@ func warningsDescription(warnings []string) string {
 // of one table.
 func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gname string) (*tableInfo, orderedFields, orderedFields, error) {
 	ti := &tableInfo{t: t, ref: cql.QuoteIdent(t.Keyspace) + "." + cql.QuoteIdent(t.Name), gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}}
-	objFields := graphql.Fields{}
-	inFields := graphql.InputObjectConfigFieldMap{}
-	filterFields := graphql.InputObjectConfigFieldMap{}
-	order := graphql.EnumValueConfigMap{}
+	cf := columnFields(d, types, ti)
+	for _, c := range append(append([]*schema.Column{}, t.PartitionKey...), t.Clustering...) {
+		if ti.fname[c.Name] == "" {
+			return nil, orderedFields{}, orderedFields{}, fmt.Errorf("primary key column %s cannot be represented", c.Name)
+		}
+	}
+	tt, err := s.newTableTypes(types, ti, cf)
+	if err != nil {
+		return nil, orderedFields{}, orderedFields{}, err
+	}
+	s.setTableAuthorizer(ti)
+	queries := orderedFields{s.tableQueries(d, ti, tt), []string{gname, gname + "Filter"}}
+	if t.IsView() {
+		// A materialized view is read-only (Cassandra refuses writes to
+		// it): queries, no mutations.
+		return ti, queries, orderedFields{graphql.Fields{}, nil}, nil
+	}
+	return ti, queries, orderedFields{s.tableMutations(d, ti, tt),
+		[]string{"insert" + gname, "update" + gname, "delete" + gname, "bulkInsert" + gname}}, nil
+}
+
+// tableColumnFields are the GraphQL fields of a table's representable
+// columns, in Stargate's column order.
+type tableColumnFields struct {
+	obj        graphql.Fields
+	in, filter graphql.InputObjectConfigFieldMap
+	order      graphql.EnumValueConfigMap
+	orderNames []string
+	names      []string
+}
+
+// columnFields maps each column that has output, input and filter types
+// to its fields (and records it in ti); the others are left out with a
+// conversion warning.
+func columnFields(d *dmlSchema, types *typeCache, ti *tableInfo) tableColumnFields {
+	t := ti.t
+	cf := tableColumnFields{obj: graphql.Fields{}, in: graphql.InputObjectConfigFieldMap{},
+		filter: graphql.InputObjectConfigFieldMap{}, order: graphql.EnumValueConfigMap{}}
+	objFields, inFields, filterFields, order := cf.obj, cf.in, cf.filter, cf.order
 	var orderNames, fieldNames []string
 	for _, c := range stargateColumnOrder(t) {
 		f := d.names.column(t.Name, c.Name)
@@ -231,15 +266,26 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		ti.fields[f] = c
 		ti.fname[c.Name] = f
 	}
-	for _, c := range append(append([]*schema.Column{}, t.PartitionKey...), t.Clustering...) {
-		if ti.fname[c.Name] == "" {
-			return nil, orderedFields{}, orderedFields{}, fmt.Errorf("primary key column %s cannot be represented", c.Name)
-		}
-	}
+	cf.orderNames, cf.names = orderNames, fieldNames
+	return cf
+}
+
+// tableTypes are the GraphQL types generated for one table.
+type tableTypes struct {
+	obj, result, mutResult *graphql.Object
+	input, filter, groupBy *graphql.InputObject
+	orderEnum              *graphql.Enum
+	pkDesc                 string
+}
+
+func (s *Server) newTableTypes(types *typeCache, ti *tableInfo, cf tableColumnFields) (*tableTypes, error) {
+	t, gname := ti.t, ti.gname
+	objFields, inFields, filterFields, order := cf.obj, cf.in, cf.filter, cf.order
+	orderNames, fieldNames := cf.orderNames, cf.names
 	pkDesc := s.primaryKeyDescription(ti)
 	objOrder, err := addAggregateFields(types, objFields, append([]string{}, fieldNames...))
 	if err != nil {
-		return nil, orderedFields{}, orderedFields{}, err
+		return nil, err
 	}
 	groupBy := groupByInput(gname, t, ti.fname)
 
@@ -291,22 +337,39 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 		},
 	})
 
-	res := auth.TableResource(t.Keyspace, t.Name)
+	return &tableTypes{obj: obj, result: result, mutResult: mutResult, input: input, filter: filter,
+		groupBy: groupBy, orderEnum: orderEnum, pkDesc: pkDesc}, nil
+}
+
+// setTableAuthorizer sets ti's permission check: the authorizer's, for
+// the table as a resource, except on system tables.
+func (s *Server) setTableAuthorizer(ti *tableInfo) {
+	res := auth.TableResource(ti.t.Keyspace, ti.t.Name)
 	ti.authorize = func(ctx context.Context, perm auth.Permission) error { return s.authorize(ctx, perm, res) }
-	if s.cfg.SystemKeyspaces[t.Keyspace] != nil {
+	if s.cfg.SystemKeyspaces[ti.t.Keyspace] != nil {
 		// System tables: the coordinator's check of the statement decides
 		// (every role may read system_schema and system.local, as in
 		// Cassandra), not a GraphQL-level SELECT grant.
 		ti.authorize = func(context.Context, auth.Permission) error { return nil }
 	}
-	guarded := func(perm auth.Permission, _ auth.Resource, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
-		return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
-			if err := ti.authorize(p.Context, perm); err != nil {
-				return nil, err
-			}
-			return fn(p)
-		})
-	}
+}
+
+// guarded wraps a table field's resolver in ti's permission check and
+// CQL error mapping.
+func guarded(ti *tableInfo, perm auth.Permission, fn graphql.FieldResolveFn) graphql.FieldResolveFn {
+	return withCQLErrors(func(p graphql.ResolveParams) (any, error) {
+		if err := ti.authorize(p.Context, perm); err != nil {
+			return nil, err
+		}
+		return fn(p)
+	})
+}
+
+// tableQueries are a table's query fields (the root one and the
+// deprecated ...Filter).
+func (s *Server) tableQueries(d *dmlSchema, ti *tableInfo, tt *tableTypes) graphql.Fields {
+	t, gname, pkDesc := ti.t, ti.gname, tt.pkDesc
+	result, input, filter, orderEnum, groupBy := tt.result, tt.input, tt.filter, tt.orderEnum, tt.groupBy
 	q := graphql.Fields{
 		gname: {
 			ArgOrder:    []string{"value", "filter", "orderBy", "options", "groupBy"},
@@ -319,7 +382,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"options": {Type: s.shared.queryOptions},
 				"groupBy": {Type: groupBy},
 			},
-			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(ti, auth.Select, s.resolveQuery(d, ti)),
 		},
 		gname + "Filter": {
 			Type:              result,
@@ -330,9 +393,17 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"orderBy": {Type: graphql.NewList(orderEnum)},
 				"options": {Type: s.shared.queryOptions},
 			},
-			Resolve: guarded(auth.Select, res, s.resolveQuery(d, ti)),
+			Resolve: guarded(ti, auth.Select, s.resolveQuery(d, ti)),
 		},
 	}
+	return q
+}
+
+// tableMutations are a table's insert, update, delete and bulk insert
+// fields.
+func (s *Server) tableMutations(d *dmlSchema, ti *tableInfo, tt *tableTypes) graphql.Fields {
+	t, gname, pkDesc := ti.t, ti.gname, tt.pkDesc
+	mutResult, input, filter := tt.mutResult, tt.input, tt.filter
 	m := graphql.Fields{
 		"delete" + gname: {
 			Type:        mutResult,
@@ -344,7 +415,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildDelete)),
+			Resolve: guarded(ti, auth.Modify, s.resolveMutation(d, ti, buildDelete)),
 		},
 		"insert" + gname: {
 			Type:        mutResult,
@@ -355,7 +426,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildInsert)),
+			Resolve: guarded(ti, auth.Modify, s.resolveMutation(d, ti, buildInsert)),
 		},
 		"bulkInsert" + gname: {
 			Type:        graphql.NewList(mutResult),
@@ -366,7 +437,7 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifNotExists": {Type: graphql.Boolean},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: guarded(auth.Modify, res, s.resolveBulkInsert(d, ti)),
+			Resolve: guarded(ti, auth.Modify, s.resolveBulkInsert(d, ti)),
 		},
 		"update" + gname: {
 			Type:        mutResult,
@@ -378,17 +449,10 @@ func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gna
 				"ifCondition": {Type: filter},
 				"options":     {Type: s.shared.mutationOptions},
 			},
-			Resolve: guarded(auth.Modify, res, s.resolveMutation(d, ti, buildUpdate)),
+			Resolve: guarded(ti, auth.Modify, s.resolveMutation(d, ti, buildUpdate)),
 		},
 	}
-	queries := orderedFields{q, []string{gname, gname + "Filter"}}
-	if t.IsView() {
-		// A materialized view is read-only (Cassandra refuses writes to
-		// it): queries, no mutations.
-		return ti, queries, orderedFields{graphql.Fields{}, nil}, nil
-	}
-	return ti, queries,
-		orderedFields{m, []string{"insert" + gname, "update" + gname, "delete" + gname, "bulkInsert" + gname}}, nil
+	return m
 }
 
 // orderedFields are fields with the order introspection lists them in.
