@@ -109,6 +109,19 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 			return
 		}
 		sb.WriteString(d.String())
+	case KindVector:
+		formatVector(sb, t, b)
+	case KindList, KindSet, KindMap, KindTuple, KindUDT:
+		formatComposite(sb, t, b)
+	default:
+		writeRaw(sb, t, b)
+	}
+}
+
+// formatComposite writes a collection, tuple or UDT literal, its elements
+// formatted as values of their own types.
+func formatComposite(sb *strings.Builder, t *Type, b []byte) {
+	switch t.Kind {
 	case KindList, KindSet:
 		items, _ := splitCollection(b, 1)
 		open, end := "[", "]"
@@ -123,8 +136,6 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 			formatValue(sb, t.Elems[0], it)
 		}
 		sb.WriteString(end)
-	case KindVector:
-		formatVector(sb, t, b)
 	case KindMap:
 		items, _ := splitCollection(b, 2)
 		sb.WriteByte('{')
@@ -169,8 +180,6 @@ func formatValue(sb *strings.Builder, t *Type, b []byte) {
 			formatValue(sb, t.Elems[i], it)
 		}
 		sb.WriteByte('}')
-	default:
-		writeRaw(sb, t, b)
 	}
 }
 

@@ -275,6 +275,62 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 			}
 			return scalarFromString(KindBlob, x[2:], nil)
 		}
+	case KindBigint, KindCounter, KindInt, KindSmallint, KindTinyint, KindVarint, KindFloat, KindDouble, KindDecimal:
+		return encodeGoNumber(t, v)
+	case KindBoolean:
+		if x, ok := v.(bool); ok {
+			if x {
+				return []byte{1}, nil
+			}
+			return []byte{0}, nil
+		}
+	case KindTimestamp, KindDate, KindTime, KindDuration:
+		return encodeGoTime(t, v)
+	case KindUUID, KindTimeuuid:
+		var u UUID
+		switch x := v.(type) {
+		case UUID:
+			u = x
+		case [16]byte:
+			u = x
+		default:
+			return nil, goTypeErr(t, v)
+		}
+		if t.Kind == KindTimeuuid && u.Version() != 1 {
+			return nil, valueErrf("TimeUUID supports only version 1 UUIDs")
+		}
+		return append([]byte{}, u[:]...), nil
+	case KindInet:
+		switch x := v.(type) {
+		case net.IP:
+			if len(x) != 4 && len(x) != 16 {
+				return nil, valueErrf("Invalid length for an inet address (%d)", len(x))
+			}
+			return append([]byte{}, x...), nil
+		case netip.Addr:
+			if !x.IsValid() {
+				return nil, valueErrf("Invalid inet address")
+			}
+			return x.AsSlice(), nil
+		}
+	case KindList, KindSet:
+		return encodeGoList(t, v)
+	case KindVector:
+		return encodeGoVector(t, v)
+	case KindMap:
+		return encodeGoMap(t, v)
+	case KindTuple:
+		return encodeGoTuple(t, v)
+	case KindUDT:
+		return encodeGoUDT(t, v)
+	}
+	return nil, goTypeErr(t, v)
+}
+
+// encodeGoNumber encodes a Go integer, float or Decimal as a numeric
+// CQL type, refusing values out of the type's range.
+func encodeGoNumber(t *Type, v any) ([]byte, error) {
+	switch t.Kind {
 	case KindBigint, KindCounter, KindInt, KindSmallint, KindTinyint:
 		x, ok := goInt64(v)
 		if !ok {
@@ -339,13 +395,14 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 		if n, ok := goInt(v); ok {
 			return encodeDecimal(Decimal{Unscaled: n}), nil
 		}
-	case KindBoolean:
-		if x, ok := v.(bool); ok {
-			if x {
-				return []byte{1}, nil
-			}
-			return []byte{0}, nil
-		}
+	}
+	return nil, goTypeErr(t, v)
+}
+
+// encodeGoTime encodes a time.Time, Date, time.Duration, Duration or
+// integer as a timestamp, date, time or duration.
+func encodeGoTime(t *Type, v any) ([]byte, error) {
+	switch t.Kind {
 	case KindTimestamp:
 		switch x := v.(type) {
 		case time.Time:
@@ -377,33 +434,6 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 		// Like Cassandra's validation, any 8-byte value is accepted; text
 		// input (see scalarFromString) is range-checked.
 		return be64(ns), nil
-	case KindUUID, KindTimeuuid:
-		var u UUID
-		switch x := v.(type) {
-		case UUID:
-			u = x
-		case [16]byte:
-			u = x
-		default:
-			return nil, goTypeErr(t, v)
-		}
-		if t.Kind == KindTimeuuid && u.Version() != 1 {
-			return nil, valueErrf("TimeUUID supports only version 1 UUIDs")
-		}
-		return append([]byte{}, u[:]...), nil
-	case KindInet:
-		switch x := v.(type) {
-		case net.IP:
-			if len(x) != 4 && len(x) != 16 {
-				return nil, valueErrf("Invalid length for an inet address (%d)", len(x))
-			}
-			return append([]byte{}, x...), nil
-		case netip.Addr:
-			if !x.IsValid() {
-				return nil, valueErrf("Invalid inet address")
-			}
-			return x.AsSlice(), nil
-		}
 	case KindDuration:
 		switch x := v.(type) {
 		case Duration:
@@ -414,82 +444,101 @@ func encodeGo(t *Type, v any) ([]byte, error) {
 		case time.Duration:
 			return encodeDuration(Duration{Nanos: int64(x)}), nil
 		}
-	case KindList, KindSet:
-		rv := reflect.ValueOf(v)
-		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			break
-		}
-		items := make([][]byte, rv.Len())
-		for i := range items {
-			b, err := encodeGo(t.Elems[0], rv.Index(i).Interface())
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				return nil, valueErrf("null is not supported inside collections")
-			}
-			items[i] = b
-		}
-		return buildCollection(len(items), items), nil
-	case KindVector:
-		rv := reflect.ValueOf(v)
-		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			break
-		}
-		if rv.Len() != t.Dim {
-			return nil, valueErrf("Invalid vector value for type %s; expected %d elements, but given %d", t, t.Dim, rv.Len())
-		}
-		items := make([][]byte, rv.Len())
-		for i := range items {
-			b, err := encodeGo(t.Elems[0], rv.Index(i).Interface())
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				return nil, valueErrf("null is not supported inside vectors")
-			}
-			items[i] = b
-		}
-		return BuildVector(t.Elems[0], items), nil
-	case KindMap:
-		return encodeGoMap(t, v)
-	case KindTuple:
-		rv := reflect.ValueOf(v)
-		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			break
-		}
-		if rv.Len() > len(t.Elems) {
-			return nil, valueErrf("Too many components (%d) for %s", rv.Len(), t)
-		}
-		items := make([][]byte, len(t.Elems))
-		for i := 0; i < rv.Len(); i++ {
-			b, err := encodeGo(t.Elems[i], rv.Index(i).Interface())
-			if err != nil {
-				return nil, err
-			}
-			items[i] = b
-		}
-		return buildTuple(items), nil
-	case KindUDT:
-		m, ok := v.(map[string]any)
-		if !ok {
-			break
-		}
-		items := make([][]byte, len(t.Elems))
-		for name, fv := range m {
-			idx := fieldIndex(t, name)
-			if idx < 0 {
-				return nil, valueErrf("Unknown field '%s' in value of user defined type %s", name, t.Name)
-			}
-			b, err := encodeGo(t.Elems[idx], fv)
-			if err != nil {
-				return nil, err
-			}
-			items[idx] = b
-		}
-		return buildTuple(items), nil
 	}
 	return nil, goTypeErr(t, v)
+}
+
+// goSequence is v as a reflect slice or array, if it is one.
+func goSequence(v any) (reflect.Value, bool) {
+	rv := reflect.ValueOf(v)
+	return rv, rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array
+}
+
+// encodeGoElems encodes a sequence's elements as elem values; null
+// elements are refused (what: "collections", "vectors").
+func encodeGoElems(elem *Type, rv reflect.Value, what string) ([][]byte, error) {
+	items := make([][]byte, rv.Len())
+	for i := range items {
+		b, err := encodeGo(elem, rv.Index(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			return nil, valueErrf("null is not supported inside %s", what)
+		}
+		items[i] = b
+	}
+	return items, nil
+}
+
+func encodeGoList(t *Type, v any) ([]byte, error) {
+	rv, ok := goSequence(v)
+	if !ok {
+		return nil, goTypeErr(t, v)
+	}
+	items, err := encodeGoElems(t.Elems[0], rv, "collections")
+	if err != nil {
+		return nil, err
+	}
+	return buildCollection(len(items), items), nil
+}
+
+func encodeGoVector(t *Type, v any) ([]byte, error) {
+	rv, ok := goSequence(v)
+	if !ok {
+		return nil, goTypeErr(t, v)
+	}
+	if rv.Len() != t.Dim {
+		return nil, valueErrf("Invalid vector value for type %s; expected %d elements, but given %d", t, t.Dim, rv.Len())
+	}
+	items, err := encodeGoElems(t.Elems[0], rv, "vectors")
+	if err != nil {
+		return nil, err
+	}
+	return BuildVector(t.Elems[0], items), nil
+}
+
+// encodeGoTuple encodes a sequence as a tuple; missing trailing
+// components are null.
+func encodeGoTuple(t *Type, v any) ([]byte, error) {
+	rv, ok := goSequence(v)
+	if !ok {
+		return nil, goTypeErr(t, v)
+	}
+	if rv.Len() > len(t.Elems) {
+		return nil, valueErrf("Too many components (%d) for %s", rv.Len(), t)
+	}
+	items := make([][]byte, len(t.Elems))
+	for i := 0; i < rv.Len(); i++ {
+		b, err := encodeGo(t.Elems[i], rv.Index(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		items[i] = b
+	}
+	return buildTuple(items), nil
+}
+
+// encodeGoUDT encodes a map of field names as a user-defined type's
+// value; fields left out are null.
+func encodeGoUDT(t *Type, v any) ([]byte, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, goTypeErr(t, v)
+	}
+	items := make([][]byte, len(t.Elems))
+	for name, fv := range m {
+		idx := fieldIndex(t, name)
+		if idx < 0 {
+			return nil, valueErrf("Unknown field '%s' in value of user defined type %s", name, t.Name)
+		}
+		b, err := encodeGo(t.Elems[idx], fv)
+		if err != nil {
+			return nil, err
+		}
+		items[idx] = b
+	}
+	return buildTuple(items), nil
 }
 
 func encodeGoMap(t *Type, v any) ([]byte, error) {

@@ -50,6 +50,26 @@ func scalarFromString(k Kind, s string, r Resolver) ([]byte, error) {
 		}
 	}
 	switch k {
+	case KindInt, KindBigint, KindCounter, KindSmallint, KindTinyint, KindVarint, KindDecimal, KindFloat, KindDouble:
+		return numberFromString(k, s)
+	case KindBoolean:
+		switch {
+		case strings.EqualFold(s, "false"):
+			return []byte{0}, nil
+		case strings.EqualFold(s, "true"):
+			return []byte{1}, nil
+		}
+		return nil, valueErrf("Unable to make boolean from '%s'", s)
+	case KindTimestamp, KindDate, KindTime, KindUUID, KindTimeuuid, KindInet, KindDuration:
+		return otherFromString(k, s, r)
+	}
+	return nil, valueErrf("Cannot convert '%s' to type %s", s, k)
+}
+
+// numberFromString parses a numeric literal of kind k with Cassandra's
+// messages.
+func numberFromString(k Kind, s string) ([]byte, error) {
+	switch k {
 	case KindInt:
 		v, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
@@ -98,14 +118,14 @@ func scalarFromString(k Kind, s string, r Resolver) ([]byte, error) {
 			return nil, valueErrf("Unable to make double from '%s'", s)
 		}
 		return be64(int64(math.Float64bits(f))), nil
-	case KindBoolean:
-		switch {
-		case strings.EqualFold(s, "false"):
-			return []byte{0}, nil
-		case strings.EqualFold(s, "true"):
-			return []byte{1}, nil
-		}
-		return nil, valueErrf("Unable to make boolean from '%s'", s)
+	}
+	return nil, valueErrf("Cannot convert '%s' to type %s", s, k)
+}
+
+// otherFromString parses a time, identifier or duration literal of kind k
+// ("now" for a timestamp calls currenttimestamp through r).
+func otherFromString(k Kind, s string, r Resolver) ([]byte, error) {
+	switch k {
 	case KindTimestamp:
 		if strings.EqualFold(s, "now") {
 			if r == nil {
