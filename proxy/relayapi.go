@@ -67,6 +67,8 @@ func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepare
 		o.ResultKind, o.Rows, o.Digest, o.HasMore = out.Kind, out.Rows, out.Digest, out.HasMore
 	}
 	s.c.tap.Observe(o)
+	*o = bindings.Observation{} // taps keep no reference (Tap)
+	observationPool.Put(o)
 }
 
 // Stamps tells whether a write of keyspace ks that arrives without a

@@ -394,9 +394,13 @@ func (rl *Relay) Close() error {
 
 // subPool holds the connections of one pool key.
 type subPool struct {
-	mu        sync.Mutex
-	conns     []*backendConn
-	dialing   bool
+	mu      sync.Mutex
+	conns   []*backendConn
+	dialing bool
+	// dialed is closed when the dial in progress ends (nil when none):
+	// requests that find no live connection wait for it instead of
+	// dialing one each.
+	dialed    chan struct{}
 	lastErr   error
 	downUntil time.Time
 	backoff   time.Duration
@@ -431,20 +435,42 @@ func (p *subPool) prune() {
 // is short of connections. While a node is down (its last dial failed) the
 // dial is retried only after a backoff, and requests fail at once with the
 // last dial error instead of waiting.
+//
+// Requests that find the pool empty while a dial is in progress wait for
+// that dial rather than start one each: a burst of requests at start-up
+// would otherwise open a connection per request, and requests spread over
+// many connections leave in one write each instead of sharing writes.
 func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*backendConn, error) {
 	p := rl.pool(key)
-	if bc := rl.pick(p, key, creds); bc != nil {
-		return bc, nil
-	}
-	p.mu.Lock()
-	if time.Now().Before(p.downUntil) {
-		err := p.lastErr
+	for {
+		if bc := rl.pick(p, key, creds); bc != nil {
+			return bc, nil
+		}
+		p.mu.Lock()
+		if time.Now().Before(p.downUntil) {
+			err := p.lastErr
+			p.mu.Unlock()
+			return nil, err
+		}
+		if !p.dialing {
+			p.startDial()
+			p.mu.Unlock()
+			return rl.dial(ctx, p, key, creds)
+		}
+		dialed := p.dialed
 		p.mu.Unlock()
-		return nil, err
+		select {
+		case <-dialed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// startDial marks a dial in progress. p.mu is held.
+func (p *subPool) startDial() {
 	p.dialing = true
-	p.mu.Unlock()
-	return rl.dial(ctx, p, key, creds)
+	p.dialed = make(chan struct{})
 }
 
 // liveConn returns a live connection of the next node's pool for a
@@ -469,9 +495,16 @@ func (rl *Relay) pool(key poolKey) *subPool {
 	return p
 }
 
-// pick returns the live connection of p with the fewest requests in
-// flight (nil if none), and starts growing p in the background when it has
-// fewer than ConnsPerNode.
+// packInflight is how many requests a backend connection takes before
+// pick spreads requests over the pool's other connections: requests
+// concentrated on one connection share its writes (and Cassandra's
+// answers share reads), where spread evenly each would leave alone.
+const packInflight = relayStreams / 4
+
+// pick returns the first live connection of p with fewer than
+// packInflight requests in flight, else the one with the fewest (nil if
+// none), and starts growing p in the background when it has fewer than
+// ConnsPerNode.
 func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -482,12 +515,12 @@ func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn 
 			continue
 		}
 		live++
-		if best == nil || c.inflight.Load() < best.inflight.Load() {
+		if best == nil || (best.inflight.Load() >= packInflight && c.inflight.Load() < best.inflight.Load()) {
 			best = c
 		}
 	}
 	if best != nil && live < rl.cfg.ConnsPerNode && !p.dialing && time.Now().After(p.downUntil) {
-		p.dialing = true
+		p.startDial()
 		go func() { // this request has a connection already
 			dctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
 			defer cancel()
@@ -502,6 +535,8 @@ func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *crede
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.dialing = false
+	close(p.dialed)
+	p.dialed = nil
 	if err != nil {
 		rl.failures.Add(1)
 		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), maxDialBackoff)

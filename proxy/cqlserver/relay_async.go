@@ -2,6 +2,7 @@ package cqlserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,8 @@ func (x *asyncRelay) deliver(resp relayResp, err error) {
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
 				resp.hold = nil
-				go x.reprepare(rp, resp) // needs more round trips: off this reader
+				resp.body = bytes.Clone(resp.body) // the reader's buffer (waiter)
+				go x.reprepare(rp, resp)           // needs more round trips: off this reader
 				return
 			}
 		}

@@ -2,6 +2,7 @@ package cqlserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -162,18 +163,32 @@ func (h *handshakeIO) reader() frameReader {
 		return h.seg.next
 	}
 	var hb [headerLen]byte
+	var buf []byte // reused for bodies up to reuseBody (see waiter)
 	return func() (header, []byte, error) {
 		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
 			return header{}, nil, err
 		}
 		hd := parseHeader(hb[:])
-		if hd.length < 0 || int(hd.length) > maxRelayFrame {
+		n := int(hd.length)
+		if n < 0 || n > maxRelayFrame {
 			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.length)
 		}
-		body, err := readBody(h.br, int(hd.length))
+		if n > reuseBody {
+			body, err := readBody(h.br, n)
+			return hd, body, unexpectedEOF(err)
+		}
+		if cap(buf) < n {
+			buf = make([]byte, reuseBody)
+		}
+		body := buf[:n]
+		_, err := io.ReadFull(h.br, body)
 		return hd, body, unexpectedEOF(err)
 	}
 }
+
+// reuseBody is the largest response body a backend connection's reader
+// reads into its reused buffer (v3/v4 framing); larger ones get their own.
+const reuseBody = 64 << 10
 
 // maxRelayFrame bounds a response frame from Cassandra (its own limit is
 // 256 MiB by default).
@@ -181,7 +196,7 @@ const maxRelayFrame = 256 << 20
 
 func (h *handshakeIO) switchV5() {
 	if h.version >= 5 && h.seg == nil {
-		h.seg = &segmentReader{r: h.br, maxFrame: maxRelayFrame}
+		h.seg = &segmentReader{r: h.br, maxFrame: maxRelayFrame, reuse: true}
 		h.segw = &segmentWriter{w: h.bw}
 	}
 }
@@ -256,7 +271,9 @@ func queryBody(q string, version byte) []byte {
 
 // A waiter is called once with a request's response, or with the error
 // that ended the connection, on the connection's reader goroutine (or on
-// the goroutine that closes it).
+// the goroutine that closes it). The response's body is the reader's
+// buffer, overwritten by the next response: a waiter that keeps it after
+// deliver returns (or hands it to another goroutine) copies it.
 type waiter interface {
 	deliver(relayResp, error)
 }
@@ -271,6 +288,7 @@ type rtResult struct {
 
 func (w rtWaiter) deliver(r relayResp, err error) {
 	r.hold = nil // the answer is the round trip's caller's, off the reader
+	r.body = bytes.Clone(r.body)
 	w <- rtResult{r, err}
 }
 

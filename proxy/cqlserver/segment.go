@@ -32,6 +32,11 @@ type segmentReader struct {
 	maxFrame   int
 	rest       []byte // unread envelopes of the current self-contained payload
 	hdr        [segHeaderLZ4 + segCRC24Len]byte
+	// reuse reads every payload into buf, overwritten by the next
+	// segment: for readers whose envelopes are consumed before the next
+	// one is read (a backend connection's reader, see waiter).
+	reuse bool
+	buf   []byte
 }
 
 // readSegment reads one segment and returns its (decompressed) payload.
@@ -47,7 +52,7 @@ func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err e
 		return nil, false, protocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
 	}
 	length, uncompressed, selfContained := s.headerFields(v)
-	raw := make([]byte, length+segCRC32Len)
+	raw := s.payloadBuf(length + segCRC32Len)
 	if _, err := io.ReadFull(s.r, raw); err != nil {
 		return nil, false, err
 	}
@@ -66,6 +71,18 @@ func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err e
 		return nil, false, protocolErrorf("cannot decompress segment payload: %v", err)
 	}
 	return out, selfContained, nil
+}
+
+// payloadBuf returns n bytes to read a payload into: the reused buffer
+// with reuse, else a new one.
+func (s *segmentReader) payloadBuf(n int) []byte {
+	if !s.reuse {
+		return make([]byte, n)
+	}
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	return s.buf[:n]
 }
 
 // headerLen is the length of a segment header before its CRC24.

@@ -1,0 +1,147 @@
+package cqlserver
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// readyNode is a fake Cassandra node (unit test) that answers STARTUP with
+// READY and nothing else; accepts counts the connections it accepted.
+func readyNode(t *testing.T, accepts *atomic.Int32) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepts.Add(1)
+			go func() {
+				defer nc.Close()
+				h := make([]byte, headerLen)
+				for {
+					if _, err := io.ReadFull(nc, h); err != nil {
+						return
+					}
+					if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
+						return
+					}
+					if h[4] == opStartup {
+						nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// testRelay is a Relay without control connection or maintenance loop,
+// for the pool's own logic.
+func testRelay(connsPerNode int) *Relay {
+	log := slog.New(slog.DiscardHandler)
+	return &Relay{
+		cfg:   RelayConfig{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, Logger: log},
+		log:   log,
+		pools: map[poolKey]*subPool{},
+	}
+}
+
+// TestRelayPoolBurstDialsOnce: many requests that find a node's pool empty
+// at once share one dial (and the pool grows to ConnsPerNode, not to one
+// connection per request).
+func TestRelayPoolBurstDialsOnce(t *testing.T) {
+	var accepts atomic.Int32
+	addr := readyNode(t, &accepts)
+	rl := testRelay(2)
+	defer func() {
+		for _, bc := range rl.allConns() {
+			bc.close(errBackendClosed)
+		}
+	}()
+	key := poolKey{node: addr, version: 4}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	got := make([]*backendConn, 32)
+	errs := make([]error, len(got))
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			got[i], errs[i] = rl.conn(ctx, key, nil)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil || got[i] == nil {
+			t.Fatalf("request %d: %v, %v", i, got[i], err)
+		}
+	}
+	// The background growth to ConnsPerNode may still be dialing.
+	p := rl.pool(key)
+	p.mu.Lock()
+	dialed := p.dialed
+	p.mu.Unlock()
+	if dialed != nil {
+		select {
+		case <-dialed:
+		case <-ctx.Done():
+			t.Fatal("the pool's dial did not end")
+		}
+	}
+	if n := accepts.Load(); n < 1 || n > 2 {
+		t.Errorf("%d connections dialed for a burst of %d requests, want 1..2 (ConnsPerNode)", n, len(got))
+	}
+}
+
+// TestRelayPoolPacks: pick keeps choosing the first connection while it
+// has fewer than packInflight requests in flight, then the least loaded.
+func TestRelayPoolPacks(t *testing.T) {
+	var accepts atomic.Int32
+	addr := readyNode(t, &accepts)
+	rl := testRelay(2)
+	key := poolKey{node: addr, version: 4}
+	p := rl.pool(key)
+	var conns []*backendConn
+	for range 2 {
+		bc, err := dialBackend(context.Background(), addr, 4, nil, "", 5*time.Second, rl.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bc.close(errBackendClosed)
+		conns = append(conns, bc)
+	}
+	p.conns = conns
+	a, b := conns[0], conns[1]
+	b.inflight.Store(0)
+	a.inflight.Store(packInflight - 1)
+	if got := rl.pick(p, key, nil); got != a {
+		t.Errorf("first connection below packInflight: picked the other one")
+	}
+	a.inflight.Store(packInflight)
+	if got := rl.pick(p, key, nil); got != b {
+		t.Errorf("first connection at packInflight: want the less loaded one")
+	}
+	b.inflight.Store(packInflight + 5)
+	if got := rl.pick(p, key, nil); got != a {
+		t.Errorf("both over packInflight: want the less loaded one")
+	}
+	a.inflight.Store(0)
+	b.inflight.Store(0)
+}
