@@ -183,3 +183,68 @@ func TestRowReaderGroup(t *testing.T) {
 		t.Fatalf("unknown table: groups %v rest %v", groups, rest)
 	}
 }
+
+// TestMultiGetRegions reads keys spread over four of five regions, with missing
+// rows, duplicates and an unreadable key: the first read learns the
+// regions with single Gets, the next ones use one multi-get per region, and
+// a poisoned cache (one made-up region over the whole table) still reads
+// every row right (the keys outside the region gohbase routes to fall back).
+func TestMultiGetRegions(t *testing.T) {
+	s := openTestStore(t)
+	defer s.Close()
+	ctx := t.Context()
+	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "mget", ID: uniqueName("mget"),
+		SplitKeys: [][]byte{{0x40}, {0x80}, {0x80, 0x00}, {0xc0}}}
+	if err := s.CreateTable(ctx, ts); err != nil {
+		t.Fatal(err)
+	}
+	defer s.DropTable(context.Background(), ts)
+	var keys [][]byte
+	var muts []widecolumn.Mutation
+	for i := 0; i < 256; i += 3 {
+		k := []byte{byte(i), 0x00, byte(i)}
+		keys = append(keys, k, []byte{byte(i), 0x01}) // the second is missing
+		muts = append(muts, widecolumn.Mutation{Table: ts, Row: k, Cells: []widecolumn.Cell{
+			liveCell("a", 1, fmt.Sprint(i)), liveCell("b", 2, "v")}})
+	}
+	keys = append(keys, keys[0], nil, bytes.Repeat([]byte{1}, maxRowLength+1))
+	if err := s.Apply(ctx, muts); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		rows, err := s.Get(ctx, ts, keys)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		for i, r := range rows {
+			want := 0
+			if len(keys[i]) == 3 {
+				want = 2
+			}
+			if !bytes.Equal(r.Key, keys[i]) || len(r.Cells) != want {
+				t.Fatalf("%s: row %d key %x: got key %x, %d cells, want %d", when, i, keys[i], r.Key, len(r.Cells), want)
+			}
+			if want > 0 && (string(r.Cells[0].Qualifier) != "a" || r.Cells[1].Timestamp != 2 ||
+				!bytes.Equal(r.Cells[0].Value, liveCell("a", 1, fmt.Sprint(keys[i][0])).Value)) {
+				t.Fatalf("%s: row %x: cells %+v", when, keys[i], r.Cells)
+			}
+		}
+	}
+	fq := tableName(ts)
+	check("first read")
+	// No key falls in [80, 80 00), the fifth region.
+	if n := len(s.regions.regions(fq)); n != 4 {
+		t.Fatalf("learned %d regions, want 4", n)
+	}
+	check("multi-get")
+	s.regions.learn(fq, region.NewInfo(1, []byte("kvtest"), []byte(fq), []byte(fq+",,1.made-up."), nil, nil))
+	if n := len(s.regions.regions(fq)); n != 1 {
+		t.Fatalf("poisoned cache holds %d regions", n)
+	}
+	check("poisoned cache")
+	check("relearned")
+	if n := len(s.regions.regions(fq)); n != 4 {
+		t.Fatalf("relearned %d regions, want 4", n)
+	}
+}
