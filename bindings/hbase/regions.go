@@ -51,7 +51,7 @@ func (c *regionCache) learn(table string, r hrpc.RegionInfo) {
 	if r == nil || r.Context().Err() != nil {
 		return
 	}
-	if rs := c.regions(table); func() bool { i := locate(rs, r.StartKey()); return i >= 0 && rs[i] == r }() {
+	if rs := c.regions(table); known(rs, r) {
 		return
 	}
 	c.mu.Lock()
@@ -68,6 +68,12 @@ func (c *regionCache) learn(table string, r hrpc.RegionInfo) {
 	next = append(next, r)
 	slices.SortFunc(next, func(a, b hrpc.RegionInfo) int { return bytes.Compare(a.StartKey(), b.StartKey()) })
 	ptr.Store(&next)
+}
+
+// known reports whether rs holds r.
+func known(rs []hrpc.RegionInfo, r hrpc.RegionInfo) bool {
+	i := locate(rs, r.StartKey())
+	return i >= 0 && rs[i] == r
 }
 
 // forget drops a table's regions (the table was dropped or truncated).
