@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,13 +150,14 @@ func runParallel(b *testing.B, rowsPerOp int, op func(ctx context.Context) error
 
 // alternate runs b.N rounds; each round runs a block of dohyo operations
 // then a block of direct ones, from 8 goroutines each, and reports both
-// rates and their ratio (dohyo / direct).
+// rates, their ratio (dohyo / direct) and the process CPU time (user +
+// system, from getrusage: every goroutine and the GC) per operation of each.
 func alternate(b *testing.B, viaDohyo, direct func(ctx context.Context) error) {
 	const block, workers = 16, 8
-	var spent [2]time.Duration
+	var spent, cpu [2]time.Duration
 	for range b.N {
 		for side, op := range []func(context.Context) error{viaDohyo, direct} {
-			start := time.Now()
+			start, cpu0 := time.Now(), processCPU(b)
 			if err := parallel(workers, func(int) error {
 				for range block / workers {
 					if err := op(b.Context()); err != nil {
@@ -167,12 +169,25 @@ func alternate(b *testing.B, viaDohyo, direct func(ctx context.Context) error) {
 				b.Fatal(err)
 			}
 			spent[side] += time.Since(start)
+			cpu[side] += processCPU(b) - cpu0
 		}
 	}
 	rate := func(d time.Duration) float64 { return float64(b.N*block) / d.Seconds() }
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N*block) }
 	b.ReportMetric(rate(spent[0]), "dohyo-ops/s")
 	b.ReportMetric(rate(spent[1]), "gohbase-ops/s")
 	b.ReportMetric(rate(spent[0])/rate(spent[1]), "ratio")
+	b.ReportMetric(perOp(cpu[0]), "dohyo-cpu-us/op")
+	b.ReportMetric(perOp(cpu[1]), "gohbase-cpu-us/op")
+}
+
+// processCPU is the user + system CPU time the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // dohyoTable runs the workload through the Backend.

@@ -9,8 +9,10 @@ import (
 )
 
 // Spans of the HBase calls (client spans, children of the coordinator's
-// backend span): one per Get (one RPC per key, sent concurrently), Put
-// batch and scanner. Untraced requests pay one ctx lookup per call.
+// backend span): one per Get (one MultiRequest per region, or one RPC per
+// key while the regions are not known, sent concurrently; the span's RPC
+// count is the number of rows asked for), Put batch and scanner. Untraced
+// requests pay one ctx lookup per call.
 
 // DBSystem is db.system of the HBase backend's spans.
 const DBSystem = "hbase"
@@ -37,8 +39,8 @@ func rpcSpan(ctx context.Context, op string, t *widecolumn.TableSpec, rpcs int) 
 	return sp
 }
 
-// Get reads whole rows with one HBase Get each, sent concurrently (gohbase
-// batches them per region server). Rows are not read from one snapshot.
+// Get reads whole rows, one multi-get per region, the regions concurrently
+// (see get). Rows are not read from one snapshot.
 func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	sp := rpcSpan(ctx, "Get", t, len(keys))
 	if !sp.Recording() {

@@ -62,6 +62,7 @@ type Store struct {
 	ddl        sync.Mutex          // serialises namespace/table DDL
 	namespaces map[string]struct{} // known to exist; under ddl
 	tables     sync.Map            // fq name -> struct{}: known to exist and be enabled
+	regions    regionCache         // where reads of each table went
 }
 
 var _ widecolumn.KV = (*Store)(nil)
@@ -225,6 +226,7 @@ func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 	// table can run concurrently, and holding the lock through HBase's
 	// disable + delete would stall every other DDL behind background drops.
 	s.tables.Delete(fq)
+	s.regions.forget(fq)
 	err := s.admin.disableTable(dctx, fq)
 	switch {
 	case isJava(err, excTableNotFound):
@@ -253,6 +255,7 @@ func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) erro
 	defer cancel()
 	s.ddl.Lock()
 	defer s.ddl.Unlock()
+	s.regions.forget(fq) // truncation gives the table new regions
 	if err := s.admin.disableTable(dctx, fq); err != nil && !isJava(err, excTableNotEnabled) {
 		return s.wrapErr(ctx, "truncate table "+fq, err)
 	}
@@ -552,47 +555,6 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 		out = append(out, c)
 	}
 	return out
-}
-
-// get reads whole rows with one HBase Get each, sent concurrently (gohbase
-// batches them per region server). Rows are not read from one snapshot.
-func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
-	if err := s.check(ctx); err != nil {
-		return nil, err
-	}
-	if t == nil || t.ID == "" {
-		return nil, errors.New("hbase: get: spec without ID")
-	}
-	table := []byte(tableName(t))
-	rows := make([]widecolumn.Row, len(keys))
-	octx, cancel := opCtx(ctx, s.opTO)
-	defer cancel()
-	one := func(i int) error {
-		rows[i].Key = keys[i]
-		if len(keys[i]) == 0 || len(keys[i]) > maxRowLength {
-			return nil // no such HBase row can exist
-		}
-		g, err := hrpc.NewGet(octx, table, keys[i])
-		if err != nil {
-			return err
-		}
-		res, err := s.client.Get(g)
-		if err != nil {
-			return err
-		}
-		rows[i].Cells = toCells(res.Cells)
-		return nil
-	}
-	if len(keys) == 1 {
-		if err := one(0); err != nil {
-			return nil, s.wrapErr(ctx, "get", err)
-		}
-		return rows, nil
-	}
-	if err := parallel(len(keys), one); err != nil {
-		return nil, s.wrapErr(ctx, "get", err)
-	}
-	return rows, nil
 }
 
 // toCells converts HBase cells (one version each, in qualifier order) of

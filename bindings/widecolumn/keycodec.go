@@ -263,7 +263,15 @@ func (c *KeyCodec) appendKey(dst []byte, pk, ck [][]byte) ([]byte, error) {
 func (c *KeyCodec) sizeHint(pk, ck [][]byte) int {
 	n := 1 + tokenBytes + 3 + 1
 	for _, v := range pk {
-		n += len(v) + 4
+		// Escaping doubles zero bytes (a small bigint has 7); a composite
+		// key adds a length and an end byte per component, which may be
+		// escaped too.
+		n += len(v) + 6
+		for _, b := range v {
+			if b == 0 {
+				n++
+			}
+		}
 	}
 	for _, v := range ck {
 		n += len(v) + 4

@@ -1,0 +1,155 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/tsuna/gohbase/hrpc"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// get reads whole rows. Several keys are grouped by region (regionCache)
+// and each group is read with one multiGet, the groups concurrently; keys
+// of regions not known yet, and keys a multiGet could not read, are read
+// with one gohbase Get each, sent concurrently (gohbase batches those per
+// region server), which also teaches the cache their regions. Rows are not
+// read from one snapshot.
+func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if t == nil || t.ID == "" {
+		return nil, errors.New("hbase: get: spec without ID")
+	}
+	fq := tableName(t)
+	table := []byte(fq)
+	rows := make([]widecolumn.Row, len(keys))
+	for i := range keys {
+		rows[i].Key = keys[i]
+	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
+	r := &rowReader{s: s, ctx: octx, fq: fq, table: table, keys: keys, rows: rows}
+	if err := r.read(); err != nil {
+		return nil, s.wrapErr(ctx, "get", err)
+	}
+	return rows, nil
+}
+
+// rowReader is one Store.get.
+type rowReader struct {
+	s     *Store
+	ctx   context.Context
+	fq    string
+	table []byte
+	keys  [][]byte
+	rows  []widecolumn.Row
+}
+
+func (r *rowReader) read() error {
+	if len(r.keys) == 1 {
+		return r.single([]int{0})
+	}
+	groups, rest := r.group()
+	if len(groups) > 0 {
+		left := make([][]int, len(groups))
+		err := parallel(len(groups), func(i int) (err error) {
+			left[i], err = r.multi(groups[i])
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, l := range left {
+			rest = append(rest, l...)
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	return r.single(rest)
+}
+
+// group sorts the readable keys and splits them by known region; rest are
+// the positions of keys in no known region.
+func (r *rowReader) group() (groups [][]int, rest []int) {
+	order := make([]int, 0, len(r.keys))
+	for i, k := range r.keys {
+		if len(k) > 0 && len(k) <= maxRowLength { // no other HBase row can exist
+			order = append(order, i)
+		}
+	}
+	rs := r.s.regions.regions(r.fq)
+	if len(rs) == 0 {
+		return nil, order
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(r.keys[a], r.keys[b]) })
+	cur, start := -1, 0
+	flush := func(end int) {
+		if cur >= 0 && end > start {
+			groups = append(groups, order[start:end:end])
+		}
+	}
+	for j, i := range order {
+		if cur >= 0 {
+			if stop := rs[cur].StopKey(); len(stop) == 0 || bytes.Compare(r.keys[i], stop) < 0 {
+				continue
+			}
+		}
+		flush(j)
+		cur, start = locate(rs, r.keys[i]), j
+		if cur < 0 {
+			rest = append(rest, i)
+			start = j + 1
+		}
+	}
+	flush(len(order))
+	return groups, rest
+}
+
+// multi reads the keys at positions idx (sorted by key, one region as far
+// as the cache knows) with one multiGet and returns the positions it left.
+func (r *rowReader) multi(idx []int) ([]int, error) {
+	keys := make([][]byte, len(idx))
+	for j, i := range idx {
+		keys[j] = r.keys[i]
+	}
+	m := newMultiGet(r.ctx, r.table, keys)
+	msg, err := r.s.rpc.SendRPC(m)
+	if err != nil {
+		return nil, err
+	}
+	r.s.regions.learn(r.fq, m.reg)
+	return m.results(msg, idx, r.rows)
+}
+
+// single reads the keys at positions idx with one gohbase Get each, sent
+// concurrently, and records the regions they went to.
+func (r *rowReader) single(idx []int) error {
+	one := func(j int) error {
+		k := r.keys[idx[j]]
+		if len(k) == 0 || len(k) > maxRowLength {
+			return nil // no such HBase row can exist
+		}
+		g, err := hrpc.NewGet(r.ctx, r.table, k)
+		if err != nil {
+			return err
+		}
+		res, err := r.s.client.Get(g)
+		if err != nil {
+			return err
+		}
+		r.rows[idx[j]].Cells = toCells(res.Cells)
+		if len(idx) > 1 {
+			r.s.regions.learn(r.fq, g.Region())
+		}
+		return nil
+	}
+	if len(idx) == 1 {
+		return one(0)
+	}
+	return parallel(len(idx), one)
+}
