@@ -9,14 +9,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
 
-// openRelays starts a raw-frame relay (DESIGN D2) for every Cassandra
-// backend: the CQL server relays those keyspaces' frames, while the
+// openRelays starts a raw-frame relay (DESIGN D2) for every relayable
+// backend (bindings.Relayable: Cassandra): the CQL server relays those keyspaces' frames, while the
 // gocql-based backend serves GraphQL, replay and the schema catalog.
 // Schema changes seen by a relay (a relayed DDL's result, or an event
 // from the cluster) refresh that backend's catalog and are pushed to
@@ -24,13 +23,15 @@ import (
 func openRelays(ctx context.Context, set *backendSet, coord func() *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
 	relays := map[string]*cqlserver.Relay{}
 	for name, b := range set.byName {
-		cb, ok := b.(*cassandra.Backend)
+		rb, ok := b.(bindings.Relayable)
 		if !ok {
 			continue
 		}
-		cfg := cb.Config()
+		t := rb.RelayTarget()
 		onChange := func(ch *bindings.SchemaChange) {
-			cb.InvalidateCatalog()
+			if ci, ok := b.(bindings.CatalogInvalidator); ok {
+				ci.InvalidateCatalog()
+			}
 			c := coord()
 			if ch == nil || c == nil || c.Route(ch.Keyspace).Backend != name {
 				return
@@ -38,12 +39,12 @@ func openRelays(ctx context.Context, set *backendSet, coord func() *proxy.Coordi
 			c.NotifySchemaChange(ch)
 		}
 		rl, err := cqlserver.NewRelay(ctx, cqlserver.RelayConfig{
-			Hosts:          cb.Addrs(),
-			ConnsPerNode:   cfg.RelayConns,
-			ConnectTimeout: cfg.ConnectTimeout,
-			Heartbeat:      cfg.Heartbeat,
-			User:           cfg.User,
-			Password:       cfg.Password,
+			Hosts:          t.Hosts,
+			ConnsPerNode:   t.ConnsPerNode,
+			ConnectTimeout: t.ConnectTimeout,
+			Heartbeat:      t.Heartbeat,
+			User:           t.User,
+			Password:       t.Password,
 			OnSchemaChange: onChange,
 			Logger:         log.With("relay", metrics.BackendLabel(name)),
 		})

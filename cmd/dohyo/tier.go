@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
@@ -25,16 +25,9 @@ const (
 	deadAfterBeats = 3
 )
 
-// memberStore keeps the tier's member rows (hbase.Store).
-type memberStore interface {
-	Heartbeat(ctx context.Context, m hbase.Member) error
-	Members(ctx context.Context) ([]hbase.Member, error)
-	Leave(ctx context.Context, addr string) error
-}
-
 // membership heartbeats this instance and tracks the live others.
 type membership struct {
-	store memberStore
+	store bindings.TierRegistry
 	coord *proxy.Coordinator
 	log   *slog.Logger
 	now   func() time.Time
@@ -47,7 +40,8 @@ type membership struct {
 }
 
 // newMembership returns the membership of the tier over the default
-// backend, or the first HBase backend by name; nil without one.
+// backend, or the first tiered backend by name (bindings.TierProvider:
+// HBase); nil without one.
 func newMembership(set *backendSet, coord *proxy.Coordinator, log *slog.Logger) *membership {
 	names := []string{set.def}
 	for n := range set.byName {
@@ -55,8 +49,8 @@ func newMembership(set *backendSet, coord *proxy.Coordinator, log *slog.Logger) 
 	}
 	slices.Sort(names[1:])
 	for _, n := range names {
-		if hb, ok := set.byName[n].(*hbase.Backend); ok {
-			return &membership{store: hb.Store(), coord: coord, log: log.With("tier", "membership"),
+		if tp, ok := set.byName[n].(bindings.TierProvider); ok {
+			return &membership{store: tp.TierRegistry(), coord: coord, log: log.With("tier", "membership"),
 				now: time.Now, every: heartbeatEvery}
 		}
 	}
@@ -111,7 +105,7 @@ func (m *membership) beat(ctx context.Context, self string) error {
 		if err != nil {
 			return err
 		}
-		if err := m.store.Heartbeat(ctx, hbase.Member{Addr: self, SchemaVersion: cat.Version}); err != nil {
+		if err := m.store.Heartbeat(ctx, bindings.TierMember{Addr: self, SchemaVersion: cat.Version}); err != nil {
 			return err
 		}
 	}
@@ -128,7 +122,7 @@ func (m *membership) beat(ctx context.Context, self string) error {
 
 // track compares the members with the last beat's and reports the
 // changes; the first listing is reported by nothing (clients read peers).
-func (m *membership) track(all []hbase.Member, self string, now time.Time, deadAfter time.Duration) {
+func (m *membership) track(all []bindings.TierMember, self string, now time.Time, deadAfter time.Duration) {
 	cur := map[string]bool{}
 	for _, mb := range all {
 		if mb.Addr != self {
@@ -160,7 +154,7 @@ func (m *membership) track(all []hbase.Member, self string, now time.Time, deadA
 
 // liveMembers keeps the members other than self whose last heartbeat is
 // younger than deadAfter, sorted by address.
-func liveMembers(all []hbase.Member, self string, now time.Time, deadAfter time.Duration) []cqlserver.Member {
+func liveMembers(all []bindings.TierMember, self string, now time.Time, deadAfter time.Duration) []cqlserver.Member {
 	var out []cqlserver.Member
 	for _, mb := range all {
 		if mb.Addr == self || now.Sub(mb.Heartbeat) >= deadAfter {
