@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
@@ -76,31 +74,15 @@ func relayAuthenticator(relays map[string]*cqlserver.Relay) cqlserver.Authentica
 	return nil
 }
 
-// registerRelayMetrics exports each relay's counters on /metrics.
-func registerRelayMetrics(reg prometheus.Registerer, relays map[string]*cqlserver.Relay) error {
+// watchRelays exports each relay's counters on /metrics.
+func watchRelays(m *metrics.Metrics, relays map[string]*cqlserver.Relay) error {
 	for name, rl := range relays {
-		labels := prometheus.Labels{"backend": metrics.BackendLabel(name)}
-		stat := func(f func(cqlserver.RelayStats) float64) func() float64 {
-			return func() float64 { return f(rl.Stats()) }
-		}
-		cs := []prometheus.Collector{
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_requests_total",
-				Help: "Requests relayed to Cassandra as raw frames.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Requests) })),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_reprepares_total",
-				Help: "Statements the relay prepared again after a node answered UNPREPARED.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Reprepares) })),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_failures_total",
-				Help: "Failed connects to Cassandra nodes and requests lost with a broken connection.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Failures) })),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "dohyo_relay_connections",
-				Help: "Open relay connections to Cassandra nodes.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Connections) })),
-		}
-		for _, c := range cs {
-			if err := reg.Register(c); err != nil {
-				return fmt.Errorf("relay metrics: %w", err)
-			}
+		err := m.WatchRelay(name, func() metrics.RelayStats {
+			st := rl.Stats()
+			return metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures, Connections: st.Connections}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -215,7 +215,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	closers = append(closers, func() error { return closeRelays(s.relays) })
-	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
+	if err := watchRelays(m, s.relays); err != nil {
 		return nil, err
 	}
 	// One user store for both doors: CQL's SASL PLAIN and HTTP's
@@ -335,7 +335,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 	mux := http.NewServeMux()
 	s.health = registerHealth(mux, s.coord)
 	s.tap.Register(mux, s.guard.RequireAdmin)
-	registerMirrorAdmin(mux, s.mirror, s.guard.RequireAdmin, cfg.Backend)
+	mirror.RegisterAdmin(mux, s.mirror, mirror.AdminConfig{Admin: s.guard.RequireAdmin, Primary: cfg.Backend, Version: buildVersion()})
 	if cfg.HTTPPprof {
 		registerPprof(mux, s.guard.RequireAdmin)
 	}
