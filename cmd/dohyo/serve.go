@@ -29,6 +29,7 @@ import (
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/proxy/tier"
 	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -102,7 +103,7 @@ type server struct {
 	// the HTTP door authenticates and authorizes with them too.
 	roles *auth.Manager
 	// tier is the membership of a tier over a shared HBase (nil: none).
-	tier *membership
+	tier *tier.Membership
 	// tracer traces requests; stopTracer flushes its exporter.
 	tracer     *telemetry.Tracer
 	stopTracer func(context.Context) error
@@ -245,7 +246,7 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 
 	var members func() []cqlserver.Member
 	if s.tier = newMembership(s.set, s.coord, log); s.tier != nil {
-		members = s.tier.peers
+		members = s.tier.Peers
 	}
 	s.cql, err = cqlserver.New(cqlserver.Config{
 		Coordinator:        s.coord,
@@ -284,12 +285,12 @@ func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, er
 		return nil, err
 	}
 	if s.tier != nil {
-		s.tier.onChange = func(change, addr string) {
+		s.tier.OnChange(func(change, addr string) {
 			s.log.Info("tier membership changed", "change", change, "member", addr)
 			if err := s.cql.PushNodeEvent(change, addr); err != nil {
 				s.log.Debug("tier node event not sent", "err", err)
 			}
-		}
+		})
 	}
 	if err := s.watch(m); err != nil {
 		return nil, err
@@ -511,7 +512,7 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
-			s.tier.run(bgCtx, self)
+			s.tier.Run(bgCtx, self)
 		}()
 	}
 	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()
