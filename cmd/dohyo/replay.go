@@ -139,7 +139,7 @@ func openTarget(ctx context.Context, raw string) (replay.Target, map[string]stri
 	if err != nil {
 		return nil, nil, fmt.Errorf("target %q: %w", raw, err)
 	}
-	settings := urlSettings(raw)
+	settings := replay.URLSettings(raw)
 	switch u.Scheme {
 	case "cassandra":
 		b, err := cassandra.OpenURL(ctx, raw)
@@ -264,7 +264,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 			break
 		}
 	}
-	describeTargets(ctx, rep, targets)
+	replay.DescribeTargets(ctx, rep, targets)
 	rep.Conditions.Warnings = replay.CompareConditions(rep.Conditions.Targets)
 	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
 		return err
