@@ -18,7 +18,7 @@ import (
 // Schema changes seen by a relay (a relayed DDL's result, or an event
 // from the cluster) refresh that backend's catalog and are pushed to
 // dohyo's clients when the keyspace is routed to that backend.
-func openRelays(ctx context.Context, set *backendSet, coord func() *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
+func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
 	relays := map[string]*cqlserver.Relay{}
 	for name, b := range set.byName {
 		rb, ok := b.(bindings.Relayable)
@@ -30,11 +30,10 @@ func openRelays(ctx context.Context, set *backendSet, coord func() *proxy.Coordi
 			if ci, ok := b.(bindings.CatalogInvalidator); ok {
 				ci.InvalidateCatalog()
 			}
-			c := coord()
-			if ch == nil || c == nil || c.Route(ch.Keyspace).Backend != name {
+			if ch == nil || coord.Route(ch.Keyspace).Backend != name {
 				return
 			}
-			c.NotifySchemaChange(ch)
+			coord.NotifySchemaChange(ch)
 		}
 		rl, err := cqlserver.NewRelay(ctx, cqlserver.RelayConfig{
 			Hosts:          t.Hosts,
