@@ -1,6 +1,9 @@
 package bindings
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Optional capabilities. A backend (or an observer) implements only the
 // ones it has; callers find them by type assertion, e.g.
@@ -51,4 +54,81 @@ func WantsRows(o any) bool {
 		return w.WantsRows()
 	}
 	return true
+}
+
+// SchemaWatcher is implemented by backends whose schema other dohyo
+// instances change too (HBase: a tier shares one catalog); fn is called
+// with each change picked up from them.
+type SchemaWatcher interface {
+	OnSchemaChange(fn func(*SchemaChange))
+}
+
+// MetaStore keeps small values by key in the backend's own store:
+// dohyo's roles and grants live there (auth.Store has the same methods;
+// a store that also compare-and-sets is an auth.CASStore).
+type MetaStore interface {
+	GetMeta(ctx context.Context, key string) ([]byte, error)
+	PutMeta(ctx context.Context, key string, value []byte) error
+}
+
+// MetaStoreProvider is implemented by backends that can keep dohyo's
+// metadata (embedded, HBase), so that every instance on the same store
+// shares its roles.
+type MetaStoreProvider interface {
+	MetaStore() MetaStore
+}
+
+// TierMember is one dohyo instance of a tier (instances sharing one
+// store), as it last heartbeat.
+type TierMember struct {
+	// Addr is the CQL host:port the instance advertises.
+	Addr string
+	// SchemaVersion is the schema version the instance has loaded.
+	SchemaVersion string
+	// Heartbeat is the store's time of the instance's last heartbeat.
+	Heartbeat time.Time
+}
+
+// TierRegistry keeps the heartbeats of a tier's members.
+type TierRegistry interface {
+	// Heartbeat records m as alive now (the store's clock).
+	Heartbeat(ctx context.Context, m TierMember) error
+	// Members lists every member, live or not (see TierMember.Heartbeat).
+	Members(ctx context.Context) ([]TierMember, error)
+	// Leave removes the member addr (a clean shutdown).
+	Leave(ctx context.Context, addr string) error
+}
+
+// TierProvider is implemented by backends whose store dohyo instances
+// share as one tier (HBase): they list each other as CQL peers.
+type TierProvider interface {
+	TierRegistry() TierRegistry
+}
+
+// RelayTarget is where and how a raw-frame relay reaches a backend's
+// server, which speaks the CQL native protocol itself.
+type RelayTarget struct {
+	// Hosts are contact points (host:port).
+	Hosts []string
+	// ConnsPerNode is the number of relay connections per node.
+	ConnsPerNode int
+	// ConnectTimeout bounds a dial with its handshake.
+	ConnectTimeout time.Duration
+	// Heartbeat is the idle time after which a connection is probed.
+	Heartbeat time.Duration
+	// User and Password authenticate the relay's control connection.
+	User, Password string
+}
+
+// Relayable is implemented by backends over a CQL server (Cassandra):
+// dohyo's CQL server relays their keyspaces' frames to it, and clients
+// keep that server's authentication and authorization.
+type Relayable interface {
+	RelayTarget() RelayTarget
+}
+
+// CatalogInvalidator is implemented by backends that cache a schema
+// catalog read from their server: the next Catalog reads it again.
+type CatalogInvalidator interface {
+	InvalidateCatalog()
 }

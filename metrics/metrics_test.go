@@ -132,6 +132,9 @@ func TestWatchers(t *testing.T) {
 		m.WatchPreparedCache(func() CacheStats { return cache }),
 		m.WatchCapture(func() CaptureStats { return capStats }),
 		m.WatchCQLServer(func() ServerStats { return srv }),
+		m.WatchRelay("cassandra://u:pw@c1:9042", func() RelayStats {
+			return RelayStats{Requests: 11, Reprepares: 12, Failures: 13, Connections: 14}
+		}),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -166,6 +169,14 @@ func TestWatchers(t *testing.T) {
 	}
 	if got, _ := value(t, reg, "dohyo_inflight_requests", map[string]string{"endpoint": "graphql"}); got != 0 {
 		t.Errorf("graphql in flight after the request = %v, want 0", got)
+	}
+	for name, want := range map[string]float64{
+		"dohyo_relay_requests_total": 11, "dohyo_relay_reprepares_total": 12,
+		"dohyo_relay_failures_total": 13, "dohyo_relay_connections": 14,
+	} {
+		if got, ok := value(t, reg, name, map[string]string{"backend": BackendLabel("cassandra://u:pw@c1:9042")}); !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
 	}
 	cache.Size = 4 // read at scrape time
 	if got, _ := value(t, reg, "dohyo_prepared_cache_size", nil); got != 4 {

@@ -72,16 +72,13 @@ func (m *Metrics) Tap(cfg TapConfig) *RequestTap {
 	return &RequestTap{m: m, cfg: cfg}
 }
 
-// Observe implements Tap. It never blocks.
 // WantsRows tells whether the next tap uses result rows (row counts and
 // digests); the metrics themselves do not.
 func (t *RequestTap) WantsRows() bool {
-	if w, ok := t.cfg.Next.(bindings.RowsWanter); ok {
-		return w.WantsRows()
-	}
-	return t.cfg.Next != nil
+	return t.cfg.Next != nil && bindings.WantsRows(t.cfg.Next)
 }
 
+// Observe implements Tap. It never blocks.
 func (t *RequestTap) Observe(o *bindings.Observation) {
 	// A batch is one request; its children are observed one by one.
 	if o.BatchSize == 0 || o.BatchIndex == 0 {

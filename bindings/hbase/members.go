@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tsuna/gohbase/hrpc"
+
+	"github.com/dohyo/dohyo/bindings"
 )
 
 // Tier membership: every dohyo instance serving one catalog heartbeats a
@@ -20,14 +22,7 @@ const (
 )
 
 // Member is one dohyo instance of the tier, as it last heartbeat.
-type Member struct {
-	// Addr is the CQL host:port the instance advertises.
-	Addr string
-	// SchemaVersion is the schema version the instance has loaded.
-	SchemaVersion string
-	// Heartbeat is HBase's time of the instance's last heartbeat.
-	Heartbeat time.Time
-}
+type Member = bindings.TierMember
 
 // Heartbeat records m as alive now (HBase's clock).
 func (s *Store) Heartbeat(ctx context.Context, m Member) error {

@@ -85,18 +85,12 @@ func (s *backendSet) close() error {
 	return errors.Join(errs...)
 }
 
-// schemaWatcher is a backend whose schema other dohyo instances change too
-// (HBase: the tier shares one catalog); it reports the changes it picks up.
-type schemaWatcher interface {
-	OnSchemaChange(func(*bindings.SchemaChange))
-}
-
 // watchSharedSchema pushes the schema changes that backends pick up from
 // other instances to this instance's clients (SCHEMA_CHANGE events), for
 // keyspaces routed to that backend.
 func watchSharedSchema(set *backendSet, coord *proxy.Coordinator) {
 	for name, b := range set.byName {
-		w, ok := b.(schemaWatcher)
+		w, ok := b.(bindings.SchemaWatcher)
 		if !ok {
 			continue
 		}

@@ -186,6 +186,21 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &FieldError{Key: key, Err: fmt.Errorf(format, args...)})
 	}
+	c.validateEndpoints(bad)
+	c.validateCQL(bad)
+	c.validateSecurity(bad)
+	c.validateHTTP(bad)
+	c.validateLimits(bad)
+	c.validateTracing(bad)
+	c.validateCapture(bad)
+	return errors.Join(errs...)
+}
+
+// badField records a problem with the setting key.
+type badField func(key, format string, args ...any)
+
+// validateEndpoints checks the listeners, backends, routes, mirrors and logging.
+func (c *Config) validateEndpoints(bad badField) {
 	for key, addr := range map[string]string{"cql-addr": c.CQLAddr, "http-addr": c.HTTPAddr} {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			bad(key, "%q is not host:port: %v", addr, err)
@@ -219,6 +234,10 @@ func (c *Config) Validate() error {
 	default:
 		bad("log-format", "%q is not text or json", c.LogFormat)
 	}
+}
+
+// validateCQL checks the CQL server's protocol limits, guards and tier addresses.
+func (c *Config) validateCQL(bad badField) {
 	if c.NumTokens < 1 || c.NumTokens > 1024 {
 		bad("num-tokens", "%d is outside 1..1024", c.NumTokens)
 	}
@@ -262,6 +281,10 @@ func (c *Config) Validate() error {
 			bad("metrics-addr", "%q is not host:port: %v", c.MetricsAddr, err)
 		}
 	}
+}
+
+// validateSecurity checks TLS certificate pairs and the configured users.
+func (c *Config) validateSecurity(bad badField) {
 	if (c.HTTPTLSCert == "") != (c.HTTPTLSKey == "") {
 		bad("http-tls-cert", "http-tls-cert and http-tls-key must be set together")
 	}
@@ -277,6 +300,10 @@ func (c *Config) Validate() error {
 			bad("auth-user", "entry %d: %v", i+1, err)
 		}
 	}
+}
+
+// validateHTTP checks the HTTP door's limits and timeouts.
+func (c *Config) validateHTTP(bad badField) {
 	for key, v := range map[string]int{"http-max-inflight": c.HTTPMaxInFlight, "http-max-body-bytes": c.HTTPMaxBodyBytes,
 		"graphql-max-document-bytes": c.GraphQLMaxDocument, "graphql-max-nodes": c.GraphQLMaxNodes, "graphql-max-cost": c.GraphQLMaxCost} {
 		if v < 1 {
@@ -290,6 +317,10 @@ func (c *Config) Validate() error {
 			bad(key, "must be positive")
 		}
 	}
+}
+
+// validateLimits checks the request limits and timeouts.
+func (c *Config) validateLimits(bad badField) {
 	if c.MaxClientConnections < 0 {
 		bad("max-client-connections", "must not be negative")
 	}
@@ -308,6 +339,10 @@ func (c *Config) Validate() error {
 	if _, err := keyspaceTimeouts(c.KeyspaceTimeouts); err != nil {
 		bad("request-timeout-keyspace", "%v", err)
 	}
+}
+
+// validateTracing checks tracing.
+func (c *Config) validateTracing(bad badField) {
 	if c.TracingEndpoint != "" {
 		if err := c.tracingConfig().Validate(); err != nil {
 			bad("tracing-endpoint", "%v", err)
@@ -324,6 +359,10 @@ func (c *Config) Validate() error {
 	if c.TraceSessions < 1 {
 		bad("trace-sessions", "must be at least 1")
 	}
+}
+
+// validateCapture checks capture.
+func (c *Config) validateCapture(bad badField) {
 	if c.CaptureFlush <= 0 {
 		bad("capture-flush", "must be positive")
 	}
@@ -336,7 +375,6 @@ func (c *Config) Validate() error {
 	if _, err := parseRedactRules(c.CaptureRedact); err != nil {
 		bad("capture-redact", "%v", err)
 	}
-	return errors.Join(errs...)
 }
 
 // configFields lists the settable fields of cfg by key.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -77,38 +76,6 @@ func mirrorNames(mirrors []string) (map[string]string, error) {
 		names[u], urls[name] = name, u
 	}
 	return names, nil
-}
-
-// registerMirrorAdmin serves GET /admin/mirror (every mirror's state and
-// counters, with mismatch examples) and PUT /admin/mirror/keyspaces (a
-// JSON object keyspace -> [mirror URL], replacing which keyspaces are
-// mirrored; only mirrors opened at start can be named), plus the live
-// report (registerMirrorReport), each behind admin.
-func registerMirrorAdmin(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primary string) {
-	registerMirrorReport(mux, m, admin, primary)
-	mux.Handle("GET /admin/mirror", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if m == nil {
-			writeJSON(w, http.StatusOK, map[string]any{"mirrors": []any{}})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"mirrors": m.Status(), "keyspaces": m.Keyspaces()})
-	})))
-	mux.Handle("PUT /admin/mirror/keyspaces", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if m == nil {
-			writeJSON(w, http.StatusConflict, map[string]any{"error": "no mirror is configured (start with --mirror KEYSPACE=URL)"})
-			return
-		}
-		var ks map[string][]string
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&ks); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "body must be a JSON object of keyspace -> [mirror URL]: " + err.Error()})
-			return
-		}
-		if err := m.SetKeyspaces(ks); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error()})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"keyspaces": m.Keyspaces()})
-	})))
 }
 
 // newMirrorCmd is `dohyo mirror`: tools for live mirroring.

@@ -18,79 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// liveRefresh is how often the live mirror page reloads itself.
-const liveRefresh = 10 * time.Second
-
-// registerMirrorReport serves the live comparison as a replay-format
-// report, behind admin: GET /admin/mirror/report?window=10m&format=json|
-// text|html, and GET /admin/mirror/live?window=10m, the HTML report
-// reloading itself every liveRefresh (self-contained: no external assets).
-func registerMirrorReport(mux *http.ServeMux, m *mirror.Mirror, admin func(http.Handler) http.Handler, primaryURL string) {
-	primary := replay.RedactURL(primaryURL)
-	report := func(w http.ResponseWriter, r *http.Request) (*replay.Report, bool) {
-		if m == nil {
-			writeJSON(w, http.StatusConflict, map[string]any{"error": "no mirror is configured (start with --mirror KEYSPACE=URL)"})
-			return nil, false
-		}
-		var window time.Duration
-		if v := r.URL.Query().Get("window"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 || d > time.Hour {
-				writeJSON(w, http.StatusBadRequest, map[string]any{"error": "window must be a duration up to 1h (e.g. 10m)"})
-				return nil, false
-			}
-			window = d
-		}
-		return m.Report(mirror.ReportOptions{Window: window, Primary: primary, Version: buildVersion()}), true
-	}
-	mux.Handle("GET /admin/mirror/report", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rep, ok := report(w, r)
-		if !ok {
-			return
-		}
-		format := r.URL.Query().Get("format")
-		if err := writeReportAs(w, rep, format); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error()})
-		}
-	})))
-	mux.Handle("GET /admin/mirror/live", admin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rep, ok := report(w, r)
-		if !ok {
-			return
-		}
-		var buf bytes.Buffer
-		if err := rep.WriteHTML(&buf); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		page := strings.Replace(buf.String(), "<head>",
-			fmt.Sprintf(`<head><meta http-equiv="refresh" content="%d"><link rel="icon" href="data:,">`, int(liveRefresh.Seconds())), 1)
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = io.WriteString(w, page)
-	})))
-}
-
-// writeReportAs writes rep as json (default), text or html, with its
-// content type when w is an HTTP response.
-func writeReportAs(w io.Writer, rep *replay.Report, format string) error {
-	ct := map[string]string{"": "application/json", "json": "application/json", "text": "text/plain; charset=utf-8",
-		"html": "text/html; charset=utf-8"}[format]
-	if ct == "" {
-		return fmt.Errorf("format %q: want json, text or html", format)
-	}
-	if hw, ok := w.(http.ResponseWriter); ok {
-		hw.Header().Set("Content-Type", ct)
-	}
-	switch format {
-	case "text":
-		return rep.WriteText(w)
-	case "html":
-		return rep.WriteHTML(w)
-	}
-	return rep.WriteJSON(w)
-}
-
 // newMirrorReportCmd is `dohyo mirror report`: a running dohyo's live
 // comparison of the last window, as a replay report file.
 func newMirrorReportCmd() *cobra.Command {
@@ -159,7 +86,7 @@ POST /v1/auth).`,
 				defer f.Close()
 				w = f
 			}
-			return writeReportAs(w, rep, format)
+			return mirror.WriteReport(w, rep, format)
 		},
 	}
 	cmd.Flags().StringVar(&httpURL, "http", "", "dohyo serve's HTTP address (http://HOST:PORT)")

@@ -6,44 +6,42 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
 
-// openRelays starts a raw-frame relay (DESIGN D2) for every Cassandra
-// backend: the CQL server relays those keyspaces' frames, while the
+// openRelays starts a raw-frame relay (DESIGN D2) for every relayable
+// backend (bindings.Relayable: Cassandra): the CQL server relays those keyspaces' frames, while the
 // gocql-based backend serves GraphQL, replay and the schema catalog.
 // Schema changes seen by a relay (a relayed DDL's result, or an event
 // from the cluster) refresh that backend's catalog and are pushed to
 // dohyo's clients when the keyspace is routed to that backend.
-func openRelays(ctx context.Context, set *backendSet, coord func() *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
+func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
 	relays := map[string]*cqlserver.Relay{}
 	for name, b := range set.byName {
-		cb, ok := b.(*cassandra.Backend)
+		rb, ok := b.(bindings.Relayable)
 		if !ok {
 			continue
 		}
-		cfg := cb.Config()
+		t := rb.RelayTarget()
 		onChange := func(ch *bindings.SchemaChange) {
-			cb.InvalidateCatalog()
-			c := coord()
-			if ch == nil || c == nil || c.Route(ch.Keyspace).Backend != name {
+			if ci, ok := b.(bindings.CatalogInvalidator); ok {
+				ci.InvalidateCatalog()
+			}
+			if ch == nil || coord.Route(ch.Keyspace).Backend != name {
 				return
 			}
-			c.NotifySchemaChange(ch)
+			coord.NotifySchemaChange(ch)
 		}
 		rl, err := cqlserver.NewRelay(ctx, cqlserver.RelayConfig{
-			Hosts:          cb.Addrs(),
-			ConnsPerNode:   cfg.RelayConns,
-			ConnectTimeout: cfg.ConnectTimeout,
-			Heartbeat:      cfg.Heartbeat,
-			User:           cfg.User,
-			Password:       cfg.Password,
+			Hosts:          t.Hosts,
+			ConnsPerNode:   t.ConnsPerNode,
+			ConnectTimeout: t.ConnectTimeout,
+			Heartbeat:      t.Heartbeat,
+			User:           t.User,
+			Password:       t.Password,
 			OnSchemaChange: onChange,
 			Logger:         log.With("relay", metrics.BackendLabel(name)),
 		})
@@ -75,31 +73,15 @@ func relayAuthenticator(relays map[string]*cqlserver.Relay) cqlserver.Authentica
 	return nil
 }
 
-// registerRelayMetrics exports each relay's counters on /metrics.
-func registerRelayMetrics(reg prometheus.Registerer, relays map[string]*cqlserver.Relay) error {
+// watchRelays exports each relay's counters on /metrics.
+func watchRelays(m *metrics.Metrics, relays map[string]*cqlserver.Relay) error {
 	for name, rl := range relays {
-		labels := prometheus.Labels{"backend": metrics.BackendLabel(name)}
-		stat := func(f func(cqlserver.RelayStats) float64) func() float64 {
-			return func() float64 { return f(rl.Stats()) }
-		}
-		cs := []prometheus.Collector{
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_requests_total",
-				Help: "Requests relayed to Cassandra as raw frames.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Requests) })),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_reprepares_total",
-				Help: "Statements the relay prepared again after a node answered UNPREPARED.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Reprepares) })),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "dohyo_relay_failures_total",
-				Help: "Failed connects to Cassandra nodes and requests lost with a broken connection.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Failures) })),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "dohyo_relay_connections",
-				Help: "Open relay connections to Cassandra nodes.", ConstLabels: labels},
-				stat(func(s cqlserver.RelayStats) float64 { return float64(s.Connections) })),
-		}
-		for _, c := range cs {
-			if err := reg.Register(c); err != nil {
-				return fmt.Errorf("relay metrics: %w", err)
-			}
+		err := m.WatchRelay(name, func() metrics.RelayStats {
+			st := rl.Stats()
+			return metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures, Connections: st.Connections}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -139,7 +139,7 @@ func openTarget(ctx context.Context, raw string) (replay.Target, map[string]stri
 	if err != nil {
 		return nil, nil, fmt.Errorf("target %q: %w", raw, err)
 	}
-	settings := urlSettings(raw)
+	settings := replay.URLSettings(raw)
 	switch u.Scheme {
 	case "cassandra":
 		b, err := cassandra.OpenURL(ctx, raw)
@@ -161,86 +161,139 @@ func openTarget(ctx context.Context, raw string) (replay.Target, map[string]stri
 	return replay.NewBackendTarget(b), settings, nil
 }
 
-func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string, f replayFlags) error {
+// replayPlan is what replay's flags ask for, parsed and checked.
+type replayPlan struct {
+	shard  replay.Shard
+	speeds []float64 // one run per speed (one run in rate and max modes)
+	warm   replay.Warmup
+	base   replay.ScheduleOptions
+}
+
+// parseReplayPlan checks replay's flags and builds the schedule.
+func parseReplayPlan(f replayFlags) (replayPlan, error) {
+	var p replayPlan
 	if len(f.targets) == 0 {
-		return errors.New("replay: at least one --target is required")
+		return p, errors.New("replay: at least one --target is required")
 	}
-	shard, err := parseShard(f.shard)
-	if err != nil {
-		return err
+	var err error
+	if p.shard, err = parseShard(f.shard); err != nil {
+		return p, err
 	}
-	speeds, err := parseSpeeds(f.speed)
-	if err != nil {
-		return err
+	if p.speeds, err = parseSpeeds(f.speed); err != nil {
+		return p, err
 	}
-	warm, err := parseWarmup(f.warmup)
-	if err != nil {
-		return err
+	if p.warm, err = parseWarmup(f.warmup); err != nil {
+		return p, err
 	}
 	if f.repeat < 1 {
-		return fmt.Errorf("--repeat %d: want at least 1", f.repeat)
+		return p, fmt.Errorf("--repeat %d: want at least 1", f.repeat)
 	}
-	base := replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration, Spin: f.spin}
+	p.base = replay.ScheduleOptions{Mode: replay.ModeSpeed, Duration: f.duration, Spin: f.spin}
 	if f.spin <= 0 {
-		base.Spin = -1 // never
+		p.base.Spin = -1 // never
 	}
 	switch {
 	case f.max && f.rate > 0:
-		return errors.New("replay: --max and --rate are exclusive")
+		return p, errors.New("replay: --max and --rate are exclusive")
 	case f.max:
-		base.Mode, base.Concurrency, speeds = replay.ModeMax, f.concurrency, speeds[:1]
+		p.base.Mode, p.base.Concurrency, p.speeds = replay.ModeMax, f.concurrency, p.speeds[:1]
 	case f.rate > 0:
-		base.Mode, base.Rate, speeds = replay.ModeRate, f.rate, speeds[:1]
+		p.base.Mode, p.base.Rate, p.speeds = replay.ModeRate, f.rate, p.speeds[:1]
+	}
+	return p, nil
+}
+
+func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string, f replayFlags) error {
+	plan, err := parseReplayPlan(f)
+	if err != nil {
+		return err
 	}
 	sum, err := capture.Inspect(ctx, captures...)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	rep := &replay.Report{Conditions: replay.Conditions{
-		Captures: captures, CaptureStart: sum.First, CaptureEnd: sum.Last, Records: sum.Records,
-		CaptureBytes: sum.FileBytes, Sessions: sum.Sessions, Mode: base.Mode.String(),
-		Rate: f.rate, Duration: f.duration, DohyoVersion: buildVersion(), CaptureDohyos: sum.Versions,
-		LagThreshold: f.lagThreshold, LateFraction: f.lateFraction,
-		CreateSchema: f.createSchema, Warmup: describeWarmup(warm), Repeat: f.repeat,
-		Order:   "targets one at a time, interleaved round by round (A1 B1 A2 B2 ...)",
-		Machine: describeMachine(),
-		Provenance: replay.Provenance{Nodes: sum.Nodes, Segments: sum.Segments, Dropped: sum.Dropped,
-			RedactedValues: sum.RedactedValues, RedactedQueries: sum.RedactedQueries, Generated: generatedBy(sum.Nodes)},
-	}}
-	if base.Mode == replay.ModeSpeed {
-		rep.Conditions.Speeds = speeds
-	}
-	if base.Mode == replay.ModeMax {
-		rep.Conditions.Concurrency = f.concurrency
-	}
-	if shard.N > 1 {
-		rep.Conditions.Shards = []string{f.shard}
-	}
-	var targets []replay.NamedTarget
+	rep := newReplayReport(captures, sum, f, plan)
+	targets, err := openReplayTargets(ctx, f, &rep.Conditions)
 	defer func() {
 		for _, t := range targets {
 			t.Target.Close()
 		}
 	}()
+	if err != nil {
+		return err
+	}
+	if err := replayRuns(ctx, stderr, captures, f, plan, rep, targets, int64(sum.Records)); err != nil {
+		return err
+	}
+	replay.DescribeTargets(ctx, rep, targets)
+	rep.Conditions.Warnings = replay.CompareConditions(rep.Conditions.Targets)
+	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
+		return err
+	}
+	if code := rep.ExitCode(); code != 0 {
+		return &exitError{code: code, err: fmt.Errorf("replay: %s", describeExit(code))}
+	}
+	return ctx.Err()
+}
+
+// newReplayReport is the report's conditions known before the replay:
+// the captures, the schedule, the machine.
+func newReplayReport(captures []string, sum *capture.Summary, f replayFlags, plan replayPlan) *replay.Report {
+	rep := &replay.Report{Conditions: replay.Conditions{
+		Captures: captures, CaptureStart: sum.First, CaptureEnd: sum.Last, Records: sum.Records,
+		CaptureBytes: sum.FileBytes, Sessions: sum.Sessions, Mode: plan.base.Mode.String(),
+		Rate: f.rate, Duration: f.duration, DohyoVersion: buildVersion(), CaptureDohyos: sum.Versions,
+		LagThreshold: f.lagThreshold, LateFraction: f.lateFraction,
+		CreateSchema: f.createSchema, Warmup: describeWarmup(plan.warm), Repeat: f.repeat,
+		Order:   "targets one at a time, interleaved round by round (A1 B1 A2 B2 ...)",
+		Machine: describeMachine(),
+		Provenance: replay.Provenance{Nodes: sum.Nodes, Segments: sum.Segments, Dropped: sum.Dropped,
+			RedactedValues: sum.RedactedValues, RedactedQueries: sum.RedactedQueries, Generated: generatedBy(sum.Nodes)},
+	}}
+	if plan.base.Mode == replay.ModeSpeed {
+		rep.Conditions.Speeds = plan.speeds
+	}
+	if plan.base.Mode == replay.ModeMax {
+		rep.Conditions.Concurrency = f.concurrency
+	}
+	if plan.shard.N > 1 {
+		rep.Conditions.Shards = []string{f.shard}
+	}
+	return rep
+}
+
+// openReplayTargets opens every --target, named t1:scheme, t2:scheme...,
+// records them (and the baseline) in cond, and returns those opened, also
+// on error (the caller closes them).
+func openReplayTargets(ctx context.Context, f replayFlags, cond *replay.Conditions) ([]replay.NamedTarget, error) {
+	var targets []replay.NamedTarget
 	for i, raw := range f.targets {
 		t, settings, err := openTarget(ctx, raw)
 		if err != nil {
-			return fmt.Errorf("replay: %w", err)
+			return targets, fmt.Errorf("replay: %w", err)
 		}
 		name := fmt.Sprintf("t%d:%s", i+1, strings.SplitN(raw, ":", 2)[0])
 		targets = append(targets, replay.NamedTarget{Name: name, Target: t})
 		if f.baseline == raw || f.baseline == name {
-			rep.Conditions.Baseline = name
+			cond.Baseline = name
 		}
-		rep.Conditions.Targets = append(rep.Conditions.Targets, replay.TargetInfo{Name: name, URL: replay.RedactURL(raw), Settings: settings})
+		cond.Targets = append(cond.Targets, replay.TargetInfo{Name: name, URL: replay.RedactURL(raw), Settings: settings})
 	}
-	if f.baseline != "" && rep.Conditions.Baseline == "" {
-		return fmt.Errorf("replay: --baseline %q names no --target (names are t1:scheme, t2:scheme... or the URL)", f.baseline)
+	if f.baseline != "" && cond.Baseline == "" {
+		return targets, fmt.Errorf("replay: --baseline %q names no --target (names are t1:scheme, t2:scheme... or the URL)", f.baseline)
 	}
-	for _, sp := range speeds {
-		so := base
-		label := base.Mode.String()
-		switch base.Mode {
+	return targets, nil
+}
+
+// replayRuns replays the captures once per planned speed (one run in
+// rate and max modes) and adds each run to rep; it stops after a run that
+// aborted or when ctx ends.
+func replayRuns(ctx context.Context, stderr io.Writer, captures []string, f replayFlags, plan replayPlan,
+	rep *replay.Report, targets []replay.NamedTarget, records int64) error {
+	for _, sp := range plan.speeds {
+		so := plan.base
+		label := plan.base.Mode.String()
+		switch plan.base.Mode {
 		case replay.ModeSpeed:
 			so.Speed, label = sp, fmt.Sprintf("speed=%g", sp)
 		case replay.ModeRate:
@@ -249,10 +302,10 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 			label = fmt.Sprintf("max,concurrency=%d", f.concurrency)
 		}
 		var done atomic.Int64
-		opts := replay.Options{Captures: captures, Schedule: so, Shard: shard, CreateSchema: f.createSchema,
-			Warmup: warm, Repeat: f.repeat, Baseline: rep.Conditions.Baseline,
+		opts := replay.Options{Captures: captures, Schedule: so, Shard: plan.shard, CreateSchema: f.createSchema,
+			Warmup: plan.warm, Repeat: f.repeat, Baseline: rep.Conditions.Baseline,
 			AbortLag: f.abortLag, LagThreshold: f.lagThreshold, LateFraction: f.lateFraction, Progress: &done}
-		stop := startProgress(stderr, f.quiet, label, &done, int64(sum.Records)*int64(len(targets))*int64(f.repeat))
+		stop := startProgress(stderr, f.quiet, label, &done, records*int64(len(targets))*int64(f.repeat))
 		run, err := replay.Replay(ctx, opts, targets)
 		stop()
 		if err != nil {
@@ -264,15 +317,7 @@ func runReplay(ctx context.Context, stdout, stderr io.Writer, captures []string,
 			break
 		}
 	}
-	describeTargets(ctx, rep, targets)
-	rep.Conditions.Warnings = replay.CompareConditions(rep.Conditions.Targets)
-	if err := writeReports(stdout, rep, f.jsonOut, f.htmlOut); err != nil {
-		return err
-	}
-	if code := rep.ExitCode(); code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("replay: %s", describeExit(code))}
-	}
-	return ctx.Err()
+	return nil
 }
 
 func describeExit(code int) string {

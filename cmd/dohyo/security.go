@@ -15,9 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/dohyo/dohyo/auth"
-	"github.com/dohyo/dohyo/bindings/cassandra"
-	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/schema"
 )
@@ -75,12 +73,9 @@ func authUsers(cfg Config) (map[string]string, error) {
 	return users, nil
 }
 
-// HBase stores compare-and-set the roles: instances never lose a change.
-var _ auth.CASStore = (*hbase.Store)(nil)
-
-// roleStore is the metadata store roles live in: that of the default
-// backend when dohyo executes it (embedded, HBase), else of the first such
-// routed backend, so every instance on the same store shares the roles
+// roleStore is the metadata store roles live in (bindings.MetaStoreProvider):
+// that of the default backend when it has one (embedded, HBase), else of
+// the first such routed backend, so every instance on the same store shares the roles
 // (nil: none, roles stay in memory).
 func roleStore(set *backendSet) auth.Store {
 	names := []string{set.def}
@@ -90,22 +85,20 @@ func roleStore(set *backendSet) auth.Store {
 		}
 	}
 	for _, n := range names {
-		switch b := set.byName[n].(type) {
-		case *embedded.Backend:
-			return b.Store()
-		case *hbase.Backend:
-			return b.Store()
+		if p, ok := set.byName[n].(bindings.MetaStoreProvider); ok {
+			return p.MetaStore()
 		}
 	}
 	return nil
 }
 
-// relayedBackends are the backends served by relays to Cassandra: their
+// relayedBackends are the backends served by relays (bindings.Relayable,
+// Cassandra): their
 // keyspaces keep Cassandra's own authentication and authorization.
 func relayedBackends(set *backendSet) map[string]bool {
 	out := map[string]bool{}
 	for n, b := range set.byName {
-		if _, ok := b.(*cassandra.Backend); ok {
+		if _, ok := b.(bindings.Relayable); ok {
 			out[n] = true
 		}
 	}

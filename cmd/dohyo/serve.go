@@ -20,16 +20,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dohyo/dohyo/auth"
-	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture/control"
-	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/proxy/mirror"
-	"github.com/dohyo/dohyo/schema"
+	"github.com/dohyo/dohyo/proxy/tier"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -98,11 +96,12 @@ type server struct {
 	gql         *graphql.Server
 	health      *health
 	relays      map[string]*cqlserver.Relay
+	labels      backendLabels // metrics label by backend name
 	// roles are dohyo's users, roles and grants (nil: no store for them);
 	// the HTTP door authenticates and authorizes with them too.
 	roles *auth.Manager
 	// tier is the membership of a tier over a shared HBase (nil: none).
-	tier *membership
+	tier *tier.Membership
 	// tracer traces requests; stopTracer flushes its exporter.
 	tracer     *telemetry.Tracer
 	stopTracer func(context.Context) error
@@ -111,244 +110,6 @@ type server struct {
 	httpSrv, metricsSrv      *http.Server
 	guard                    *httpsec.Guard
 	httpTLS                  *tls.Config
-}
-
-// newServer opens the backends, the coordinator, capture (when configured)
-// and the listeners. On error everything opened is closed again.
-func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, err error) {
-	log.Info("starting dohyo", append([]any{"version", buildVersion()}, cfg.redacted()...)...)
-	s := &server{cfg: cfg, log: log, reg: metrics.NewRegistry(), known: &metrics.KeyspaceSet{}}
-	var closers []func() error
-	defer func() {
-		if err != nil {
-			for i := len(closers) - 1; i >= 0; i-- {
-				err = errors.Join(err, closers[i]())
-			}
-		}
-	}()
-
-	users, err := authUsers(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cqlTLSConfig, err := cqlTLS(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if s.httpTLS, err = httpTLS(cfg); err != nil {
-		return nil, err
-	}
-	m, err := metrics.New(s.reg, buildVersion())
-	if err != nil {
-		return nil, err
-	}
-
-	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes); err != nil {
-		return nil, err
-	}
-	setCloser := len(closers)
-	closers = append(closers, s.set.close)
-	capCfg, err := captureConfig(cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	s.roles, err = roleManager(s.set, users, func(ctx context.Context) (*schema.Catalog, error) { return s.coord.Catalog(ctx) }, log)
-	if err != nil {
-		return nil, err
-	}
-	s.tap = control.New(control.Config{Writer: capCfg, Root: captureRoot(cfg), Logger: log,
-		Catalog: func(ctx context.Context) (*schema.Catalog, error) {
-			if s.coord == nil {
-				return nil, errors.New("no coordinator yet")
-			}
-			return s.coord.Catalog(ctx)
-		}})
-	mir, mirBackends, err := openMirror(ctx, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	var next proxy.Tap = s.tap
-	var stamp func(string, cql.Statement) bool
-	if mir != nil {
-		s.mirror, next, stamp = mir, proxy.Taps{s.tap, mir}, mir.Stamp
-		s.closeMirror = func() error {
-			mir.Close() // applies what is queued (each request bounded by its timeout)
-			var errs []error
-			for _, b := range mirBackends {
-				errs = append(errs, b.Close())
-			}
-			return errors.Join(errs...)
-		}
-		closers = append(closers, s.closeMirror)
-		if err := s.reg.Register(mir.Collector()); err != nil {
-			return nil, err
-		}
-	}
-	labels := backendLabels{}
-	requestTap := m.Tap(metrics.TapConfig{
-		Next:      next,
-		Keyspaces: s.known,
-		Backend:   func(ks string) string { return labels.get(s.coord.Route(ks).Backend) },
-	})
-	s.coord, err = proxy.New(proxy.Config{
-		Backends:          s.set.byName,
-		Default:           s.set.def,
-		Routes:            s.set.routes,
-		PreparedCacheSize: cfg.PreparedCache,
-		Tap:               requestTap,
-		Logger:            log,
-		Auth:              s.roles,
-		EnforceAuth:       len(users) > 0,
-		AuthExempt:        relayedBackends(s.set),
-		Stamp:             stamp,
-	})
-	if err != nil {
-		return nil, err
-	}
-	closers[setCloser] = s.coord.Close // closes the backends too
-	s.coord.Subscribe(s.tap.SchemaChanged)
-	s.coord.Subscribe(func(*bindings.SchemaChange) { s.refreshKeyspaces(context.Background()) })
-	s.refreshKeyspaces(ctx)
-	watchSharedSchema(s.set, s.coord)
-
-	if s.relays, err = openRelays(ctx, s.set, func() *proxy.Coordinator { return s.coord }, log); err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() error { return closeRelays(s.relays) })
-	if err := registerRelayMetrics(s.reg, s.relays); err != nil {
-		return nil, err
-	}
-	// One user store for both doors: CQL's SASL PLAIN and HTTP's
-	// POST /v1/auth check passwords against dohyo's roles.
-	var pw *cqlserver.PasswordAuthenticator
-	var authn cqlserver.Authenticator
-	if len(users) > 0 {
-		pw = cqlserver.NewRoleAuthenticator(s.roles)
-		authn = pw
-	} else {
-		authn = relayAuthenticator(s.relays)
-	}
-
-	s.tracer, s.stopTracer, err = newTracer(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() error { return s.stopTracer(context.Background()) })
-	budgetExceeded, err := m.BudgetExceeded(s.known)
-	if err != nil {
-		return nil, err
-	}
-	ksTimeouts, err := keyspaceTimeouts(cfg.KeyspaceTimeouts)
-	if err != nil {
-		return nil, err
-	}
-
-	var members func() []cqlserver.Member
-	if s.tier = newMembership(s.set, s.coord, log); s.tier != nil {
-		members = s.tier.peers
-	}
-	s.cql, err = cqlserver.New(cqlserver.Config{
-		Coordinator:        s.coord,
-		Logger:             log,
-		ClusterName:        cfg.ClusterName,
-		Peers:              cfg.Peers,
-		Members:            members,
-		ListenAddr:         cfg.AdvertiseAddr,
-		NumTokens:          cfg.NumTokens,
-		MaxFrameBytes:      cfg.MaxFrameBytes,
-		ReleaseVersion:     releaseVersion,
-		MaxInFlightPerConn: cfg.MaxInFlightPerConn,
-		MaxInFlight:        cfg.MaxInFlight,
-		InFlightWait:       cfg.InFlightWait,
-		MaxConnections:     cfg.MaxClientConnections,
-		RequestTimeout:     cfg.RequestTimeout,
-		Authenticator:      authn,
-		TLS:                cqlTLSConfig,
-		Relays:             s.relays,
-		Tracer:             s.tracer,
-		KeyspaceTimeouts:   ksTimeouts,
-		OnBudgetExceeded:   func(ks string) { budgetExceeded("cql", ks) },
-
-		PreAuthFrameBytes:     cfg.CQLPreAuthFrameBytes,
-		HandshakeTimeout:      offIfZero(cfg.CQLHandshakeTimeout),
-		IdleTimeout:           cfg.CQLIdleTimeout,
-		FrameReadTimeout:      offIfZero(cfg.CQLFrameTimeout),
-		WriteTimeout:          offIfZero(cfg.CQLWriteTimeout),
-		MaxPendingConnections: cfg.CQLMaxPendingConnections,
-		OutboundBytes:         cfg.CQLOutboundBytes,
-		AuthBackoff: cqlserver.AuthBackoffConfig{
-			Threshold: cfg.AuthBackoffThreshold, BaseDelay: cfg.AuthBackoffBase, MaxDelay: cfg.AuthBackoffMax,
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if s.tier != nil {
-		s.tier.onChange = func(change, addr string) {
-			s.log.Info("tier membership changed", "change", change, "member", addr)
-			if err := s.cql.PushNodeEvent(change, addr); err != nil {
-				s.log.Debug("tier node event not sent", "err", err)
-			}
-		}
-	}
-	if err := s.watch(m); err != nil {
-		return nil, err
-	}
-	s.gql, err = graphql.New(graphql.Config{Coordinator: s.coord, Logger: log,
-		SystemKeyspaces:  s.cql.SystemKeyspaces(),
-		Authorizer:       graphqlAuthorizer(s.roles, pw != nil),
-		MaxDocumentBytes: cfg.GraphQLMaxDocument,
-		MaxNodes:         cfg.GraphQLMaxNodes,
-		MaxCost:          cfg.GraphQLMaxCost,
-		Tracer:           s.tracer,
-		Budgets:          proxy.Budgets{Default: cfg.RequestTimeout, Keyspaces: ksTimeouts},
-		OnBudgetExceeded: func(ks string) { budgetExceeded("graphql", ks) },
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	if cfg.CaptureDir != "" {
-		if _, err := s.tap.Start(ctx, ""); err != nil {
-			return nil, err
-		}
-		closers = append(closers, func() error { _, err := s.tap.Stop(context.Background()); return err })
-	}
-	if s.cqlLn, err = listen("cql-addr", cfg.CQLAddr); err != nil {
-		return nil, err
-	}
-	closers = append(closers, s.cqlLn.Close)
-	if s.httpLn, err = listen("http-addr", cfg.HTTPAddr); err != nil {
-		return nil, err
-	}
-	closers = append(closers, s.httpLn.Close)
-	if cfg.MetricsAddr != "" {
-		if s.metricsLn, err = listen("metrics-addr", cfg.MetricsAddr); err != nil {
-			return nil, err
-		}
-		closers = append(closers, s.metricsLn.Close)
-	}
-
-	if s.guard, err = newGuard(cfg, pw, s.roles, log); err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	s.health = registerHealth(mux, s.coord)
-	s.tap.Register(mux, s.guard.RequireAdmin)
-	registerMirrorAdmin(mux, s.mirror, s.guard.RequireAdmin, cfg.Backend)
-	if cfg.HTTPPprof {
-		registerPprof(mux, s.guard.RequireAdmin)
-	}
-	s.gql.Register(mux) // /graphql/{keyspace}, /graphql-schema, /playground
-	mux.Handle("GET /metrics", metrics.Handler(s.reg))
-	s.httpSrv = s.newHTTPServer(m.TrackHTTP(s.guard.Handler(mux), "/graphql"))
-	s.httpSrv.TLSConfig = s.httpTLS
-	if s.metricsLn != nil {
-		mm := http.NewServeMux()
-		mm.Handle("GET /metrics", metrics.Handler(s.reg))
-		s.metricsSrv = s.newHTTPServer(mm)
-	}
-	return s, nil
 }
 
 // newGuard builds the HTTP listener's guard: authentication with pw's
@@ -511,7 +272,7 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
-			s.tier.run(bgCtx, self)
+			s.tier.Run(bgCtx, self)
 		}()
 	}
 	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()

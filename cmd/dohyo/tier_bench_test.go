@@ -165,7 +165,7 @@ func saveProfile(b *testing.B, httpAddr string, d time.Duration, path string) {
 }
 
 // tierCPU sums the user and system CPU time of the tier's processes.
-func tierCPU(b *testing.B, tr *tier) time.Duration {
+func tierCPU(b *testing.B, tr *tierHarness) time.Duration {
 	var total time.Duration
 	for _, p := range tr.procs {
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))

@@ -17,7 +17,7 @@ import (
 //	tr := startTier(t, 3)   // tr.addrs: CQL host:port of each instance
 //	tr.kill(1)              // SIGKILL, as a crash
 //	tr.start(1)             // again: same address, same catalog
-type tier struct {
+type tierHarness struct {
 	t       testing.TB
 	bin     string // the dohyo build the instances run
 	backend string
@@ -29,13 +29,13 @@ type tier struct {
 // startTier starts n instances (at most 8) over a fresh catalog on the
 // HBase named by DOHYO_TEST_HBASE_ZK; extra arguments go to every
 // instance. Without HBase the test is skipped (a failure under CI=true).
-func startTier(t testing.TB, n int, extra ...string) *tier {
+func startTier(t testing.TB, n int, extra ...string) *tierHarness {
 	t.Helper()
 	return startTierBin(t, dohyoBinary(t), n, extra...)
 }
 
 // startTierBin is startTier with another build of dohyo (benchmarks).
-func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
+func startTierBin(t testing.TB, bin string, n int, extra ...string) *tierHarness {
 	t.Helper()
 	tr := newTier(t, bin, n)
 	for i := range n {
@@ -46,7 +46,7 @@ func startTierBin(t testing.TB, bin string, n int, extra ...string) *tier {
 
 // newTier lays out a tier of n instances of bin (addresses, catalog)
 // without starting any: tr.start(i) starts instance i.
-func newTier(t testing.TB, bin string, n int) *tier {
+func newTier(t testing.TB, bin string, n int) *tierHarness {
 	t.Helper()
 	zk := os.Getenv("DOHYO_TEST_HBASE_ZK")
 	if zk == "" {
@@ -55,7 +55,7 @@ func newTier(t testing.TB, bin string, n int) *tier {
 		}
 		t.Skip("DOHYO_TEST_HBASE_ZK not set: the tier tests need HBase")
 	}
-	tr := &tier{
+	tr := &tierHarness{
 		t:       t,
 		bin:     bin,
 		backend: fmt.Sprintf("hbase://%s?salt=4&catalog=tier%d", zk, time.Now().UnixNano()),
@@ -70,13 +70,13 @@ func newTier(t testing.TB, bin string, n int) *tier {
 
 func tierHost(i int) string { return fmt.Sprintf("127.0.0.%d", i+1) }
 
-func (tr *tier) args(i int, extra []string) []string {
+func (tr *tierHarness) args(i int, extra []string) []string {
 	return append([]string{"--backend", tr.backend, "--cql-addr", tr.addrs[i],
 		"--http-addr", tierHost(i) + ":0", "--node-id", fmt.Sprintf("tier-%d", i)}, extra...)
 }
 
 // kill ends instance i with SIGKILL and waits for it to exit.
-func (tr *tier) kill(i int) {
+func (tr *tierHarness) kill(i int) {
 	tr.t.Helper()
 	p := tr.procs[i]
 	if err := p.cmd.Process.Kill(); err != nil {
@@ -90,7 +90,7 @@ func (tr *tier) kill(i int) {
 }
 
 // start starts instance i on its address (again, after kill).
-func (tr *tier) start(i int, extra ...string) {
+func (tr *tierHarness) start(i int, extra ...string) {
 	tr.t.Helper()
 	tr.procs[i] = startServeBin(tr.t, tr.bin, nil, tr.args(i, extra)...)
 }

@@ -21,5 +21,6 @@
 // Backfill copies a keyspace's existing rows to a new mirror with each
 // cell's write time and TTL (so it converges while mirroring is live);
 // Compare full-scans a keyspace on two backends and reports the rows that
-// differ in value or write time.
+// differ in value or write time. RegisterAdmin serves the /admin/mirror
+// endpoints (status, mirrored keyspaces, the live report).
 package mirror

@@ -1,4 +1,4 @@
-package main
+package replay
 
 import (
 	"cmp"
@@ -7,38 +7,39 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/replay"
 )
 
-// urlSettings are a target URL's query parameters, secrets left out (the
+// URLSettings are a target URL's query parameters, secrets left out (the
 // redacted URL is reported next to them).
-func urlSettings(raw string) map[string]string {
+func URLSettings(raw string) map[string]string {
 	out := map[string]string{}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return out
 	}
 	for k, v := range u.Query() {
-		if !replay.SecretParam(k) {
+		if !SecretParam(k) {
 			out[k] = strings.Join(v, ",")
 		}
 	}
 	return out
 }
 
-// describeTargets fills each target's server and effective settings into
-// the report's conditions. It runs after the replay, so keyspaces created
-// by --create-schema are described too. A server that cannot be asked is
+// DescribeTargets fills each target's server and effective settings into
+// rep's conditions (targets are in the order of rep.Conditions.Targets).
+// Call it after the replay, so that keyspaces created by CreateSchema are
+// described too. A server that cannot be asked is
 // reported as "unknown (why)", never silently left out.
-func describeTargets(ctx context.Context, rep *replay.Report, targets []replay.NamedTarget) {
+func DescribeTargets(ctx context.Context, rep *Report, targets []NamedTarget) {
 	var keyspaces []string
 	for _, run := range rep.Runs {
 		for _, ks := range run.Keyspaces {
-			if !contains(keyspaces, ks) {
+			if !slices.Contains(keyspaces, ks) {
 				keyspaces = append(keyspaces, ks)
 			}
 		}
@@ -54,26 +55,17 @@ func describeTargets(ctx context.Context, rep *replay.Report, targets []replay.N
 	}
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // describeTarget names the server behind t and its settings, as the
 // target (a CQL endpoint) or its backend describes them
 // (bindings.ServerDescriber): consistency, replication and compression
 // for Cassandra and CQL endpoints; salt, regions, compression and
 // encoding for HBase; storage for embedded.
-func describeTarget(ctx context.Context, t replay.Target, keyspaces []string) (string, map[string]string) {
+func describeTarget(ctx context.Context, t Target, keyspaces []string) (string, map[string]string) {
 	// Described even after an interrupt: a report must state its conditions.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	d, ok := t.(bindings.ServerDescriber)
-	if bt, isBackend := t.(*replay.BackendTarget); isBackend {
+	if bt, isBackend := t.(*BackendTarget); isBackend {
 		d, ok = bt.Backend().(bindings.ServerDescriber)
 	}
 	if !ok {
@@ -88,11 +80,11 @@ func describeTarget(ctx context.Context, t replay.Target, keyspaces []string) (s
 		set["describe_error"] = err.Error()
 	}
 	server := cmp.Or(desc.Product, "unknown")
-	if v, ok := t.(replay.Versioner); ok {
+	if v, ok := t.(Versioner); ok {
 		switch s, err := v.Version(ctx); {
 		case err == nil:
 			server += " " + s
-		case !errors.Is(err, replay.ErrNoVersion):
+		case !errors.Is(err, ErrNoVersion):
 			server += fmt.Sprintf(" unknown (%v)", err)
 		}
 	}
