@@ -221,14 +221,7 @@ func (b *Backend) loadCatalog(ctx context.Context, prev *schema.Catalog) (*schem
 		cat.Keyspaces[name] = k
 	}
 	udts := discoverTypes(sets["types"])
-	for ksName, m := range udts {
-		if k := cat.Keyspaces[ksName]; k != nil {
-			k.Types = make(map[string]*schema.UserType, len(m))
-			for name, u := range m {
-				k.Types[name] = &schema.UserType{Keyspace: ksName, Name: name, FieldNames: u.Fields, FieldTypes: u.Elems}
-			}
-		}
-	}
+	addUserTypes(cat, udts)
 	tables := sets["tables"]
 	for i := range tables.res.Rows {
 		k := cat.Keyspaces[tables.str(i, "keyspace_name")]
@@ -348,6 +341,19 @@ func discoverColumn(cols *rowSet, i int, udts map[string]*cql.Type) (*schema.Col
 	}
 	c.Desc = cols.str(i, "clustering_order") == "desc"
 	return c, nil
+}
+
+// addUserTypes lists each keyspace's discovered UDTs in the catalog (for
+// DESCRIBE and the GraphQL schema API).
+func addUserTypes(cat *schema.Catalog, udts map[string]map[string]*cql.Type) {
+	for ksName, m := range udts {
+		if k := cat.Keyspaces[ksName]; k != nil {
+			k.Types = make(map[string]*schema.UserType, len(m))
+			for name, u := range m {
+				k.Types[name] = &schema.UserType{Keyspace: ksName, Name: name, FieldNames: u.Fields, FieldTypes: u.Elems}
+			}
+		}
+	}
 }
 
 // discoverTypes returns each keyspace's UDTs by name, fields resolved.
