@@ -2,19 +2,16 @@ package cqlserver
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"testing"
 	"time"
 )
 
-// silentNode is a fake Cassandra node (unit test) that completes the
-// STARTUP handshake and then never answers a request, as a node does that
-// drops requests it cannot serve in time.
-func silentNode(t *testing.T) string {
+// fakeNode listens on loopback and serves each accepted connection with
+// serve in a goroutine of its own (unit tests' fake Cassandra nodes).
+func fakeNode(t *testing.T, serve func(nc net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -29,23 +26,17 @@ func silentNode(t *testing.T) string {
 			}
 			go func() {
 				defer nc.Close()
-				h := make([]byte, 9)
-				for {
-					if _, err := io.ReadFull(nc, h); err != nil {
-						return
-					}
-					if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
-						return
-					}
-					if h[4] == opStartup {
-						nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
-					}
-				}
+				serve(nc)
 			}()
 		}
 	}()
 	return ln.Addr().String()
 }
+
+// silentNode is a fake Cassandra node (unit test) that completes the
+// STARTUP handshake and then never answers a request, as a node does that
+// drops requests it cannot serve in time.
+func silentNode(t *testing.T) string { return readyNode(t, nil) }
 
 // TestRelayRetiresConnectionWithOrphans: requests that time out on a node
 // that never answers keep their stream ids reserved; after maxOrphans of

@@ -13,39 +13,27 @@ import (
 )
 
 // readyNode is a fake Cassandra node (unit test) that answers STARTUP with
-// READY and nothing else; accepts counts the connections it accepted.
+// READY and nothing else; accepts (when not nil) counts the connections it
+// accepted.
 func readyNode(t *testing.T, accepts *atomic.Int32) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return fakeNode(t, func(nc net.Conn) {
+		if accepts != nil {
+			accepts.Add(1)
+		}
+		h := make([]byte, headerLen)
 		for {
-			nc, err := ln.Accept()
-			if err != nil {
+			if _, err := io.ReadFull(nc, h); err != nil {
 				return
 			}
-			accepts.Add(1)
-			go func() {
-				defer nc.Close()
-				h := make([]byte, headerLen)
-				for {
-					if _, err := io.ReadFull(nc, h); err != nil {
-						return
-					}
-					if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
-						return
-					}
-					if h[4] == opStartup {
-						nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
-					}
-				}
-			}()
+			if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
+				return
+			}
+			if h[4] == opStartup {
+				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // testRelay is a Relay without control connection or maintenance loop,

@@ -67,44 +67,29 @@ func TestSegmentReaderReuse(t *testing.T) {
 // request's body, writing the answers to what it read in one go together.
 func echoNode(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return fakeNode(t, func(nc net.Conn) {
+		br := bufio.NewReader(nc)
+		var out []byte
 		for {
-			nc, err := ln.Accept()
-			if err != nil {
+			h := make([]byte, headerLen)
+			if _, err := io.ReadFull(br, h); err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				br := bufio.NewReader(nc)
-				var out []byte
-				for {
-					h := make([]byte, headerLen)
-					if _, err := io.ReadFull(br, h); err != nil {
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(h[5:]))
-					if _, err := io.ReadFull(br, body); err != nil {
-						return
-					}
-					op := byte(opResult)
-					if h[4] == opStartup {
-						op, body = opReady, nil
-					}
-					out = append(out, rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), op, body)...)
-					if br.Buffered() == 0 { // answers to requests read together leave together
-						nc.Write(out)
-						out = out[:0]
-					}
-				}
-			}()
+			body := make([]byte, binary.BigEndian.Uint32(h[5:]))
+			if _, err := io.ReadFull(br, body); err != nil {
+				return
+			}
+			op := byte(opResult)
+			if h[4] == opStartup {
+				op, body = opReady, nil
+			}
+			out = append(out, rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), op, body)...)
+			if br.Buffered() == 0 { // answers to requests read together leave together
+				nc.Write(out)
+				out = out[:0]
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // TestRelayRoundTripOwnsBody: a round trip's answer is the caller's even
