@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
@@ -66,26 +65,9 @@ func BenchmarkSberbankLayout(b *testing.B) {
 		func(ctx context.Context) error { return d.get(ctx, next(), batch) },
 	}
 	names := []string{"dohyo", "gohbase-dohyo-rows", "gohbase"}
-	const block, workers = 16, 8
-	spent := make([]time.Duration, len(sides))
-	for range b.N {
-		for s, op := range sides {
-			start := time.Now()
-			if err := parallel(workers, func(int) error {
-				for range block / workers {
-					if err := op(b.Context()); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
-				b.Fatal(err)
-			}
-			spent[s] += time.Since(start)
-		}
-	}
+	spent, _ := alternateBlocks(b, sides...)
 	for s := range sides {
-		b.ReportMetric(float64(b.N*block)/spent[s].Seconds(), names[s]+"-ops/s")
+		b.ReportMetric(float64(b.N*benchBlock)/spent[s].Seconds(), names[s]+"-ops/s")
 	}
 	b.ReportMetric(spent[2].Seconds()/spent[0].Seconds(), "ratio")
 	b.ReportMetric(spent[2].Seconds()/spent[1].Seconds(), "layout-ratio")

@@ -153,13 +153,30 @@ func runParallel(b *testing.B, rowsPerOp int, op func(ctx context.Context) error
 // rates, their ratio (dohyo / direct) and the process CPU time (user +
 // system, from getrusage: every goroutine and the GC) per operation of each.
 func alternate(b *testing.B, viaDohyo, direct func(ctx context.Context) error) {
-	const block, workers = 16, 8
-	var spent, cpu [2]time.Duration
+	spent, cpu := alternateBlocks(b, viaDohyo, direct)
+	ops := float64(b.N * benchBlock)
+	rate := func(d time.Duration) float64 { return ops / d.Seconds() }
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / ops }
+	b.ReportMetric(rate(spent[0]), "dohyo-ops/s")
+	b.ReportMetric(rate(spent[1]), "gohbase-ops/s")
+	b.ReportMetric(rate(spent[0])/rate(spent[1]), "ratio")
+	b.ReportMetric(perOp(cpu[0]), "dohyo-cpu-us/op")
+	b.ReportMetric(perOp(cpu[1]), "gohbase-cpu-us/op")
+}
+
+// benchBlock operations of one side run from benchWorkers goroutines per
+// round of alternateBlocks.
+const benchBlock, benchWorkers = 16, 8
+
+// alternateBlocks runs b.N rounds of a block of each side in turn and
+// returns each side's wall and process CPU time.
+func alternateBlocks(b *testing.B, sides ...func(ctx context.Context) error) (spent, cpu []time.Duration) {
+	spent, cpu = make([]time.Duration, len(sides)), make([]time.Duration, len(sides))
 	for range b.N {
-		for side, op := range []func(context.Context) error{viaDohyo, direct} {
+		for side, op := range sides {
 			start, cpu0 := time.Now(), processCPU(b)
-			if err := parallel(workers, func(int) error {
-				for range block / workers {
+			if err := parallel(benchWorkers, func(int) error {
+				for range benchBlock / benchWorkers {
 					if err := op(b.Context()); err != nil {
 						return err
 					}
@@ -172,13 +189,7 @@ func alternate(b *testing.B, viaDohyo, direct func(ctx context.Context) error) {
 			cpu[side] += processCPU(b) - cpu0
 		}
 	}
-	rate := func(d time.Duration) float64 { return float64(b.N*block) / d.Seconds() }
-	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N*block) }
-	b.ReportMetric(rate(spent[0]), "dohyo-ops/s")
-	b.ReportMetric(rate(spent[1]), "gohbase-ops/s")
-	b.ReportMetric(rate(spent[0])/rate(spent[1]), "ratio")
-	b.ReportMetric(perOp(cpu[0]), "dohyo-cpu-us/op")
-	b.ReportMetric(perOp(cpu[1]), "gohbase-cpu-us/op")
+	return spent, cpu
 }
 
 // processCPU is the user + system CPU time the process has used.
