@@ -394,12 +394,11 @@ func (rl *Relay) Close() error {
 
 // subPool holds the connections of one pool key.
 type subPool struct {
-	mu      sync.Mutex
-	conns   []*backendConn
-	dialing bool
-	// dialed is closed when the dial in progress ends (nil when none):
-	// requests that find no live connection wait for it instead of
-	// dialing one each.
+	mu    sync.Mutex
+	conns []*backendConn
+	// dialed is closed when the dial in progress ends (nil when no dial is
+	// in progress): requests that find no live connection wait for it
+	// instead of dialing one each.
 	dialed    chan struct{}
 	lastErr   error
 	downUntil time.Time
@@ -452,7 +451,7 @@ func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*ba
 			p.mu.Unlock()
 			return nil, err
 		}
-		if !p.dialing {
+		if p.dialed == nil {
 			p.startDial()
 			p.mu.Unlock()
 			return rl.dial(ctx, p, key, creds)
@@ -469,7 +468,6 @@ func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*ba
 
 // startDial marks a dial in progress. p.mu is held.
 func (p *subPool) startDial() {
-	p.dialing = true
 	p.dialed = make(chan struct{})
 }
 
@@ -519,7 +517,7 @@ func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn 
 			best = c
 		}
 	}
-	if best != nil && live < rl.cfg.ConnsPerNode && !p.dialing && time.Now().After(p.downUntil) {
+	if best != nil && live < rl.cfg.ConnsPerNode && p.dialed == nil && time.Now().After(p.downUntil) {
 		p.startDial()
 		go func() { // this request has a connection already
 			dctx, cancel := context.WithTimeout(context.Background(), rl.cfg.ConnectTimeout)
@@ -534,7 +532,6 @@ func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *crede
 	bc, err := dialBackend(ctx, key.node, key.version, creds, key.keyspace, rl.cfg.ConnectTimeout, rl.log)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.dialing = false
 	close(p.dialed)
 	p.dialed = nil
 	if err != nil {
