@@ -78,7 +78,7 @@ func (r *rowReader) read() error {
 func (r *rowReader) group() (groups [][]int, rest []int) {
 	order := make([]int, 0, len(r.keys))
 	for i, k := range r.keys {
-		if len(k) > 0 && len(k) <= maxRowLength { // no other HBase row can exist
+		if validRowKey(k) { // no other HBase row can exist
 			order = append(order, i)
 		}
 	}
@@ -131,7 +131,7 @@ func (r *rowReader) multi(idx []int) ([]int, error) {
 func (r *rowReader) single(idx []int) error {
 	one := func(j int) error {
 		k := r.keys[idx[j]]
-		if len(k) == 0 || len(k) > maxRowLength {
+		if !validRowKey(k) {
 			return nil // no such HBase row can exist
 		}
 		g, err := hrpc.NewGet(r.ctx, r.table, k)
@@ -153,3 +153,7 @@ func (r *rowReader) single(idx []int) error {
 	}
 	return parallel(len(idx), one)
 }
+
+// validRowKey reports whether an HBase row can have key k (1 to
+// maxRowLength bytes).
+func validRowKey(k []byte) bool { return len(k) > 0 && len(k) <= maxRowLength }

@@ -504,7 +504,7 @@ func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
 		if m.Table == nil || m.Table.ID == "" {
 			return nil, errors.New("hbase: apply: mutation without table")
 		}
-		if len(m.Row) == 0 || len(m.Row) > maxRowLength {
+		if !validRowKey(m.Row) {
 			return nil, bindings.Errorf(bindings.CodeInvalid,
 				"key too long for HBase: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
 		}
