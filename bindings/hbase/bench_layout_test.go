@@ -39,14 +39,7 @@ func BenchmarkSberbankLayout(b *testing.B) {
 	defer direct.Close()
 	value := bytes.Repeat([]byte{'x'}, 100)
 	exec(b, be, "CREATE TABLE "+ks+".t (id bigint PRIMARY KEY, title text)")
-	raw := &widecolumn.TableSpec{Keyspace: ks, Name: "t_raw", ID: uniqueName("raw")}
-	for i := 1; i < salt; i++ {
-		raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
-	}
-	if err := be.Store().CreateTable(b.Context(), raw); err != nil {
-		b.Fatal(err)
-	}
-	defer be.Store().DropTable(context.Background(), raw)
+	raw := rawSplitTable(b, be, ks, "t_raw", salt)
 	d := &directTable{c: direct, table: []byte(tableName(raw)), salt: salt, value: value}
 	ins := &dohyoTable{b: be, ks: ks, table: "t", value: value}
 	for id := int64(0); id < preload; id += batch {

@@ -54,14 +54,7 @@ func BenchmarkSberbank(b *testing.B) {
 			table := fmt.Sprintf("t%d", size)
 			exec(b, be, "CREATE TABLE "+ks+"."+table+" (id bigint PRIMARY KEY, title text)")
 			// The same pre-split as the engine's table: a region per bucket.
-			raw := &widecolumn.TableSpec{Keyspace: ks, Name: table + "_raw", ID: uniqueName("raw")}
-			for i := 1; i < salt; i++ {
-				raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
-			}
-			if err := be.Store().CreateTable(b.Context(), raw); err != nil {
-				b.Fatal(err)
-			}
-			defer be.Store().DropTable(context.Background(), raw)
+			raw := rawSplitTable(b, be, ks, table+"_raw", salt)
 			d := &directTable{c: direct, table: []byte(tableName(raw)), salt: salt, value: value}
 
 			ins := &dohyoTable{b: be, ks: ks, table: table, value: value}
@@ -190,6 +183,22 @@ func alternateBlocks(b *testing.B, sides ...func(ctx context.Context) error) (sp
 		}
 	}
 	return spent, cpu
+}
+
+// rawSplitTable creates the benchmark's own HBase table (not the engine's)
+// with the same pre-split as a salted engine table, a region per bucket;
+// it is dropped when b ends.
+func rawSplitTable(b *testing.B, be *Backend, ks, name string, salt int) *widecolumn.TableSpec {
+	b.Helper()
+	raw := &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: uniqueName("raw")}
+	for i := 1; i < salt; i++ {
+		raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
+	}
+	if err := be.Store().CreateTable(b.Context(), raw); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { be.Store().DropTable(context.Background(), raw) })
+	return raw
 }
 
 // processCPU is the user + system CPU time the process has used.
