@@ -40,7 +40,6 @@ func (s *Server) initTelemetry() {
 		s.budgetExceeded(keyspace)
 	}
 	s.tel.slow = tr.Exporting() || s.tel.budgets.PerKeyspace()
-	s.vt.addTraceTables(tr.Sessions(), s.relayTraces)
 }
 
 // budgetExceeded counts a request answered with a timeout.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/proxy/systemks"
 )
 
 // One connection: the calling goroutine reads frames and decodes them; each
@@ -160,7 +161,7 @@ func (c *conn) serve(ctx context.Context) {
 	defer c.srv.untrack(c)
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	defer c.cancel()
-	c.reqCtx = context.WithValue(c.ctx, connInfoKey{}, &connInfo{local: c.nc.LocalAddr()})
+	c.reqCtx = systemks.WithLocalAddr(c.ctx, c.nc.LocalAddr())
 	stopHard := context.AfterFunc(c.srv.hard, func() {
 		c.cancel()
 		c.nc.Close()

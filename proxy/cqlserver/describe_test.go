@@ -8,17 +8,6 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
-func TestIsDescribe(t *testing.T) {
-	for q, want := range map[string]bool{
-		"DESCRIBE KEYSPACES": true, "  desc table ks.t;": true, "DESC": true, "describe;": true,
-		"DESCRIPTION": false, "SELECT 1": false, "des": false, "": false,
-	} {
-		if got := isDescribe(q); got != want {
-			t.Errorf("isDescribe(%q) = %v", q, got)
-		}
-	}
-}
-
 func TestDescribe(t *testing.T) {
 	ts := newTestServer(t, nil)
 	c := readyClient(t, ts, 5)

@@ -2,10 +2,10 @@ package cqlserver
 
 import (
 	"context"
-	"net"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/proxy/systemks"
 )
 
 // request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
@@ -25,22 +25,6 @@ func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf
 		return nil
 	}
 	c.dispatchWork(work{stream: h.stream, timeout: c.srv.timeoutFor(req), req: req})
-	return nil
-}
-
-// connInfoKey carries the connection's addresses to the virtual system
-// tables through the coordinator (system.local reports the address the
-// client connected to).
-type connInfoKey struct{}
-
-type connInfo struct {
-	local net.Addr
-}
-
-func localAddr(ctx context.Context) net.Addr {
-	if ci, ok := ctx.Value(connInfoKey{}).(*connInfo); ok {
-		return ci.local
-	}
 	return nil
 }
 
@@ -99,12 +83,12 @@ func bindingsRequest(query string, p *queryParams) *bindings.Request {
 }
 
 func (c *conn) execQuery(ctx context.Context, req *request) []byte {
-	if isDescribe(req.query) { // answered by dohyo, like any system table
+	if systemks.IsDescribe(req.query) { // answered by dohyo, like any system table
 		ks := req.params.keyspace
 		if ks == "" {
 			ks = c.session.Keyspace()
 		}
-		res, err := c.srv.vt.describe(ctx, req.query, ks, bindingsRequest(req.query, &req.params))
+		res, err := c.srv.vt.Describe(ctx, req.query, ks, bindingsRequest(req.query, &req.params))
 		if err != nil {
 			return c.failFrame(ctx, req, err)
 		}

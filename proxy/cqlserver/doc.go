@@ -16,10 +16,9 @@
 // native-protocol library supplies constants and CRCs here and serves as
 // the independent client codec in tests.
 //
-// The system keyspaces are answered by dohyo (DESIGN D1): a virtual
-// backend registered with the coordinator serves system.local and
-// system.peers (the dohyo instances are the cluster, each owning evenly
-// spaced Murmur3 tokens), system_schema.* and system_virtual_schema.*
-// rendered from the merged catalog, and server-side DESCRIBE as cqlsh 6
-// sends it.
+// The system keyspaces are an ordinary backend (proxy/systemks) that the
+// server registers with the coordinator for them; it gives that backend
+// what only the server knows: its identity and tier, the address a client
+// connected to, its trace sessions, and its relays' own system_schema rows
+// (Relay.SchemaRows) and trace events.
 package cqlserver

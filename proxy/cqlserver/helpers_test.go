@@ -1,6 +1,7 @@
 package cqlserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -183,7 +184,7 @@ func (f *fakeBackend) Prepare(ctx context.Context, keyspace, query string) (*bin
 	var names []string
 	switch st := p.Stmt.(type) {
 	case *cql.Select:
-		tb = cat.Table(keyspaceOf(st.Keyspace, keyspace), st.Table)
+		tb = cat.Table(cmp.Or(st.Keyspace, keyspace), st.Table)
 		for _, r := range st.Where {
 			names = append(names, r.Columns[0])
 		}
@@ -193,7 +194,7 @@ func (f *fakeBackend) Prepare(ctx context.Context, keyspace, query string) (*bin
 			}
 		}
 	case *cql.Insert:
-		tb = cat.Table(keyspaceOf(st.Keyspace, keyspace), st.Table)
+		tb = cat.Table(cmp.Or(st.Keyspace, keyspace), st.Table)
 		names = st.Columns
 	}
 	if tb == nil {

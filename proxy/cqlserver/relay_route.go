@@ -9,6 +9,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -69,7 +70,7 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 	case opBatch:
 		return c.planBatch(req, sessKS, plan)
 	}
-	if req.op == opQuery && isDescribe(req.query) {
+	if req.op == opQuery && systemks.IsDescribe(req.query) {
 		return nil, nil
 	}
 	parsed, err := coord.Parse(req.query)

@@ -17,42 +17,21 @@ import (
 // for keyspaces on other backends, for the system keyspaces (dohyo's own
 // definitions), and for a relay without a control connection.
 
-// relayedSchemaRows replaces the rows of relayed keyspaces in b (a
-// system_schema table, whose first column is keyspace_name) by
-// Cassandra's.
-func (v *virtualBackend) relayedSchemaRows(ctx context.Context, b *rowBuilder) {
-	if b.err != nil || len(v.srv.relays) == 0 || len(b.t.Columns) == 0 || b.t.Columns[0].Name != "keyspace_name" {
-		return
+// SchemaRows reads Cassandra's own rows of the system_schema table t on
+// the control connection (systemks.SchemaSource); without a control
+// connection, or when the read fails (logged), dohyo's catalog stands in.
+func (rl *Relay) SchemaRows(ctx context.Context, t *schema.Table) ([][][]byte, bool) {
+	bc := rl.control.Load()
+	if bc == nil || bc.isClosed() {
+		return nil, false
 	}
-	coord := v.srv.coord
-	for name, rl := range v.srv.relays {
-		bc := rl.control.Load()
-		if bc == nil || bc.isClosed() {
-			continue
-		}
-		rows, err := rl.controlQuery(ctx, bc, selectColumns(b.t))
-		if err != nil {
-			rl.log.Warn("relay: reading Cassandra's system_schema failed; dohyo's catalog stands in",
-				"table", b.t.Name, "err", err)
-			continue
-		}
-		relayed := func(ks string) bool {
-			_, sys := v.system[ks]
-			return !sys && coord.Route(ks).Backend == name // the virtual keyspaces route elsewhere
-		}
-		kept := b.rows[:0]
-		for _, row := range b.rows {
-			if !relayed(string(row[0])) {
-				kept = append(kept, row)
-			}
-		}
-		for _, row := range rows {
-			if len(row) == len(b.t.Columns) && relayed(string(row[0])) {
-				kept = append(kept, row)
-			}
-		}
-		b.rows = kept
+	rows, err := rl.controlQuery(ctx, bc, selectColumns(t))
+	if err != nil {
+		rl.log.Warn("relay: reading Cassandra's system_schema failed; dohyo's catalog stands in",
+			"table", t.Name, "err", err)
+		return nil, false
 	}
+	return rows, true
 }
 
 // selectColumns reads t's columns, in t's order, from Cassandra's table of

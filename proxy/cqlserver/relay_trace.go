@@ -61,9 +61,9 @@ func (rt *relayTraces) link(ctx context.Context, rl *Relay, cassID []byte) {
 	rt.order = append(rt.order, id)
 }
 
-// events returns Cassandra's events of the linked sessions, as events of
+// TraceEvents returns Cassandra's events of the linked sessions, as events of
 // dohyo's sessions. Sessions younger than traceSettle are read again.
-func (rt *relayTraces) events(ctx context.Context) []telemetry.TraceEvent {
+func (rt *relayTraces) TraceEvents(ctx context.Context) []telemetry.TraceEvent {
 	rt.mu.Lock()
 	type todo struct {
 		id cql.UUID

@@ -13,6 +13,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/proxy"
+	"github.com/dohyo/dohyo/proxy/systemks"
+	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -145,7 +147,7 @@ type Server struct {
 	log   *slog.Logger
 	now   func() time.Time
 	start time.Time
-	vt    *virtualBackend
+	vt    *systemks.Backend
 	// relays: backend name -> relay (read-only after New).
 	relays      map[string]*Relay
 	relayTraces *relayTraces
@@ -240,9 +242,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.start = s.now()
 	s.hard, s.hardCancel = context.WithCancel(context.Background())
-	s.vt = newVirtualBackend(s)
 	s.initTelemetry()
-	for _, ks := range virtualKeyspaces {
+	s.vt = systemks.New(s.systemConfig())
+	for _, ks := range systemks.Keyspaces() {
 		s.coord.AddVirtual(ks, s.vt)
 	}
 	s.coord.Subscribe(s.onSchemaChange)
@@ -419,4 +421,33 @@ func (s *Server) registerEvents(c *conn) {
 		s.evConns[c] = struct{}{}
 	}
 	s.mu.Unlock()
+}
+
+// Member is another dohyo instance of the tier (systemks.Member).
+type Member = systemks.Member
+
+// systemConfig is what the system keyspaces report: this server's
+// identity, its tier, its traces and its relays' own system_schema rows.
+func (s *Server) systemConfig() systemks.Config {
+	sc := systemks.Config{
+		Coordinator: s.coord, ClusterName: s.cfg.ClusterName, CQLVersion: CQLVersion,
+		ReleaseVersion: s.cfg.ReleaseVersion, DataCenter: s.cfg.DataCenter, Rack: s.cfg.Rack,
+		ListenAddr: s.cfg.ListenAddr, Peers: s.cfg.Peers, Members: s.cfg.Members,
+		NumTokens: s.cfg.NumTokens, Start: s.start, Logger: s.log,
+		Traces: s.tel.tracer.Sessions(), TraceEvents: s.relayTraces,
+	}
+	if len(s.relays) > 0 {
+		sc.SchemaSources = make(map[string]systemks.SchemaSource, len(s.relays))
+		for name, rl := range s.relays {
+			sc.SchemaSources[name] = rl
+		}
+	}
+	return sc
+}
+
+// SystemKeyspaces returns the definitions of the system keyspaces this
+// server answers itself (system, system_schema, ...), by name. They are
+// shared, read-only values: callers must not modify them.
+func (s *Server) SystemKeyspaces() map[string]*schema.Keyspace {
+	return s.vt.SystemKeyspaces()
 }

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/schema"
+	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -65,7 +65,7 @@ func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (cont
 	}
 	peer, _ := c.nc.RemoteAddr().(*net.TCPAddr)
 	if tracing {
-		ts := &telemetry.TraceStart{Request: traceRequests[req.op], CoordinatorPort: storagePort, Parameters: c.traceParameters(req)}
+		ts := &telemetry.TraceStart{Request: traceRequests[req.op], CoordinatorPort: systemks.StoragePort, Parameters: c.traceParameters(req)}
 		if peer != nil {
 			ts.Client = peer.IP
 		}
@@ -142,62 +142,4 @@ func withTracingID(frame []byte, id [16]byte) []byte {
 	out = append(out, frame[headerLen:]...)
 	putBuf(frame)
 	return out
-}
-
-// ---- system_traces ----
-
-func traceParams(p *schema.TableParams) {
-	p.GCGraceSeconds = 0
-	p.DefaultTimeToLive = 0
-}
-
-// addTraceTables defines system_traces.sessions and .events over ss.
-func (v *virtualBackend) addTraceTables(ss *telemetry.Sessions, rt *relayTraces) {
-	v.define("system_traces", "tracing sessions", `CREATE TABLE sessions (
-		session_id uuid PRIMARY KEY, client inet, command text, coordinator inet,
-		coordinator_port int, duration int, parameters map<text, text>, request text,
-		started_at timestamp)`, traceParams, func(context.Context, *schema.Catalog) ([][][]byte, error) {
-		return v.sessionRows(ss)
-	}, false)
-	v.define("system_traces", "tracing events", `CREATE TABLE events (
-		session_id uuid, event_id timeuuid, activity text, source inet, source_elapsed int,
-		source_port int, thread text, PRIMARY KEY ((session_id), event_id))`, traceParams,
-		func(ctx context.Context, _ *schema.Catalog) ([][][]byte, error) { return v.eventRows(ctx, ss, rt) }, false)
-	// Cassandra replicates its traces (SimpleStrategy, RF 2).
-	v.system["system_traces"].Replication = map[string]string{
-		"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "2"}
-}
-
-func (v *virtualBackend) sessionRows(ss *telemetry.Sessions) ([][][]byte, error) {
-	b := &rowBuilder{t: v.tables["system_traces"]["sessions"].meta}
-	for _, s := range ss.List() {
-		row := map[string]any{
-			"session_id": s.ID, "client": s.Client, "command": s.Command, "coordinator": s.Coordinator,
-			"coordinator_port": s.CoordinatorPort, "parameters": s.Parameters, "request": s.Request,
-			"started_at": s.StartedAt,
-		}
-		if s.Done {
-			row["duration"] = micros(s.Duration)
-		}
-		b.add(row)
-	}
-	return b.sorted()
-}
-
-// eventRows lists dohyo's events, then Cassandra's own for relayed
-// requests (relay_trace.go).
-func (v *virtualBackend) eventRows(ctx context.Context, ss *telemetry.Sessions, rt *relayTraces) ([][][]byte, error) {
-	b := &rowBuilder{t: v.tables["system_traces"]["events"].meta}
-	for _, e := range append(ss.Events(), rt.events(ctx)...) {
-		b.add(map[string]any{
-			"session_id": e.Session, "event_id": e.ID, "activity": e.Activity, "source": e.Source,
-			"source_elapsed": micros(e.Elapsed), "source_port": e.SourcePort, "thread": e.Thread,
-		})
-	}
-	return b.sorted()
-}
-
-// micros is a duration in whole microseconds, as system_traces keeps them.
-func micros(d time.Duration) int32 {
-	return int32(min(d.Microseconds(), 1<<31-1))
 }

@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"bytes"
@@ -228,7 +228,7 @@ func encodeValue(t *cql.Type, term cql.Term, recv string, r cql.Resolver) ([]byt
 }
 
 // selectRows runs a SELECT on a virtual table.
-func (v *virtualBackend) selectRows(ctx context.Context, sel *cql.Select, parsed *cql.Parsed, req *bindings.Request) (*bindings.Result, error) {
+func (v *Backend) selectRows(ctx context.Context, sel *cql.Select, parsed *cql.Parsed, req *bindings.Request) (*bindings.Result, error) {
 	t, err := v.table(keyspaceOf(sel.Keyspace, req.Keyspace), sel.Table)
 	if err != nil {
 		return nil, err
@@ -355,21 +355,41 @@ func (q *vquery) matcher(r cql.Resolver) (func([][]byte) bool, error) {
 	}, nil
 }
 
-// splitList splits a serialized list into its elements.
+// errShortList: a serialized list ends before its elements do.
+var errShortList = errors.New("not enough bytes to read")
+
+// splitList splits a serialized list ([int] n, then n [bytes]) into its
+// elements: a null element is nil, an empty one is empty and not nil.
 func splitList(b []byte) ([][]byte, error) {
 	if b == nil {
 		return nil, nil
 	}
-	r := &rbuf{b: b}
-	n := r.int_()
-	if n < 0 || int(n)*4 > len(r.b) {
-		return nil, errShortBody
+	if len(b) < 4 {
+		return nil, errShortList
+	}
+	n := int32(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	if n < 0 || int(n)*4 > len(b) {
+		return nil, errShortList
 	}
 	out := make([][]byte, 0, n)
 	for i := 0; i < int(n); i++ {
-		out = append(out, r.bytes_())
+		if len(b) < 4 {
+			return nil, errShortList
+		}
+		l := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		switch {
+		case l < 0:
+			out = append(out, nil)
+		case int(l) > len(b):
+			return nil, errShortList
+		default:
+			out = append(out, b[:l:l])
+			b = b[l:]
+		}
 	}
-	return out, r.err
+	return out, nil
 }
 
 // order sorts rows by ORDER BY (rows already come in primary key order).

@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"github.com/dohyo/dohyo/cql"
@@ -17,7 +17,7 @@ func typeStrings(ts []*cql.Type) []string {
 	return out
 }
 
-func functionRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func functionRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	for _, ks := range kss {
 		for _, f := range ks.Functions {
@@ -36,7 +36,7 @@ func functionRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *r
 	return b
 }
 
-func aggregateRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func aggregateRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	for _, ks := range kss {
 		for _, a := range ks.Aggregates {

@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import "github.com/dohyo/dohyo/schema"
 

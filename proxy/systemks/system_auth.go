@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // (superusers), as in Cassandra (proxy/authz.go). The password hashes are
 // listed as Cassandra lists them, to superusers only.
 
-func (v *virtualBackend) addAuthTables() {
+func (v *Backend) addAuthTables() {
 	v.define("system_auth", "role definitions", `CREATE TABLE roles (
 		role text PRIMARY KEY, can_login boolean, is_superuser boolean, member_of set<text>, salted_hash text)`,
 		nil, v.authRows("roles", v.roleRows), false)
@@ -27,9 +27,9 @@ func (v *virtualBackend) addAuthTables() {
 }
 
 // authRows orders the named cells of each row by the table's columns.
-func (v *virtualBackend) authRows(table string, src func(ctx context.Context) ([]map[string]any, error)) func(context.Context, *schema.Catalog) ([][][]byte, error) {
+func (v *Backend) authRows(table string, src func(ctx context.Context) ([]map[string]any, error)) func(context.Context, *schema.Catalog) ([][][]byte, error) {
 	return func(ctx context.Context, _ *schema.Catalog) ([][][]byte, error) {
-		if v.srv.coord.Auth() == nil {
+		if v.cfg.Coordinator.Auth() == nil {
 			return nil, nil
 		}
 		named, err := src(ctx)
@@ -55,8 +55,8 @@ func (v *virtualBackend) authRows(table string, src func(ctx context.Context) ([
 	}
 }
 
-func (v *virtualBackend) roleRows(ctx context.Context) ([]map[string]any, error) {
-	roles, err := v.srv.coord.Auth().Roles(ctx)
+func (v *Backend) roleRows(ctx context.Context) ([]map[string]any, error) {
+	roles, err := v.cfg.Coordinator.Auth().Roles(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +74,8 @@ func (v *virtualBackend) roleRows(ctx context.Context) ([]map[string]any, error)
 	return out, nil
 }
 
-func (v *virtualBackend) memberRows(ctx context.Context) ([]map[string]any, error) {
-	roles, err := v.srv.coord.Auth().Roles(ctx)
+func (v *Backend) memberRows(ctx context.Context) ([]map[string]any, error) {
+	roles, err := v.cfg.Coordinator.Auth().Roles(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +99,8 @@ func (v *virtualBackend) memberRows(ctx context.Context) ([]map[string]any, erro
 	return out, nil
 }
 
-func (v *virtualBackend) permissionRows(ctx context.Context) ([]map[string]any, error) {
-	grants, err := v.srv.coord.Auth().Grants(ctx)
+func (v *Backend) permissionRows(ctx context.Context) ([]map[string]any, error) {
+	grants, err := v.cfg.Coordinator.Auth().Grants(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 // the merged catalog plus the system keyspaces, in Cassandra's result
 // layout: keyspace_name, type, name[, create_statement].
 
-// isDescribe reports whether a query text is a DESCRIBE statement. It is
+// IsDescribe reports whether a query text is a DESCRIBE statement. It is
 // on every QUERY's path, so it looks at the first word only.
-func isDescribe(q string) bool {
+func IsDescribe(q string) bool {
 	q = strings.TrimLeftFunc(q, unicode.IsSpace)
 	if len(q) < 4 || !strings.EqualFold(q[:4], "desc") {
 		return false
@@ -106,13 +106,13 @@ func describeErr(format string, args ...any) error {
 
 // describe runs a DESCRIBE statement for a session whose keyspace is
 // sessionKS.
-func (v *virtualBackend) describe(ctx context.Context, query, sessionKS string, req *bindings.Request) (*bindings.Result, error) {
+func (v *Backend) Describe(ctx context.Context, query, sessionKS string, req *bindings.Request) (*bindings.Result, error) {
 	w := describeWords(query)[1:]
 	// WITH INTERNALS only adds internal details Cassandra keeps; ignore it.
 	if n := len(w); n >= 2 && w[n-2].norm == "with" && w[n-1].norm == "internals" && !w[n-1].quoted {
 		w = w[:n-2]
 	}
-	cat, err := v.srv.coord.Catalog(ctx)
+	cat, err := v.cfg.Coordinator.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -392,9 +392,9 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []element {
 
 // describeCluster answers DESCRIBE CLUSTER; with a current user keyspace
 // it adds the token ranges and their owners, as Cassandra does.
-func (v *virtualBackend) describeCluster(ctx context.Context, cat *schema.Catalog, sessionKS string) (*bindings.Result, error) {
+func (v *Backend) describeCluster(ctx context.Context, cat *schema.Catalog, sessionKS string) (*bindings.Result, error) {
 	names := []string{"cluster", "partitioner", "snitch"}
-	row := [][]byte{[]byte(v.srv.cfg.ClusterName), []byte("Murmur3Partitioner"), []byte("SimpleSnitch")}
+	row := [][]byte{[]byte(v.cfg.ClusterName), []byte("Murmur3Partitioner"), []byte("SimpleSnitch")}
 	if sessionKS != "" && !schema.IsSystemKeyspace(sessionKS) && cat.Keyspace(sessionKS) != nil {
 		self, peers, tokens := v.ring(ctx)
 		owners := map[string][]string{}

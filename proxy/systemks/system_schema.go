@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"context"
@@ -20,15 +20,15 @@ func schemaParams(p *schema.TableParams) {
 	p.MemtableFlushPeriodInMs = systemFlush
 }
 
-func (v *virtualBackend) addSchemaTables() {
-	def := func(name, comment, ddl string, rows func(*virtualBackend, *schema.Table, []*schema.Keyspace) *rowBuilder) {
+func (v *Backend) addSchemaTables() {
+	def := func(name, comment, ddl string, rows func(*Backend, *schema.Table, []*schema.Keyspace) *rowBuilder) {
 		var t *schema.Table
 		v.define("system_schema", comment, ddl, schemaParams, func(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
 			b := &rowBuilder{t: t}
 			if rows != nil {
 				b = rows(v, t, v.allKeyspaces(cat))
 			}
-			v.relayedSchemaRows(ctx, b) // Cassandra's own rows for relayed keyspaces (relay_schema.go)
+			v.relayedSchemaRows(ctx, b) // Cassandra's own rows for relayed keyspaces (relayed.go)
 			return b.sorted()
 		}, true)
 		t = v.tables["system_schema"][name].meta
@@ -105,7 +105,7 @@ func (v *virtualBackend) addSchemaTables() {
 
 // allKeyspaces lists the user keyspaces and dohyo's system keyspaces
 // (those with tables in system_schema's sense: system and system_schema).
-func (v *virtualBackend) allKeyspaces(cat *schema.Catalog) []*schema.Keyspace {
+func (v *Backend) allKeyspaces(cat *schema.Catalog) []*schema.Keyspace {
 	var out []*schema.Keyspace
 	for _, name := range cat.KeyspaceNames() {
 		if _, sys := v.system[name]; !sys {
@@ -118,7 +118,7 @@ func (v *virtualBackend) allKeyspaces(cat *schema.Catalog) []*schema.Keyspace {
 	return out
 }
 
-func keyspaceRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func keyspaceRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	for _, ks := range kss {
 		b.add(map[string]any{
@@ -138,7 +138,7 @@ func eachTable(kss []*schema.Keyspace, fn func(*schema.Table)) {
 	}
 }
 
-func tableRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func tableRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
 		if tb.IsView() {
@@ -220,7 +220,7 @@ func extensions(m map[string]string) map[string][]byte {
 	return out
 }
 
-func columnRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func columnRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
 		for _, c := range tb.Columns {
@@ -250,7 +250,7 @@ func columnRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *row
 	return b
 }
 
-func droppedRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func droppedRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
 		for _, d := range tb.Dropped {
@@ -267,7 +267,7 @@ func droppedRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *ro
 	return b
 }
 
-func indexRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func indexRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
 		for _, ix := range tb.Indexes {
@@ -283,7 +283,7 @@ func indexRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowB
 	return b
 }
 
-func typeRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func typeRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	for _, ks := range kss {
 		for _, name := range ks.TypeNames() {

@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"context"
@@ -36,8 +36,8 @@ type vtable struct {
 	cacheable bool
 }
 
-type virtualBackend struct {
-	srv    *Server
+type Backend struct {
+	cfg    Config
 	tables map[string]map[string]*vtable // keyspace -> table
 	// system holds the system keyspaces' own definitions, rendered into
 	// system_schema next to the user keyspaces.
@@ -53,13 +53,13 @@ type cachedRows struct {
 }
 
 var (
-	_ bindings.Backend  = (*virtualBackend)(nil)
-	_ bindings.Preparer = (*virtualBackend)(nil)
+	_ bindings.Backend  = (*Backend)(nil)
+	_ bindings.Preparer = (*Backend)(nil)
 )
 
-func newVirtualBackend(s *Server) *virtualBackend {
-	v := &virtualBackend{
-		srv:    s,
+func New(cfg Config) *Backend {
+	v := &Backend{
+		cfg:    cfg,
 		tables: map[string]map[string]*vtable{},
 		system: map[string]*schema.Keyspace{},
 		cache:  map[*vtable]cachedRows{},
@@ -67,15 +67,16 @@ func newVirtualBackend(s *Server) *virtualBackend {
 	v.addNodeTables()
 	v.addSchemaTables()
 	v.addAuthTables()
+	v.addTraceTables()
 	return v
 }
 
 // define registers a table from its CREATE TABLE text.
-func (v *virtualBackend) define(ks, comment, ddl string, p func(*schema.TableParams),
+func (v *Backend) define(ks, comment, ddl string, p func(*schema.TableParams),
 	rows func(context.Context, *schema.Catalog) ([][][]byte, error), cacheable bool) {
 	t, err := tableFromDDL(ks, ddl)
 	if err != nil {
-		panic(fmt.Sprintf("cqlserver: bad virtual table definition: %v", err)) // a bug in this file's constants
+		panic(fmt.Sprintf("systemks: bad virtual table definition: %v", err)) // a bug in this file's constants
 	}
 	t.Params.Comment = comment
 	if p != nil {
@@ -142,7 +143,7 @@ func nameUUID(s string) string {
 	return cql.UUID(b).String()
 }
 
-func (v *virtualBackend) table(ks, name string) (*vtable, error) {
+func (v *Backend) table(ks, name string) (*vtable, error) {
 	if t := v.tables[ks][name]; t != nil {
 		return t, nil
 	}
@@ -151,8 +152,8 @@ func (v *virtualBackend) table(ks, name string) (*vtable, error) {
 
 // rowsOf returns a table's rows, from the cache when they only depend on
 // the catalog and it has not changed.
-func (v *virtualBackend) rowsOf(ctx context.Context, t *vtable) ([][][]byte, error) {
-	cat, err := v.srv.coord.Catalog(ctx)
+func (v *Backend) rowsOf(ctx context.Context, t *vtable) ([][][]byte, error) {
+	cat, err := v.cfg.Coordinator.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func notModifiable(ks string) error {
 
 // Execute answers SELECTs; everything else is refused as Cassandra refuses
 // changes to its system keyspaces.
-func (v *virtualBackend) Execute(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
+func (v *Backend) Execute(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
 	parsed := req.Parsed
 	if parsed == nil {
 		p, err := cql.Parse(req.Query)
@@ -262,7 +263,7 @@ func statementKeyspace(st cql.Statement, session string) string {
 }
 
 // Batch refuses every batch: system tables are read-only.
-func (v *virtualBackend) Batch(_ context.Context, req *bindings.BatchRequest) (*bindings.Result, error) {
+func (v *Backend) Batch(_ context.Context, req *bindings.BatchRequest) (*bindings.Result, error) {
 	ks := req.Keyspace
 	if len(req.Entries) > 0 && req.Entries[0].Parsed != nil {
 		ks = statementKeyspace(req.Entries[0].Parsed.Stmt, req.Keyspace)
@@ -271,7 +272,7 @@ func (v *virtualBackend) Batch(_ context.Context, req *bindings.BatchRequest) (*
 }
 
 // Prepare describes a SELECT on a system table.
-func (v *virtualBackend) Prepare(_ context.Context, keyspace, query string) (*bindings.Prepared, error) {
+func (v *Backend) Prepare(_ context.Context, keyspace, query string) (*bindings.Prepared, error) {
 	parsed, err := cql.Parse(query)
 	if err != nil {
 		return nil, bindings.Errorf(bindings.CodeSyntaxError, "%s", err.Error())
@@ -293,7 +294,7 @@ func (v *virtualBackend) Prepare(_ context.Context, keyspace, query string) (*bi
 }
 
 // Close releases nothing: the tables live in memory.
-func (v *virtualBackend) Close() error { return nil }
+func (v *Backend) Close() error { return nil }
 
 // ---- row building ----
 
@@ -345,10 +346,3 @@ func (b *rowBuilder) sorted() ([][][]byte, error) {
 
 // lower is strings.ToLower, named for the kind and clustering_order columns.
 func lower(s string) string { return strings.ToLower(s) }
-
-// SystemKeyspaces returns the definitions of the system keyspaces this
-// server answers itself (system, system_schema, ...), by name. They are
-// shared, read-only values: callers must not modify them.
-func (s *Server) SystemKeyspaces() map[string]*schema.Keyspace {
-	return s.vt.system
-}

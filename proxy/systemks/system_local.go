@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 // find an owner for every partition.
 
 const (
-	storagePort = 7000 // reported listen/broadcast port (dohyo has no gossip)
+	// StoragePort is the listen/broadcast port reported for every instance
+	// (dohyo has no gossip), and the coordinator port of trace sessions.
+	StoragePort = 7000
 	partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 	systemFlush = int(time.Hour / time.Millisecond)
 )
@@ -28,7 +30,7 @@ func systemParams(p *schema.TableParams) {
 	p.MemtableFlushPeriodInMs = systemFlush
 }
 
-func (v *virtualBackend) addNodeTables() {
+func (v *Backend) addNodeTables() {
 	v.define("system", "information about the local node", `CREATE TABLE local (
 		key text PRIMARY KEY, bootstrapped text, broadcast_address inet, broadcast_port int,
 		cluster_name text, cql_version text, data_center text, gossip_generation int,
@@ -71,13 +73,13 @@ func (n node) key() string { return net.JoinHostPort(n.ip.String(), strconv.Itoa
 
 // self is this instance as the client reached it: the configured
 // advertised address, else the connection's local address.
-func (v *virtualBackend) self(ctx context.Context) node {
-	if a := v.srv.cfg.ListenAddr; a != "" {
+func (v *Backend) self(ctx context.Context) node {
+	if a := v.cfg.ListenAddr; a != "" {
 		if n, ok := v.resolve(ctx, a); ok && !n.ip.IsUnspecified() {
 			return n
 		}
 	}
-	if ta, ok := localAddr(ctx).(*net.TCPAddr); ok {
+	if ta, ok := LocalAddr(ctx).(*net.TCPAddr); ok {
 		return node{ip: ta.IP, port: ta.Port}
 	}
 	return node{ip: net.IPv4(127, 0, 0, 1), port: 9042}
@@ -85,7 +87,7 @@ func (v *virtualBackend) self(ctx context.Context) node {
 
 // resolve turns host:port into a node (hostnames via DNS; the first
 // address wins).
-func (v *virtualBackend) resolve(ctx context.Context, hostport string) (node, bool) {
+func (v *Backend) resolve(ctx context.Context, hostport string) (node, bool) {
 	host, p, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return node{}, false
@@ -99,7 +101,7 @@ func (v *virtualBackend) resolve(ctx context.Context, hostport string) (node, bo
 	}
 	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
 	if err != nil || len(ips) == 0 {
-		v.srv.log.Warn("cannot resolve peer", "peer", hostport, "err", err)
+		v.cfg.Logger.Warn("cannot resolve peer", "peer", hostport, "err", err)
 		return node{}, false
 	}
 	return node{ip: ips[0], port: port}, true
@@ -109,7 +111,7 @@ func (v *virtualBackend) resolve(ctx context.Context, hostport string) (node, bo
 // legacy system.peers table (the one drivers read here) keys peers by IP
 // and drivers reach them on the contact point's port, so peers sharing an
 // IP with an instance already listed are left out of the ring.
-func (v *virtualBackend) ring(ctx context.Context) (self node, peers []node, tokens map[string][]string) {
+func (v *Backend) ring(ctx context.Context) (self node, peers []node, tokens map[string][]string) {
 	self = v.self(ctx)
 	seen := map[string]bool{self.ip.String(): true}
 	add := func(addr, schema string) {
@@ -121,18 +123,18 @@ func (v *virtualBackend) ring(ctx context.Context) (self node, peers []node, tok
 		n.schema = schema
 		peers = append(peers, n)
 	}
-	for _, p := range v.srv.cfg.Peers {
+	for _, p := range v.cfg.Peers {
 		add(p, "")
 	}
-	if v.srv.cfg.Members != nil {
-		for _, m := range v.srv.cfg.Members() {
+	if v.cfg.Members != nil {
+		for _, m := range v.cfg.Members() {
 			add(m.Addr, m.SchemaVersion)
 		}
 	}
 	all := append([]node{self}, peers...)
 	sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
 	tokens = make(map[string][]string, len(all))
-	per := v.srv.cfg.NumTokens
+	per := v.cfg.NumTokens
 	for i, n := range all {
 		tokens[n.key()] = ringTokens(i, len(all), per)
 	}
@@ -168,22 +170,22 @@ func renderSchemaVersion(v string) string {
 	return nameUUID("dohyo-schema:" + v)
 }
 
-func (v *virtualBackend) localRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
-	cfg := v.srv.cfg
+func (v *Backend) localRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.cfg
 	self, _, tokens := v.ring(ctx)
 	b := &rowBuilder{t: v.tables["system"]["local"].meta}
 	b.add(map[string]any{
 		"key":                     "local",
 		"bootstrapped":            "COMPLETED",
 		"broadcast_address":       self.ip,
-		"broadcast_port":          int32(storagePort),
+		"broadcast_port":          int32(StoragePort),
 		"cluster_name":            cfg.ClusterName,
-		"cql_version":             CQLVersion,
+		"cql_version":             v.cfg.CQLVersion,
 		"data_center":             cfg.DataCenter,
-		"gossip_generation":       int32(v.srv.start.Unix()),
+		"gossip_generation":       int32(v.cfg.Start.Unix()),
 		"host_id":                 hostID(self),
 		"listen_address":          self.ip,
-		"listen_port":             int32(storagePort),
+		"listen_port":             int32(StoragePort),
 		"native_protocol_version": "5",
 		"partitioner":             partitioner,
 		"rack":                    cfg.Rack,
@@ -196,8 +198,8 @@ func (v *virtualBackend) localRows(ctx context.Context, cat *schema.Catalog) ([]
 	return b.sorted()
 }
 
-func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
-	cfg := v.srv.cfg
+func (v *Backend) peerRows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.cfg
 	_, peers, tokens := v.ring(ctx)
 	b := &rowBuilder{t: v.tables["system"]["peers"].meta}
 	for _, p := range peers {
@@ -215,14 +217,14 @@ func (v *virtualBackend) peerRows(ctx context.Context, cat *schema.Catalog) ([][
 	return b.sorted()
 }
 
-func (v *virtualBackend) peerV2Rows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
-	cfg := v.srv.cfg
+func (v *Backend) peerV2Rows(ctx context.Context, cat *schema.Catalog) ([][][]byte, error) {
+	cfg := v.cfg
 	_, peers, tokens := v.ring(ctx)
 	b := &rowBuilder{t: v.tables["system"]["peers_v2"].meta}
 	for _, p := range peers {
 		b.add(map[string]any{
 			"peer":            p.ip,
-			"peer_port":       int32(storagePort),
+			"peer_port":       int32(StoragePort),
 			"data_center":     cfg.DataCenter,
 			"host_id":         hostID(p),
 			"native_address":  p.ip,

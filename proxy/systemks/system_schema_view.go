@@ -1,4 +1,4 @@
-package cqlserver
+package systemks
 
 import (
 	"github.com/dohyo/dohyo/cql"
@@ -8,7 +8,7 @@ import (
 // viewRows renders system_schema.views: the materialized views of the
 // catalog, with their options as in system_schema.tables (their columns are
 // in system_schema.columns like a table's).
-func viewRows(_ *virtualBackend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
+func viewRows(_ *Backend, t *schema.Table, kss []*schema.Keyspace) *rowBuilder {
 	b := &rowBuilder{t: t}
 	eachTable(kss, func(tb *schema.Table) {
 		if !tb.IsView() {
