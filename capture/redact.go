@@ -197,65 +197,11 @@ func statementKeyspace(parsed *cql.Parsed, sessionKS string) string {
 	if parsed == nil {
 		return sessionKS
 	}
-	or := func(ks string) string {
-		if ks == "" {
-			return sessionKS
-		}
-		return ks
+	if b, ok := parsed.Stmt.(*cql.Batch); ok && len(b.Statements) > 0 {
+		return statementKeyspace(&cql.Parsed{Stmt: b.Statements[0]}, sessionKS)
 	}
-	switch s := parsed.Stmt.(type) {
-	case *cql.Insert:
-		return or(s.Keyspace)
-	case *cql.Update:
-		return or(s.Keyspace)
-	case *cql.Delete:
-		return or(s.Keyspace)
-	case *cql.Select:
-		return or(s.Keyspace)
-	case *cql.CreateTable:
-		return or(s.Keyspace)
-	case *cql.AlterTable:
-		return or(s.Keyspace)
-	case *cql.DropTable:
-		return or(s.Keyspace)
-	case *cql.CreateView:
-		return or(s.Keyspace)
-	case *cql.AlterView:
-		return or(s.Keyspace)
-	case *cql.DropView:
-		return or(s.Keyspace)
-	case *cql.CreateIndex:
-		return or(s.Keyspace)
-	case *cql.DropIndex:
-		return or(s.Keyspace)
-	case *cql.CreateType:
-		return or(s.Keyspace)
-	case *cql.AlterUserType:
-		return or(s.Keyspace)
-	case *cql.DropType:
-		return or(s.Keyspace)
-	case *cql.CreateFunction:
-		return or(s.Keyspace)
-	case *cql.DropFunction:
-		return or(s.Keyspace)
-	case *cql.CreateAggregate:
-		return or(s.Keyspace)
-	case *cql.DropAggregate:
-		return or(s.Keyspace)
-	case *cql.Truncate:
-		return or(s.Keyspace)
-	case *cql.CreateKeyspace:
-		return s.Name
-	case *cql.AlterKeyspace:
-		return s.Name
-	case *cql.DropKeyspace:
-		return s.Name
-	case *cql.Use:
-		return s.Keyspace
-	case *cql.Batch:
-		if len(s.Statements) > 0 {
-			return statementKeyspace(&cql.Parsed{Stmt: s.Statements[0]}, sessionKS)
-		}
+	if ks, ok := cql.KeyspaceOf(parsed.Stmt); ok && ks != "" {
+		return ks
 	}
 	return sessionKS
 }

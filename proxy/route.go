@@ -10,61 +10,14 @@ const noKeyspaceMsg = "No keyspace has been specified. USE a keyspace, or explic
 // statementKeyspace returns the keyspace a statement addresses, falling back
 // to the session's keyspace for unqualified table names.
 func statementKeyspace(stmt cql.Statement, session string) (string, error) {
-	var ks string
 	switch s := stmt.(type) {
-	case *cql.CreateKeyspace:
-		return s.Name, nil
-	case *cql.AlterKeyspace:
-		return s.Name, nil
-	case *cql.DropKeyspace:
-		return s.Name, nil
-	case *cql.Use:
-		return s.Keyspace, nil
-	case *cql.CreateTable:
-		ks = s.Keyspace
-	case *cql.AlterTable:
-		ks = s.Keyspace
-	case *cql.DropTable:
-		ks = s.Keyspace
-	case *cql.CreateView:
-		ks = s.Keyspace
-	case *cql.AlterView:
-		ks = s.Keyspace
-	case *cql.DropView:
-		ks = s.Keyspace
-	case *cql.CreateIndex:
-		ks = s.Keyspace
-	case *cql.DropIndex:
-		ks = s.Keyspace
-	case *cql.CreateType:
-		ks = s.Keyspace
-	case *cql.AlterUserType:
-		ks = s.Keyspace
-	case *cql.DropType:
-		ks = s.Keyspace
-	case *cql.CreateFunction:
-		ks = s.Keyspace
-	case *cql.DropFunction:
-		ks = s.Keyspace
-	case *cql.CreateAggregate:
-		ks = s.Keyspace
-	case *cql.DropAggregate:
-		ks = s.Keyspace
-	case *cql.Truncate:
-		ks = s.Keyspace
-	case *cql.Insert:
-		ks = s.Keyspace
-	case *cql.Update:
-		ks = s.Keyspace
-	case *cql.Delete:
-		ks = s.Keyspace
-	case *cql.Select:
-		ks = s.Keyspace
 	case *cql.Batch:
 		return batchKeyspace(s, session)
 	case *cql.Unsupported:
 		return "", bindings.Unsupported("%s is not supported by dohyo", s.What)
-	default:
+	}
+	ks, ok := cql.KeyspaceOf(stmt)
+	if !ok {
 		return "", bindings.Unsupported("statement %T is not supported by dohyo", stmt)
 	}
 	if ks == "" {

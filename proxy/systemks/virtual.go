@@ -209,55 +209,11 @@ func (v *Backend) Execute(ctx context.Context, req *bindings.Request) (*bindings
 // statementKeyspace names the keyspace of a refused statement for the
 // error message.
 func statementKeyspace(st cql.Statement, session string) string {
-	switch s := st.(type) {
-	case *cql.Insert:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.Update:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.Delete:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateKeyspace:
-		return s.Name
-	case *cql.AlterKeyspace:
-		return s.Name
-	case *cql.DropKeyspace:
-		return s.Name
-	case *cql.CreateTable:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.AlterTable:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropTable:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateView:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.AlterView:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropView:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateIndex:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropIndex:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateType:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.AlterUserType:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropType:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateFunction:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropFunction:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.CreateAggregate:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.DropAggregate:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.Truncate:
-		return keyspaceOf(s.Keyspace, session)
-	case *cql.Batch:
-		if len(s.Statements) > 0 {
-			return statementKeyspace(s.Statements[0], session)
-		}
+	if b, ok := st.(*cql.Batch); ok && len(b.Statements) > 0 {
+		return statementKeyspace(b.Statements[0], session)
+	}
+	if ks, ok := cql.KeyspaceOf(st); ok {
+		return keyspaceOf(ks, session)
 	}
 	return session
 }
