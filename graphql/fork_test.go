@@ -50,3 +50,28 @@ func TestGraphQLGoFork(t *testing.T) {
 		t.Errorf("introspection = %s", got)
 	}
 }
+
+// TestEnumLookupConcurrent: an enum's value and name lookups are built on
+// first use; upstream v0.8.1 built them without synchronisation, so
+// concurrent requests serialising or parsing the same enum (introspection's
+// __TypeKind, a consistency argument) raced. The race detector fails this
+// test without the patch.
+func TestEnumLookupConcurrent(t *testing.T) {
+	mode := graphql.NewEnum(graphql.EnumConfig{Name: "Mode", Values: graphql.EnumValueConfigMap{
+		"FAST": {Value: "FAST"}, "SLOW": {Value: "SLOW"}}}) // not warmed up as newEnum does
+	done := make(chan string, 8)
+	for i := 0; i < cap(done); i++ {
+		go func() {
+			s, _ := mode.Serialize("SLOW").(string)
+			if mode.ParseValue("FAST") == nil {
+				s = "parse failed"
+			}
+			done <- s
+		}()
+	}
+	for i := 0; i < cap(done); i++ {
+		if s := <-done; s != "SLOW" {
+			t.Errorf("Serialize/ParseValue = %q", s)
+		}
+	}
+}

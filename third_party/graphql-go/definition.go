@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/graphql-go/graphql/language/ast"
 )
@@ -938,6 +939,9 @@ type Enum struct {
 	values       []*EnumValueDefinition
 	valuesLookup map[interface{}]*EnumValueDefinition
 	nameLookup   map[string]*EnumValueDefinition
+	// dohyo patch: the lookups are built once; upstream built them lazily
+	// without synchronisation, a data race between concurrent requests.
+	valuesOnce, namesOnce sync.Once
 
 	err error
 }
@@ -1067,26 +1071,24 @@ func (gt *Enum) Error() error {
 	return gt.err
 }
 func (gt *Enum) getValueLookup() map[interface{}]*EnumValueDefinition {
-	if len(gt.valuesLookup) > 0 {
-		return gt.valuesLookup
-	}
-	valuesLookup := map[interface{}]*EnumValueDefinition{}
-	for _, value := range gt.Values() {
-		valuesLookup[value.Value] = value
-	}
-	gt.valuesLookup = valuesLookup
+	gt.valuesOnce.Do(func() { // dohyo patch: once, not racing
+		valuesLookup := map[interface{}]*EnumValueDefinition{}
+		for _, value := range gt.Values() {
+			valuesLookup[value.Value] = value
+		}
+		gt.valuesLookup = valuesLookup
+	})
 	return gt.valuesLookup
 }
 
 func (gt *Enum) getNameLookup() map[string]*EnumValueDefinition {
-	if len(gt.nameLookup) > 0 {
-		return gt.nameLookup
-	}
-	nameLookup := map[string]*EnumValueDefinition{}
-	for _, value := range gt.Values() {
-		nameLookup[value.Name] = value
-	}
-	gt.nameLookup = nameLookup
+	gt.namesOnce.Do(func() { // dohyo patch: once, not racing
+		nameLookup := map[string]*EnumValueDefinition{}
+		for _, value := range gt.Values() {
+			nameLookup[value.Name] = value
+		}
+		gt.nameLookup = nameLookup
+	})
 	return gt.nameLookup
 }
 
