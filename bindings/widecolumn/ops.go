@@ -172,15 +172,9 @@ func (p *modPlan) assignMapEntry(x *execCtx, op setOp, key []byte, wp writeParam
 	ti := p.ti
 	col := ti.cols[op.col]
 	t := col.Type
-	k, unset, err := x.eval(t.Elems[0], op.key, "key("+col.Name+")")
+	k, err := x.mapKey(t.Elems[0], op.key, "key("+col.Name+")")
 	if err != nil {
 		return err
-	}
-	if unset {
-		return invalidf("Invalid unset map key")
-	}
-	if k == nil {
-		return invalidf("Invalid null map key")
 	}
 	v, unset, err := x.eval(t.Elems[1], op.value, "value("+col.Name+")")
 	if err != nil || unset {
@@ -203,15 +197,42 @@ func (p *modPlan) assignListElement(x *execCtx, op setOp, key []byte, cur *curre
 	if err != nil || unset {
 		return err
 	}
-	elems := liveElems(cur.of(ti, op.col), op.col)
+	ek, err := listElementKey(ti, cur, op.col, idx, "set an element on")
+	if err != nil {
+		return err
+	}
+	mb.add(ti, key, mb.liveOrTomb(elemQual(col.Name, ek), wp, v))
+	return nil
+}
+
+// listElementKey returns the cell key of element idx of list column c in
+// the current row; what names the operation in errors ("set an element
+// on": Attempted to set an element on a list which is null).
+func listElementKey(ti *tableInfo, cur *current, c, idx int, what string) ([]byte, error) {
+	elems := liveElems(cur.of(ti, c), c)
 	if len(elems) == 0 {
-		return invalidf("Attempted to set an element on a list which is null")
+		return nil, invalidf("Attempted to %s a list which is null", what)
 	}
 	if idx < 0 || idx >= len(elems) {
-		return invalidf("List index %d out of bound, list has size %d", idx, len(elems))
+		return nil, invalidf("List index %d out of bound, list has size %d", idx, len(elems))
 	}
-	mb.add(ti, key, mb.liveOrTomb(elemQual(col.Name, elems[idx].key), wp, v))
-	return nil
+	return elems[idx].key, nil
+}
+
+// mapKey evaluates the key of a map entry (or set element) an operation
+// names: neither unset nor null.
+func (x *execCtx) mapKey(t *cql.Type, term cql.Term, name string) ([]byte, error) {
+	k, unset, err := x.eval(t, term, name)
+	if err != nil {
+		return nil, err
+	}
+	if unset {
+		return nil, invalidf("Invalid unset map key")
+	}
+	if k == nil {
+		return nil, invalidf("Invalid null map key")
+	}
+	return k, nil
 }
 
 func (x *execCtx) listIndex(col *schema.Column, term cql.Term) (int, error) {
@@ -293,28 +314,19 @@ func (p *modPlan) deleteTarget(x *execCtx, d delTarget, key []byte, pk [][]byte,
 		if err != nil {
 			return err
 		}
-		elems := liveElems(cur.of(ti, d.col), d.col)
-		if len(elems) == 0 {
-			return invalidf("Attempted to delete an element from a list which is null")
+		ek, err := listElementKey(ti, cur, d.col, idx, "delete an element from")
+		if err != nil {
+			return err
 		}
-		if idx < 0 || idx >= len(elems) {
-			return invalidf("List index %d out of bound, list has size %d", idx, len(elems))
-		}
-		mb.add(ti, key, tombCell(elemQual(col.Name, elems[idx].key), wp.ts, wp.now))
+		mb.add(ti, key, tombCell(elemQual(col.Name, ek), wp.ts, wp.now))
 	default:
 		name := col.Name
 		if col.Type.Kind == cql.KindMap {
 			name = "key(" + col.Name + ")"
 		}
-		k, unset, err := x.eval(col.Type.Elems[0], d.key, name)
+		k, err := x.mapKey(col.Type.Elems[0], d.key, name)
 		if err != nil {
 			return err
-		}
-		if unset {
-			return invalidf("Invalid unset map key")
-		}
-		if k == nil {
-			return invalidf("Invalid null map key")
 		}
 		mb.add(ti, key, tombCell(elemQual(col.Name, k), wp.ts, wp.now))
 	}

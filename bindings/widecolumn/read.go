@@ -156,12 +156,9 @@ func (d *rowDecoder) simpleCell(name []byte, c Cell) error {
 	if !ok || ti.isKey(i) || ti.cols[i].Type.MultiCell() || c.Timestamp <= d.del || droppedCell(ti, name, c.Timestamp) {
 		return nil
 	}
-	v, err := DecodeCellValue(c.Value)
-	if err != nil {
-		return fmt.Errorf("row %x column %s: %w", d.r.key, name, err)
-	}
-	if !v.Live(d.now) {
-		return nil
+	v, live, err := d.liveValue(name, c)
+	if !live {
+		return err
 	}
 	r := d.r
 	r.cols[i] = colVal{val: v.Data, ts: c.Timestamp, ttl: v.TTL, exp: v.Expiry, live: true}
@@ -170,6 +167,16 @@ func (d *rowDecoder) simpleCell(name []byte, c Cell) error {
 	}
 	r.live = true
 	return nil
+}
+
+// liveValue decodes the value of cell c of column name; live is false
+// when the cell is a tombstone or has expired, or on error.
+func (d *rowDecoder) liveValue(name []byte, c Cell) (v CellValue, live bool, err error) {
+	v, err = DecodeCellValue(c.Value)
+	if err != nil {
+		return v, false, fmt.Errorf("row %x column %s: %w", d.r.key, name, err)
+	}
+	return v, v.Live(d.now), nil
 }
 
 // collDeletion notes the tombstone of a whole collection column.
@@ -208,12 +215,9 @@ func (d *rowDecoder) elemCell(name, key []byte, c Cell) error {
 	if c.Timestamp <= del {
 		return nil
 	}
-	v, err := DecodeCellValue(c.Value)
-	if err != nil {
-		return fmt.Errorf("row %x column %s: %w", d.r.key, name, err)
-	}
-	if !v.Live(d.now) {
-		return nil
+	v, live, err := d.liveValue(name, c)
+	if !live {
+		return err
 	}
 	e := elem{key: key, val: v.Data, ts: c.Timestamp}
 	if v.TTL > 0 {
