@@ -257,23 +257,8 @@ func (g *Generator) value(t *cql.Type) []byte {
 			b[i] = byte(r.IntN(256))
 		}
 		return b
-	case cql.KindUUID:
-		var u [16]byte
-		binary.BigEndian.PutUint64(u[:8], r.Uint64())
-		binary.BigEndian.PutUint64(u[8:], r.Uint64())
-		u[6] = u[6]&0x0f | 0x40
-		u[8] = u[8]&0x3f | 0x80
-		return u[:]
-	case cql.KindTimeuuid:
-		// Version 1: a 60-bit time, a clock sequence and a node.
-		ts := uint64(r.Int64N(1<<40)) + 0x01b21dd213814000
-		var u [16]byte
-		binary.BigEndian.PutUint32(u[0:4], uint32(ts))
-		binary.BigEndian.PutUint16(u[4:6], uint16(ts>>32))
-		binary.BigEndian.PutUint16(u[6:8], uint16(ts>>48)&0x0fff|0x1000)
-		binary.BigEndian.PutUint16(u[8:10], uint16(r.IntN(4))|0x8000)
-		u[10], u[15] = byte(r.IntN(3)), byte(r.IntN(256))
-		return u[:]
+	case cql.KindUUID, cql.KindTimeuuid:
+		return g.uuidValue(t)
 	case cql.KindTimestamp:
 		return be64(uint64(int64(r.IntN(4_000_000)-1_000_000) * 1_000_000))
 	case cql.KindDate:
@@ -289,13 +274,7 @@ func (g *Generator) value(t *cql.Type) []byte {
 	case cql.KindDecimal:
 		return mustEncode(t, cql.Decimal{Unscaled: big.NewInt(int64(r.IntN(20000) - 10000)), Scale: int32(r.IntN(4))})
 	case cql.KindDouble:
-		switch r.IntN(10) {
-		case 0:
-			return be64(math.Float64bits(math.NaN()))
-		case 1:
-			return be64(math.Float64bits(math.Inf(1 - 2*r.IntN(2))))
-		}
-		return be64(math.Float64bits(r.NormFloat64() * 1000))
+		return g.doubleValue()
 	case cql.KindFloat:
 		return be32(math.Float32bits(float32(r.NormFloat64() * 100)))
 	case cql.KindInet:
@@ -318,23 +297,62 @@ func (g *Generator) value(t *cql.Type) []byte {
 		}
 		return collection(elems)
 	case cql.KindMap:
-		seen := map[string]bool{}
-		var keys [][]byte
-		for range r.IntN(4) {
-			k := g.elem(t.Elems[0])
-			if !seen[string(k)] {
-				seen[string(k)] = true
-				keys = append(keys, k)
-			}
-		}
-		sortValues(t.Elems[0], keys)
-		var elems [][]byte
-		for _, k := range keys {
-			elems = append(elems, k, g.elem(t.Elems[1]))
-		}
-		return collectionN(len(keys), elems)
+		return g.mapValue(t)
 	}
 	panic(fmt.Sprintf("difftest: no generator for %s", t))
+}
+
+// uuidValue draws a random version 4 uuid, or a version 1 timeuuid.
+func (g *Generator) uuidValue(t *cql.Type) []byte {
+	r := g.r
+	var u [16]byte
+	if t.Kind == cql.KindUUID {
+		binary.BigEndian.PutUint64(u[:8], r.Uint64())
+		binary.BigEndian.PutUint64(u[8:], r.Uint64())
+		u[6] = u[6]&0x0f | 0x40
+		u[8] = u[8]&0x3f | 0x80
+		return u[:]
+	}
+	// Version 1: a 60-bit time, a clock sequence and a node.
+	ts := uint64(r.Int64N(1<<40)) + 0x01b21dd213814000
+	binary.BigEndian.PutUint32(u[0:4], uint32(ts))
+	binary.BigEndian.PutUint16(u[4:6], uint16(ts>>32))
+	binary.BigEndian.PutUint16(u[6:8], uint16(ts>>48)&0x0fff|0x1000)
+	binary.BigEndian.PutUint16(u[8:10], uint16(r.IntN(4))|0x8000)
+	u[10], u[15] = byte(r.IntN(3)), byte(r.IntN(256))
+	return u[:]
+}
+
+// doubleValue draws a double: NaN and infinities now and then.
+func (g *Generator) doubleValue() []byte {
+	r := g.r
+	switch r.IntN(10) {
+	case 0:
+		return be64(math.Float64bits(math.NaN()))
+	case 1:
+		return be64(math.Float64bits(math.Inf(1 - 2*r.IntN(2))))
+	}
+	return be64(math.Float64bits(r.NormFloat64() * 1000))
+}
+
+// mapValue draws a map of up to three distinct keys, sorted as Cassandra
+// serializes maps.
+func (g *Generator) mapValue(t *cql.Type) []byte {
+	seen := map[string]bool{}
+	var keys [][]byte
+	for range g.r.IntN(4) {
+		k := g.elem(t.Elems[0])
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			keys = append(keys, k)
+		}
+	}
+	sortValues(t.Elems[0], keys)
+	var elems [][]byte
+	for _, k := range keys {
+		elems = append(elems, k, g.elem(t.Elems[1]))
+	}
+	return collectionN(len(keys), elems)
 }
 
 // elem draws a collection element from a small domain, so that adds,

@@ -209,39 +209,7 @@ func toJSON(t *cql.Type, b []byte) string {
 		}
 		return cql.FormatValue(t, b)
 	case cql.KindList, cql.KindSet, cql.KindMap:
-		per := 1
-		if t.Kind == cql.KindMap {
-			per = 2
-		}
-		items, err := splitCollection(b, per)
-		if err != nil {
-			return "null"
-		}
-		var sb strings.Builder
-		open, end := "[", "]"
-		if per == 2 {
-			open, end = "{", "}"
-		}
-		sb.WriteString(open)
-		for i := 0; i+per <= len(items); i += per {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			if per == 2 {
-				kt := t.Elems[0]
-				if kt.Kind == cql.KindText || kt.Kind == cql.KindAscii {
-					sb.WriteString(toJSON(kt, items[i]))
-				} else {
-					sb.WriteString(jsonString(toJSON(kt, items[i])))
-				}
-				sb.WriteString(": ")
-				sb.WriteString(toJSON(t.Elems[1], items[i+1]))
-			} else {
-				sb.WriteString(toJSON(t.Elems[0], items[i]))
-			}
-		}
-		sb.WriteString(end)
-		return sb.String()
+		return collectionJSON(t, b)
 	case cql.KindVector:
 		items, err := cql.SplitVector(t, b)
 		if err != nil {
@@ -253,42 +221,86 @@ func toJSON(t *cql.Type, b []byte) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case cql.KindTuple, cql.KindUDT:
-		items, err := splitTuple(b)
-		if err != nil {
-			return "null"
-		}
-		var sb strings.Builder
-		if t.Kind == cql.KindTuple {
-			sb.WriteByte('[')
-		} else {
-			sb.WriteByte('{')
-		}
-		for i := range t.Elems {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			if t.Kind == cql.KindUDT && i < len(t.Fields) {
-				sb.WriteString(jsonString(t.Fields[i]))
-				sb.WriteString(": ")
-			}
-			var v []byte
-			if i < len(items) {
-				v = items[i]
-			}
-			sb.WriteString(toJSON(t.Elems[i], v))
-		}
-		if t.Kind == cql.KindTuple {
-			sb.WriteByte(']')
-		} else {
-			sb.WriteByte('}')
-		}
-		return sb.String()
+		return tupleJSON(t, b)
 	}
 	s := cql.FormatValue(t, b)
 	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
 		s = strings.ReplaceAll(s[1:len(s)-1], "''", "'")
 	}
 	return jsonString(s)
+}
+
+// collectionJSON renders a list or set as a JSON array, a map as an
+// object (keys that are not text quoted as strings).
+func collectionJSON(t *cql.Type, b []byte) string {
+	per := 1
+	if t.Kind == cql.KindMap {
+		per = 2
+	}
+	items, err := splitCollection(b, per)
+	if err != nil {
+		return "null"
+	}
+	var sb strings.Builder
+	open, end := "[", "]"
+	if per == 2 {
+		open, end = "{", "}"
+	}
+	sb.WriteString(open)
+	for i := 0; i+per <= len(items); i += per {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		if per == 2 {
+			kt := t.Elems[0]
+			if kt.Kind == cql.KindText || kt.Kind == cql.KindAscii {
+				sb.WriteString(toJSON(kt, items[i]))
+			} else {
+				sb.WriteString(jsonString(toJSON(kt, items[i])))
+			}
+			sb.WriteString(": ")
+			sb.WriteString(toJSON(t.Elems[1], items[i+1]))
+		} else {
+			sb.WriteString(toJSON(t.Elems[0], items[i]))
+		}
+	}
+	sb.WriteString(end)
+	return sb.String()
+}
+
+// tupleJSON renders a tuple as a JSON array, a UDT as an object of its
+// fields.
+func tupleJSON(t *cql.Type, b []byte) string {
+	items, err := splitTuple(b)
+	if err != nil {
+		return "null"
+	}
+	var sb strings.Builder
+	if t.Kind == cql.KindTuple {
+		sb.WriteByte('[')
+	} else {
+		sb.WriteByte('{')
+	}
+	for i := range t.Elems {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		if t.Kind == cql.KindUDT && i < len(t.Fields) {
+			sb.WriteString(jsonString(t.Fields[i]))
+			sb.WriteString(": ")
+		}
+		var v []byte
+		if i < len(items) {
+			v = items[i]
+		}
+		sb.WriteString(toJSON(t.Elems[i], v))
+	}
+	if t.Kind == cql.KindTuple {
+		sb.WriteByte(']')
+	} else {
+		sb.WriteByte('}')
+	}
+	return sb.String()
 }
 
 func jsonString(s string) string {

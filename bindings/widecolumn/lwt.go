@@ -113,78 +113,13 @@ func (x *execCtx) condHolds(ti *tableInfo, c *condPlan, cur *current) (bool, err
 	if c.field > 0 {
 		v = udtField(v, c.field-1)
 	}
-	eval := func(t cql.Term) ([]byte, error) {
-		b, unset, err := x.eval(c.vt, t, col.Name)
-		if err != nil {
-			return nil, err
-		}
-		if unset {
-			return nil, invalidf("Invalid 'unset' value in condition")
-		}
-		return b, nil
-	}
 	switch c.op {
 	case cql.OpIn:
-		var cands [][]byte
-		if c.in != nil {
-			for _, t := range c.in {
-				b, err := eval(t)
-				if err != nil {
-					return false, err
-				}
-				cands = append(cands, b)
-			}
-		} else {
-			list, unset, err := x.eval(cql.ListOf(c.vt), c.value, "in("+col.Name+")")
-			if err != nil {
-				return false, err
-			}
-			if unset {
-				return false, invalidf("Invalid 'unset' value in condition")
-			}
-			if list != nil {
-				if cands, err = splitCollection(list, 1); err != nil {
-					return false, invalidf("Invalid list value for IN condition on %s", col.Name)
-				}
-			}
-		}
-		for _, w := range cands {
-			if condEqual(c.vt, v, w) {
-				return true, nil
-			}
-		}
-		return false, nil
+		return x.condInHolds(col, c, v)
 	case cql.OpContains, cql.OpContainsKey:
-		w, err := eval(c.value)
-		if err != nil {
-			return false, err
-		}
-		if w == nil {
-			return false, invalidf("Invalid null value for %s condition", c.op)
-		}
-		if v == nil {
-			return false, nil
-		}
-		per := 1
-		if col.Type.Kind == cql.KindMap {
-			per = 2
-		}
-		items, err := splitCollection(v, per)
-		if err != nil {
-			return false, nil
-		}
-		for i := 0; i+per <= len(items); i += per {
-			e := items[i]
-			if c.op == cql.OpContains && per == 2 {
-				e = items[i+1]
-			}
-			if cql.Compare(c.vt, e, w) == 0 {
-				return true, nil
-			}
-		}
-		return false, nil
+		return x.condContainsHolds(col, c, v)
 	}
-	w, err := eval(c.value)
+	w, err := x.condOperand(col, c, c.value)
 	if err != nil {
 		return false, err
 	}
@@ -201,6 +136,84 @@ func (x *execCtx) condHolds(ti *tableInfo, c *condPlan, cur *current) (bool, err
 		return false, nil
 	}
 	return opHolds(c.op, cql.Compare(c.vt, v, w)), nil
+}
+
+// condOperand evaluates a value a condition on col compares with.
+func (x *execCtx) condOperand(col *schema.Column, c *condPlan, t cql.Term) ([]byte, error) {
+	b, unset, err := x.eval(c.vt, t, col.Name)
+	if err != nil {
+		return nil, err
+	}
+	if unset {
+		return nil, invalidf("Invalid 'unset' value in condition")
+	}
+	return b, nil
+}
+
+// condInHolds evaluates c IN (...) or c IN ? for v, the column's value.
+func (x *execCtx) condInHolds(col *schema.Column, c *condPlan, v []byte) (bool, error) {
+	var cands [][]byte
+	if c.in != nil {
+		for _, t := range c.in {
+			b, err := x.condOperand(col, c, t)
+			if err != nil {
+				return false, err
+			}
+			cands = append(cands, b)
+		}
+	} else {
+		list, unset, err := x.eval(cql.ListOf(c.vt), c.value, "in("+col.Name+")")
+		if err != nil {
+			return false, err
+		}
+		if unset {
+			return false, invalidf("Invalid 'unset' value in condition")
+		}
+		if list != nil {
+			if cands, err = splitCollection(list, 1); err != nil {
+				return false, invalidf("Invalid list value for IN condition on %s", col.Name)
+			}
+		}
+	}
+	for _, w := range cands {
+		if condEqual(c.vt, v, w) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// condContainsHolds evaluates c CONTAINS w or c CONTAINS KEY w for v, the
+// collection's value.
+func (x *execCtx) condContainsHolds(col *schema.Column, c *condPlan, v []byte) (bool, error) {
+	w, err := x.condOperand(col, c, c.value)
+	if err != nil {
+		return false, err
+	}
+	if w == nil {
+		return false, invalidf("Invalid null value for %s condition", c.op)
+	}
+	if v == nil {
+		return false, nil
+	}
+	per := 1
+	if col.Type.Kind == cql.KindMap {
+		per = 2
+	}
+	items, err := splitCollection(v, per)
+	if err != nil {
+		return false, nil
+	}
+	for i := 0; i+per <= len(items); i += per {
+		e := items[i]
+		if c.op == cql.OpContains && per == 2 {
+			e = items[i+1]
+		}
+		if cql.Compare(c.vt, e, w) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // condEqual compares for conditions: null equals null and an empty

@@ -102,6 +102,15 @@ func (m *mutBuilder) live(q []byte, wp writeParams, data []byte) Cell {
 	return c
 }
 
+// liveOrTomb is the cell that writes v at qualifier q: live, or a
+// tombstone when v is null.
+func (m *mutBuilder) liveOrTomb(q []byte, wp writeParams, v []byte) Cell {
+	if v == nil {
+		return tombCell(q, wp.ts, wp.now)
+	}
+	return m.live(q, wp, v)
+}
+
 // tombCell builds a tombstone written at ts.
 func tombCell(q []byte, ts int64, now int64) Cell {
 	return Cell{Qualifier: q, Timestamp: ts, Value: CellValue{Tombstone: true, Expiry: now}.Encode()}

@@ -89,111 +89,150 @@ func (x *execCtx) readCurrent(ctx context.Context, ti *tableInfo, pk, ck [][]byt
 
 // assign adds the cells of one SET operation (or INSERT value).
 func (p *modPlan) assign(ctx context.Context, x *execCtx, op setOp, key []byte, cur *current, wp writeParams, mb *mutBuilder) error {
-	ti := p.ti
-	col := ti.cols[op.col]
-	t := col.Type
 	switch op.op {
 	case cql.AssignSet:
-		v, unset, err := x.eval(t, op.value, col.Name)
-		if err != nil || unset {
-			return err
-		}
-		if t.MultiCell() {
-			mb.add(ti, key, tombCell(collDelQual(col.Name), wp.ts-1, wp.now))
-			if v == nil {
-				return nil
-			}
-			cells, err := x.collectionCells(ti, op.col, v, wp, false)
-			if err != nil {
-				return err
-			}
-			mb.add(ti, key, cells...)
-			return nil
-		}
-		if v == nil {
-			mb.add(ti, key, tombCell(ti.quals[op.col], wp.ts, wp.now))
-		} else {
-			mb.add(ti, key, mb.live(ti.quals[op.col], wp, v))
-		}
-		return nil
+		return p.assignValue(x, op, key, wp, mb)
 	case cql.AssignAdd, cql.AssignAddTo, cql.AssignPrepend, cql.AssignRemove, cql.AssignRemoveFrom:
-		v, unset, err := x.eval(op.vt, op.value, col.Name)
-		if err != nil || unset {
-			return err
-		}
-		remove := op.op == cql.AssignRemove || op.op == cql.AssignRemoveFrom
-		if t.Kind == cql.KindCounter {
-			if v == nil {
-				return invalidf("Invalid null value for counter increment/decrement")
-			}
-			d := int64(be64u(v))
-			if remove {
-				d = -d
-			}
-			mb.addCounter(ti, key, op.col, d)
-			return nil
-		}
-		if v == nil {
-			return nil
-		}
-		if !remove {
-			cells, err := x.collectionCells(ti, op.col, v, wp, op.op == cql.AssignPrepend)
-			if err != nil {
-				return err
-			}
-			mb.add(ti, key, cells...)
-			return nil
-		}
-		return p.removeElements(x, op, key, v, cur, wp, mb)
+		return p.assignAddRemove(x, op, key, cur, wp, mb)
 	case cql.AssignField:
 		return p.assignField(x, op, key, wp, mb)
 	case cql.AssignElement:
-		if t.Kind == cql.KindMap {
-			k, unset, err := x.eval(t.Elems[0], op.key, "key("+col.Name+")")
-			if err != nil {
-				return err
-			}
-			if unset {
-				return invalidf("Invalid unset map key")
-			}
-			if k == nil {
-				return invalidf("Invalid null map key")
-			}
-			v, unset, err := x.eval(t.Elems[1], op.value, "value("+col.Name+")")
-			if err != nil || unset {
-				return err
-			}
-			if v == nil {
-				mb.add(ti, key, tombCell(elemQual(col.Name, k), wp.ts, wp.now))
-			} else {
-				mb.add(ti, key, mb.live(elemQual(col.Name, k), wp, v))
-			}
+		if p.ti.cols[op.col].Type.Kind == cql.KindMap {
+			return p.assignMapEntry(x, op, key, wp, mb)
+		}
+		return p.assignListElement(x, op, key, cur, wp, mb)
+	}
+	return fmt.Errorf("widecolumn: unexpected assignment %v", op.op)
+}
+
+// assignValue writes a whole value: c = v (a collection's earlier
+// elements deleted).
+func (p *modPlan) assignValue(x *execCtx, op setOp, key []byte, wp writeParams, mb *mutBuilder) error {
+	ti := p.ti
+	col := ti.cols[op.col]
+	t := col.Type
+	v, unset, err := x.eval(t, op.value, col.Name)
+	if err != nil || unset {
+		return err
+	}
+	if t.MultiCell() {
+		mb.add(ti, key, tombCell(collDelQual(col.Name), wp.ts-1, wp.now))
+		if v == nil {
 			return nil
 		}
-		idx, err := x.listIndex(col, op.key)
+		cells, err := x.collectionCells(ti, op.col, v, wp, false)
 		if err != nil {
 			return err
 		}
-		v, unset, err := x.eval(t.Elems[0], op.value, "value("+col.Name+")")
-		if err != nil || unset {
-			return err
-		}
-		elems := liveElems(cur.of(ti, op.col), op.col)
-		if len(elems) == 0 {
-			return invalidf("Attempted to set an element on a list which is null")
-		}
-		if idx < 0 || idx >= len(elems) {
-			return invalidf("List index %d out of bound, list has size %d", idx, len(elems))
-		}
-		q := elemQual(col.Name, elems[idx].key)
-		if v == nil {
-			mb.add(ti, key, tombCell(q, wp.ts, wp.now))
-		} else {
-			mb.add(ti, key, mb.live(q, wp, v))
-		}
+		mb.add(ti, key, cells...)
 		return nil
 	}
-	return fmt.Errorf("widecolumn: unexpected assignment %v", op.op)
+	mb.add(ti, key, mb.liveOrTomb(ti.quals[op.col], wp, v))
+	return nil
+}
+
+// assignAddRemove applies c = c + v, c = v + c or c = c - v: a counter
+// increment or decrement, or elements added to or removed from a
+// collection.
+func (p *modPlan) assignAddRemove(x *execCtx, op setOp, key []byte, cur *current, wp writeParams, mb *mutBuilder) error {
+	ti := p.ti
+	col := ti.cols[op.col]
+	v, unset, err := x.eval(op.vt, op.value, col.Name)
+	if err != nil || unset {
+		return err
+	}
+	remove := op.op == cql.AssignRemove || op.op == cql.AssignRemoveFrom
+	if col.Type.Kind == cql.KindCounter {
+		if v == nil {
+			return invalidf("Invalid null value for counter increment/decrement")
+		}
+		d := int64(be64u(v))
+		if remove {
+			d = -d
+		}
+		mb.addCounter(ti, key, op.col, d)
+		return nil
+	}
+	if v == nil {
+		return nil
+	}
+	if !remove {
+		cells, err := x.collectionCells(ti, op.col, v, wp, op.op == cql.AssignPrepend)
+		if err != nil {
+			return err
+		}
+		mb.add(ti, key, cells...)
+		return nil
+	}
+	return p.removeElements(x, op, key, v, cur, wp, mb)
+}
+
+// assignMapEntry applies m[k] = v (a null v deletes the entry).
+func (p *modPlan) assignMapEntry(x *execCtx, op setOp, key []byte, wp writeParams, mb *mutBuilder) error {
+	ti := p.ti
+	col := ti.cols[op.col]
+	t := col.Type
+	k, err := x.mapKey(t.Elems[0], op.key, "key("+col.Name+")")
+	if err != nil {
+		return err
+	}
+	v, unset, err := x.eval(t.Elems[1], op.value, "value("+col.Name+")")
+	if err != nil || unset {
+		return err
+	}
+	mb.add(ti, key, mb.liveOrTomb(elemQual(col.Name, k), wp, v))
+	return nil
+}
+
+// assignListElement applies l[i] = v to an existing element of a list (a
+// null v deletes it).
+func (p *modPlan) assignListElement(x *execCtx, op setOp, key []byte, cur *current, wp writeParams, mb *mutBuilder) error {
+	ti := p.ti
+	col := ti.cols[op.col]
+	idx, err := x.listIndex(col, op.key)
+	if err != nil {
+		return err
+	}
+	v, unset, err := x.eval(col.Type.Elems[0], op.value, "value("+col.Name+")")
+	if err != nil || unset {
+		return err
+	}
+	ek, err := listElementKey(ti, cur, op.col, idx, "set an element on")
+	if err != nil {
+		return err
+	}
+	mb.add(ti, key, mb.liveOrTomb(elemQual(col.Name, ek), wp, v))
+	return nil
+}
+
+// listElementKey returns the cell key of element idx of list column c in
+// the current row; what names the operation in errors ("set an element
+// on": Attempted to set an element on a list which is null).
+func listElementKey(ti *tableInfo, cur *current, c, idx int, what string) ([]byte, error) {
+	elems := liveElems(cur.of(ti, c), c)
+	if len(elems) == 0 {
+		return nil, invalidf("Attempted to %s a list which is null", what)
+	}
+	if idx < 0 || idx >= len(elems) {
+		return nil, invalidf("List index %d out of bound, list has size %d", idx, len(elems))
+	}
+	return elems[idx].key, nil
+}
+
+// mapKey evaluates the key of a map entry (or set element) an operation
+// names: neither unset nor null.
+func (x *execCtx) mapKey(t *cql.Type, term cql.Term, name string) ([]byte, error) {
+	k, unset, err := x.eval(t, term, name)
+	if err != nil {
+		return nil, err
+	}
+	if unset {
+		return nil, invalidf("Invalid unset map key")
+	}
+	if k == nil {
+		return nil, invalidf("Invalid null map key")
+	}
+	return k, nil
 }
 
 func (x *execCtx) listIndex(col *schema.Column, term cql.Term) (int, error) {
@@ -275,28 +314,19 @@ func (p *modPlan) deleteTarget(x *execCtx, d delTarget, key []byte, pk [][]byte,
 		if err != nil {
 			return err
 		}
-		elems := liveElems(cur.of(ti, d.col), d.col)
-		if len(elems) == 0 {
-			return invalidf("Attempted to delete an element from a list which is null")
+		ek, err := listElementKey(ti, cur, d.col, idx, "delete an element from")
+		if err != nil {
+			return err
 		}
-		if idx < 0 || idx >= len(elems) {
-			return invalidf("List index %d out of bound, list has size %d", idx, len(elems))
-		}
-		mb.add(ti, key, tombCell(elemQual(col.Name, elems[idx].key), wp.ts, wp.now))
+		mb.add(ti, key, tombCell(elemQual(col.Name, ek), wp.ts, wp.now))
 	default:
 		name := col.Name
 		if col.Type.Kind == cql.KindMap {
 			name = "key(" + col.Name + ")"
 		}
-		k, unset, err := x.eval(col.Type.Elems[0], d.key, name)
+		k, err := x.mapKey(col.Type.Elems[0], d.key, name)
 		if err != nil {
 			return err
-		}
-		if unset {
-			return invalidf("Invalid unset map key")
-		}
-		if k == nil {
-			return invalidf("Invalid null map key")
 		}
 		mb.add(ti, key, tombCell(elemQual(col.Name, k), wp.ts, wp.now))
 	}

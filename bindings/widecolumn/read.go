@@ -73,7 +73,25 @@ func decodeRowOpt(ti *tableInfo, kv Row, outer int64, header bool, now int64, ke
 	if keep {
 		r.elems = make([][]elem, len(ti.cols))
 	}
-	cells := kv.Cells
+	del := rowTombstone(kv.Cells, outer)
+	if header {
+		hdr = hbuf
+		hdr.del = del
+	}
+	d := rowDecoder{ti: ti, r: r, hdr: hdr, del: del, now: now, keep: keep, cur: -1}
+	for _, c := range kv.Cells {
+		if err := d.cell(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	d.flush()
+	return r, hdr, nil
+}
+
+// rowTombstone returns the deletion time covering a row's cells: outer, or
+// the row's own tombstone when later. Cells are sorted by qualifier, so the
+// search stops at the first qualifier past the tombstone's.
+func rowTombstone(cells []Cell, outer int64) int64 {
 	del := outer
 	for _, c := range cells {
 		if len(c.Qualifier) == 1 && c.Qualifier[0] == qRowDel {
@@ -86,109 +104,147 @@ func decodeRowOpt(ti *tableInfo, kv Row, outer int64, header bool, now int64, ke
 			break
 		}
 	}
-	if header {
-		hdr = hbuf
-		hdr.del = del
+	return del
+}
+
+// rowDecoder reconciles the cells of one KV row into r (decodeRowOpt):
+// the cells of a multi-cell column come one after another and accumulate
+// in elems until the column changes.
+type rowDecoder struct {
+	ti       *tableInfo
+	r        *cqlRow
+	hdr      *partHeader // nil unless the row is a partition header
+	del, now int64       // row deletion time; now (unix seconds) for expiry
+	keep     bool        // keep the live element cells in r.elems
+	collDel  []int64     // collection tombstones by column; nil: none
+	elems    []elem
+	cur      int // multi-cell column being accumulated; -1: none
+}
+
+// cell applies one cell of the row.
+func (d *rowDecoder) cell(c Cell) error {
+	q, err := parseQual(c.Qualifier)
+	if err != nil {
+		return fmt.Errorf("row %x: %w", d.r.key, err)
 	}
-	var collDel []int64
-	var elems []elem
-	cur := -1 // multi-cell column being accumulated
-	flush := func() {
-		if cur >= 0 {
-			if keep {
-				r.elems[cur] = append([]elem(nil), elems...)
-			}
-			if v := buildCollectionValue(ti.cols[cur].Type, elems); v != nil {
-				cv := colVal{val: v, live: true, et: &elemTimes{ts: make([]int64, len(elems)), exp: make([]int64, len(elems))}}
-				for i, e := range elems {
-					cv.et.ts[i], cv.et.exp[i] = e.ts, e.exp
-				}
-				r.cols[cur] = cv
-				r.live = true
+	switch q.kind {
+	case qMarker:
+		if c.Timestamp > d.del {
+			if v, err := DecodeCellValue(c.Value); err == nil && v.Live(d.now) {
+				d.r.live = true
 			}
 		}
-		cur, elems = -1, elems[:0]
-	}
-	for _, c := range cells {
-		q, perr := parseQual(c.Qualifier)
-		if perr != nil {
-			return nil, nil, fmt.Errorf("row %x: %w", kv.Key, perr)
+	case qRowDel:
+	case qRange:
+		if d.hdr != nil {
+			d.hdr.ranges = append(d.hdr.ranges, rangeTomb{lo: q.lo, hi: q.hi, ts: c.Timestamp})
 		}
-		switch q.kind {
-		case qMarker:
-			if c.Timestamp > del {
-				if v, err := DecodeCellValue(c.Value); err == nil && v.Live(now) {
-					r.live = true
-				}
+	case qCell:
+		return d.simpleCell(q.name, c)
+	case qCollDel:
+		d.collDeletion(q.name, c.Timestamp)
+	case qElem:
+		return d.elemCell(q.name, q.key, c)
+	}
+	return nil
+}
+
+// simpleCell applies the cell of a single-cell column.
+func (d *rowDecoder) simpleCell(name []byte, c Cell) error {
+	ti := d.ti
+	i, ok := ti.colIdx[string(name)]
+	if !ok || ti.isKey(i) || ti.cols[i].Type.MultiCell() || c.Timestamp <= d.del || droppedCell(ti, name, c.Timestamp) {
+		return nil
+	}
+	v, live, err := d.liveValue(name, c)
+	if !live {
+		return err
+	}
+	r := d.r
+	r.cols[i] = colVal{val: v.Data, ts: c.Timestamp, ttl: v.TTL, exp: v.Expiry, live: true}
+	if v.Data == nil {
+		r.cols[i].val = []byte{}
+	}
+	r.live = true
+	return nil
+}
+
+// liveValue decodes the value of cell c of column name; live is false
+// when the cell is a tombstone or has expired, or on error.
+func (d *rowDecoder) liveValue(name []byte, c Cell) (v CellValue, live bool, err error) {
+	v, err = DecodeCellValue(c.Value)
+	if err != nil {
+		return v, false, fmt.Errorf("row %x column %s: %w", d.r.key, name, err)
+	}
+	return v, v.Live(d.now), nil
+}
+
+// collDeletion notes the tombstone of a whole collection column.
+func (d *rowDecoder) collDeletion(name []byte, ts int64) {
+	i, ok := d.ti.colIdx[string(name)]
+	if !ok {
+		return
+	}
+	if d.collDel == nil {
+		d.collDel = make([]int64, len(d.ti.cols))
+		for j := range d.collDel {
+			d.collDel[j] = noDeletion
+		}
+	}
+	if ts > d.collDel[i] {
+		d.collDel[i] = ts
+	}
+}
+
+// elemCell accumulates one element cell (key: its element key) of a
+// multi-cell column.
+func (d *rowDecoder) elemCell(name, key []byte, c Cell) error {
+	ti := d.ti
+	i, ok := ti.colIdx[string(name)]
+	if !ok || ti.isKey(i) || !ti.cols[i].Type.MultiCell() || droppedCell(ti, name, c.Timestamp) {
+		return nil
+	}
+	if i != d.cur {
+		d.flush()
+		d.cur = i
+	}
+	del := d.del
+	if d.collDel != nil && d.collDel[i] > del {
+		del = d.collDel[i]
+	}
+	if c.Timestamp <= del {
+		return nil
+	}
+	v, live, err := d.liveValue(name, c)
+	if !live {
+		return err
+	}
+	e := elem{key: key, val: v.Data, ts: c.Timestamp}
+	if v.TTL > 0 {
+		e.exp = v.Expiry
+	}
+	d.elems = append(d.elems, e)
+	return nil
+}
+
+// flush completes the multi-cell column being accumulated: its value,
+// from the live elements, and their write and expiry times.
+func (d *rowDecoder) flush() {
+	if cur := d.cur; cur >= 0 {
+		r, elems := d.r, d.elems
+		if d.keep {
+			r.elems[cur] = append([]elem(nil), elems...)
+		}
+		if v := buildCollectionValue(d.ti.cols[cur].Type, elems); v != nil {
+			cv := colVal{val: v, live: true, et: &elemTimes{ts: make([]int64, len(elems)), exp: make([]int64, len(elems))}}
+			for i, e := range elems {
+				cv.et.ts[i], cv.et.exp[i] = e.ts, e.exp
 			}
-		case qRowDel:
-		case qRange:
-			if hdr != nil {
-				hdr.ranges = append(hdr.ranges, rangeTomb{lo: q.lo, hi: q.hi, ts: c.Timestamp})
-			}
-		case qCell:
-			i, ok := ti.colIdx[string(q.name)]
-			if !ok || ti.isKey(i) || ti.cols[i].Type.MultiCell() || c.Timestamp <= del || droppedCell(ti, q.name, c.Timestamp) {
-				continue
-			}
-			v, err := DecodeCellValue(c.Value)
-			if err != nil {
-				return nil, nil, fmt.Errorf("row %x column %s: %w", kv.Key, q.name, err)
-			}
-			if !v.Live(now) {
-				continue
-			}
-			r.cols[i] = colVal{val: v.Data, ts: c.Timestamp, ttl: v.TTL, exp: v.Expiry, live: true}
-			if v.Data == nil {
-				r.cols[i].val = []byte{}
-			}
+			r.cols[cur] = cv
 			r.live = true
-		case qCollDel:
-			i, ok := ti.colIdx[string(q.name)]
-			if !ok {
-				continue
-			}
-			if collDel == nil {
-				collDel = make([]int64, len(ti.cols))
-				for j := range collDel {
-					collDel[j] = noDeletion
-				}
-			}
-			if c.Timestamp > collDel[i] {
-				collDel[i] = c.Timestamp
-			}
-		case qElem:
-			i, ok := ti.colIdx[string(q.name)]
-			if !ok || ti.isKey(i) || !ti.cols[i].Type.MultiCell() || droppedCell(ti, q.name, c.Timestamp) {
-				continue
-			}
-			if i != cur {
-				flush()
-				cur = i
-			}
-			d := del
-			if collDel != nil && collDel[i] > d {
-				d = collDel[i]
-			}
-			if c.Timestamp <= d {
-				continue
-			}
-			v, err := DecodeCellValue(c.Value)
-			if err != nil {
-				return nil, nil, fmt.Errorf("row %x column %s: %w", kv.Key, q.name, err)
-			}
-			if !v.Live(now) {
-				continue
-			}
-			e := elem{key: q.key, val: v.Data, ts: c.Timestamp}
-			if v.TTL > 0 {
-				e.exp = v.Expiry
-			}
-			elems = append(elems, e)
 		}
 	}
-	flush()
-	return r, hdr, nil
+	d.cur, d.elems = -1, d.elems[:0]
 }
 
 type elem struct {

@@ -163,70 +163,21 @@ func (x *execCtx) scanRanges(ti *tableInfo, p *selectPlan, from []byte) ([]KeyRa
 // order, filtering partition keys when restricted.
 func (s *selectRun) runScan(ctx context.Context, resume *pagingState) error {
 	ti := s.ti
-	var from []byte
-	var resumePart []byte // prefix of a partition resumed in the middle
-	if resume != nil {
-		prefix, err := ti.codec.PartitionPrefix(resume.lastKey)
-		if err != nil {
-			return errBadPagingState
-		}
-		if resume.partDone {
-			from = append(append([]byte(nil), prefix...), keyHigh)
-		} else {
-			from = KeySuccessor(resume.lastKey)
-			resumePart = prefix
-			s.partCount = resume.partCount
-		}
+	from, resumePart, err := s.scanResume(resume)
+	if err != nil {
+		return err
 	}
 	ranges, err := s.x.scanRanges(ti, s.p, from)
 	if err != nil || len(ranges) == 0 {
 		return err
 	}
-	var m rowSource
-	switch {
-	case s.p.index != nil:
-		m, err = s.openIndexSource(ctx, ranges)
-	case s.ann != nil && s.p.ann.index.lsh != nil && !s.x.e.annExact:
-		m, err = s.openANNSource(ctx, ranges)
-	default:
-		m, err = s.x.openMergedScan(ctx, ti, ranges, s.x.scanHint)
-	}
+	m, err := s.openScanSource(ctx, ranges)
 	if err != nil {
 		return err
 	}
 	defer m.close()
 
-	var (
-		cur      *partition
-		curPre   []byte
-		skip     bool // rest of the current partition is not wanted
-		skipped  int  // rows skipped in the current partition
-		pkSkip   bool // the partition key does not match the filters
-		anyRow   bool
-		resumed  = resumePart != nil
-		pkFilter = s.filters
-	)
-	finish := func() {
-		if cur == nil || pkSkip || s.stopped {
-			return
-		}
-		st := cur.hdr.statics
-		if s.p.distinct {
-			if st != nil || anyRow {
-				row := st
-				if row == nil {
-					row = &cqlRow{key: cur.key, pk: cur.pk, static: true}
-				}
-				if matchAll(s.filters, ti, row, st) {
-					s.emit(row, st, true)
-				}
-			}
-			return
-		}
-		if !anyRow && s.p.staticRows && st != nil && ti.hasCK && matchAll(s.filters, ti, st, st) {
-			s.emit(st, st, true)
-		}
-	}
+	c := scanCursor{m: m, resumePart: resumePart, resumed: resumePart != nil}
 	for !s.stopped {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -239,106 +190,210 @@ func (s *selectRun) runScan(ctx context.Context, resume *pagingState) error {
 		if err != nil {
 			return err
 		}
-		if cur == nil || !bytes.Equal(prefix, curPre) {
-			finish()
+		if c.cur == nil || !bytes.Equal(prefix, c.curPre) {
+			s.finishPartition(&c)
 			if s.stopped {
 				break
 			}
-			pk, _, err := ti.codec.DecodeRowKey(kv.Key)
+			done, err := s.enterPartition(ctx, &c, kv, prefix)
 			if err != nil {
 				return err
 			}
-			curPre = append(curPre[:0], prefix...)
-			skip, anyRow, skipped, pkSkip = false, false, 0, false
-			if !resumed || !bytes.Equal(prefix, resumePart) {
-				s.partCount = 0
-			}
-			s.partDone = false
-			isHeader := len(kv.Key) == len(prefix)+1
-			key, err := ti.codec.PartitionKey(pk)
-			if err != nil {
-				return err
-			}
-			var hrow Row
-			switch {
-			case isHeader:
-				hrow = kv
-			case resumed && bytes.Equal(prefix, resumePart):
-				rows, err := s.x.e.kv.Get(ctx, ti.spec, [][]byte{key})
-				if err != nil {
-					return fmt.Errorf("read %s: %w", ti, err)
-				}
-				if len(rows) == 1 {
-					hrow = rows[0]
-				}
-			}
-			if resumed && bytes.Equal(prefix, resumePart) {
-				anyRow = true // rows of it were returned on earlier pages
-			}
-			resumed = false
-			if cur, err = s.x.partitionFromHeader(ti, pk, key, hrow); err != nil {
-				return err
-			}
-			if !s.pkMatches(pk, pkFilter) {
-				skip, pkSkip = true, true
-				continue
-			}
-			if isHeader {
-				if !ti.hasCK {
-					if cur.noCK != nil && cur.noCK.live {
-						anyRow = true
-						if s.p.distinct {
-							continue
-						}
-						if matchAll(s.filters, ti, cur.noCK, nil) {
-							s.emit(cur.noCK, nil, false)
-						}
-					}
-					skip = true
-				} else if s.p.distinct && cur.hdr.statics != nil {
-					anyRow = true
-				}
+			if done {
 				continue
 			}
 		}
-		if skip || !ti.hasCK || len(kv.Key) == len(prefix)+1 {
-			if skip && ti.hasCK {
-				if skipped++; skipped == 64 {
-					// A long partition nobody wants: jump past it.
-					if err := m.seek(ctx, append(append([]byte(nil), prefix...), keyHigh)); err != nil {
-						return err
-					}
-				}
-			}
-			continue
-		}
-		if s.p.distinct && anyRow {
-			skip = true
-			continue
-		}
-		r, err := s.x.clusteringRow(ti, cur, kv)
-		if err != nil {
+		if err := s.scanRow(ctx, &c, kv, prefix); err != nil {
 			return err
-		}
-		if !r.live {
-			continue
-		}
-		anyRow = true
-		if s.p.distinct {
-			continue
-		}
-		if !matchAll(s.filters, ti, r, cur.hdr.statics) {
-			continue
-		}
-		if !s.emit(r, cur.hdr.statics, false) {
-			skip = true
 		}
 	}
 	if err := m.failed(); err != nil {
 		return fmt.Errorf("scan %s: %w", ti, err)
 	}
 	if !s.stopped {
-		finish()
+		s.finishPartition(&c)
+	}
+	return nil
+}
+
+// scanCursor is runScan's position: the source and the partition being
+// read, with what is known of it so far.
+type scanCursor struct {
+	m       rowSource
+	cur     *partition
+	curPre  []byte
+	skip    bool // rest of the current partition is not wanted
+	skipped int  // rows skipped in the current partition
+	pkSkip  bool // the partition key does not match the filters
+	anyRow  bool
+	// resumed: the scan resumes in the middle of partition resumePart
+	// (its prefix), and has not left it yet.
+	resumed    bool
+	resumePart []byte
+}
+
+// scanResume returns where a scan resumed from a paging state starts and,
+// when it resumes in the middle of a partition, that partition's prefix
+// (restoring the partition's row count). Both are nil without resume.
+func (s *selectRun) scanResume(resume *pagingState) (from, resumePart []byte, err error) {
+	if resume == nil {
+		return nil, nil, nil
+	}
+	prefix, err := s.ti.codec.PartitionPrefix(resume.lastKey)
+	if err != nil {
+		return nil, nil, errBadPagingState
+	}
+	if resume.partDone {
+		return append(append([]byte(nil), prefix...), keyHigh), nil, nil
+	}
+	s.partCount = resume.partCount
+	return KeySuccessor(resume.lastKey), prefix, nil
+}
+
+// openScanSource opens the rows a scan reads: index candidates, ANN
+// candidates, or every row of ranges.
+func (s *selectRun) openScanSource(ctx context.Context, ranges []KeyRange) (rowSource, error) {
+	switch {
+	case s.p.index != nil:
+		return s.openIndexSource(ctx, ranges)
+	case s.ann != nil && s.p.ann.index.lsh != nil && !s.x.e.annExact:
+		return s.openANNSource(ctx, ranges)
+	}
+	return s.x.openMergedScan(ctx, s.ti, ranges, s.x.scanHint)
+}
+
+// finishPartition emits what the partition just read yields at its end:
+// its DISTINCT row, or the static row of a partition without rows.
+func (s *selectRun) finishPartition(c *scanCursor) {
+	if c.cur == nil || c.pkSkip || s.stopped {
+		return
+	}
+	ti, st := s.ti, c.cur.hdr.statics
+	if s.p.distinct {
+		if st != nil || c.anyRow {
+			row := st
+			if row == nil {
+				row = &cqlRow{key: c.cur.key, pk: c.cur.pk, static: true}
+			}
+			if matchAll(s.filters, ti, row, st) {
+				s.emit(row, st, true)
+			}
+		}
+		return
+	}
+	if !c.anyRow && s.p.staticRows && st != nil && ti.hasCK && matchAll(s.filters, ti, st, st) {
+		s.emit(st, st, true)
+	}
+}
+
+// enterPartition starts the partition of kv (its first row, prefix its
+// partition prefix): it decodes the partition key and header and applies
+// the partition-key filters. done says kv needs nothing more (a header, or
+// a partition the filters skip).
+func (s *selectRun) enterPartition(ctx context.Context, c *scanCursor, kv Row, prefix []byte) (done bool, err error) {
+	ti := s.ti
+	pk, _, err := ti.codec.DecodeRowKey(kv.Key)
+	if err != nil {
+		return false, err
+	}
+	c.curPre = append(c.curPre[:0], prefix...)
+	c.skip, c.anyRow, c.skipped, c.pkSkip = false, false, 0, false
+	resumedHere := c.resumed && bytes.Equal(prefix, c.resumePart)
+	if !resumedHere {
+		s.partCount = 0
+	}
+	s.partDone = false
+	isHeader := len(kv.Key) == len(prefix)+1
+	key, err := ti.codec.PartitionKey(pk)
+	if err != nil {
+		return false, err
+	}
+	var hrow Row
+	switch {
+	case isHeader:
+		hrow = kv
+	case resumedHere:
+		rows, err := s.x.e.kv.Get(ctx, ti.spec, [][]byte{key})
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", ti, err)
+		}
+		if len(rows) == 1 {
+			hrow = rows[0]
+		}
+	}
+	if resumedHere {
+		c.anyRow = true // rows of it were returned on earlier pages
+	}
+	c.resumed = false
+	if c.cur, err = s.x.partitionFromHeader(ti, pk, key, hrow); err != nil {
+		return false, err
+	}
+	if !s.pkMatches(pk, s.filters) {
+		c.skip, c.pkSkip = true, true
+		return true, nil
+	}
+	if isHeader {
+		s.scanHeader(c)
+		return true, nil
+	}
+	return false, nil
+}
+
+// scanHeader handles a partition's header row: the whole row of a table
+// without clustering columns, or statics a DISTINCT query returns.
+func (s *selectRun) scanHeader(c *scanCursor) {
+	ti := s.ti
+	if ti.hasCK {
+		if s.p.distinct && c.cur.hdr.statics != nil {
+			c.anyRow = true
+		}
+		return
+	}
+	if noCK := c.cur.noCK; noCK != nil && noCK.live {
+		c.anyRow = true
+		if s.p.distinct {
+			return
+		}
+		if matchAll(s.filters, ti, noCK, nil) {
+			s.emit(noCK, nil, false)
+		}
+	}
+	c.skip = true
+}
+
+// scanRow handles one KV row of the current partition (prefix its
+// partition prefix): a clustering row to filter and emit, or a row to
+// skip (past a long partition nobody wants with a seek).
+func (s *selectRun) scanRow(ctx context.Context, c *scanCursor, kv Row, prefix []byte) error {
+	ti := s.ti
+	if c.skip || !ti.hasCK || len(kv.Key) == len(prefix)+1 {
+		if c.skip && ti.hasCK {
+			if c.skipped++; c.skipped == 64 {
+				// A long partition nobody wants: jump past it.
+				if err := c.m.seek(ctx, append(append([]byte(nil), prefix...), keyHigh)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if s.p.distinct && c.anyRow {
+		c.skip = true
+		return nil
+	}
+	r, err := s.x.clusteringRow(ti, c.cur, kv)
+	if err != nil {
+		return err
+	}
+	if !r.live {
+		return nil
+	}
+	c.anyRow = true
+	if s.p.distinct || !matchAll(s.filters, ti, r, c.cur.hdr.statics) {
+		return nil
+	}
+	if !s.emit(r, c.cur.hdr.statics, false) {
+		c.skip = true
 	}
 	return nil
 }

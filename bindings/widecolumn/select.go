@@ -41,30 +41,11 @@ type orderCol struct {
 }
 
 func (b *planner) planSelect(s *cql.Select) (plan, error) {
-	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+	p, w, err := b.selectBasics(s)
 	if err != nil {
 		return nil, err
 	}
-	b.table = ti
-	p := &selectPlan{ti: ti, distinct: s.Distinct, limit: s.Limit, ppl: s.PerPartitionLimit}
-	if p.sel, err = b.compileSelection(ti, s); err != nil {
-		return nil, err
-	}
-	w, err := b.analyzeWhere(ti, s.Where)
-	if err != nil {
-		return nil, err
-	}
-	p.w = w
-	for _, rs := range w.pk {
-		for _, r := range rs {
-			if r.op == cql.OpEq {
-				b.noteEq(ti, r.cols[0], r.value)
-			}
-		}
-	}
-	b.walkTerm(s.Limit, cql.Scalar(cql.KindInt), "[limit]", ti)
-	b.walkTerm(s.PerPartitionLimit, cql.Scalar(cql.KindInt), "[per_partition_limit]", ti)
-
+	ti := p.ti
 	// With the whole partition key restricted by = or IN, token
 	// restrictions filter the listed partitions (token.go).
 	p.pkList = w.pkExact()
@@ -80,13 +61,57 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		// are read as an ALLOW FILTERING query would read them.
 		allowFiltering = true
 	}
+	if err := p.planFilters(s, w, allowFiltering); err != nil {
+		return nil, err
+	}
+	if err := p.planShape(s, w); err != nil {
+		return nil, err
+	}
+	b.result = p.specs
+	return p, nil
+}
+
+// selectBasics resolves a SELECT's table, selection and WHERE clause, and
+// notes the types of its bind markers.
+func (b *planner) selectBasics(s *cql.Select) (*selectPlan, *where, error) {
+	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.table = ti
+	p := &selectPlan{ti: ti, distinct: s.Distinct, limit: s.Limit, ppl: s.PerPartitionLimit}
+	if p.sel, err = b.compileSelection(ti, s); err != nil {
+		return nil, nil, err
+	}
+	w, err := b.analyzeWhere(ti, s.Where)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.w = w
+	for _, rs := range w.pk {
+		for _, r := range rs {
+			if r.op == cql.OpEq {
+				b.noteEq(ti, r.cols[0], r.value)
+			}
+		}
+	}
+	b.walkTerm(s.Limit, cql.Scalar(cql.KindInt), "[limit]", ti)
+	b.walkTerm(s.PerPartitionLimit, cql.Scalar(cql.KindInt), "[per_partition_limit]", ti)
+	return p, w, nil
+}
+
+// planFilters chooses the index a scan reads and turns the restrictions
+// that neither the key nor the index resolves into filters, refusing those
+// that need ALLOW FILTERING without it.
+func (p *selectPlan) planFilters(s *cql.Select, w *where, allowFiltering bool) error {
+	ti := p.ti
 	idx := chooseIndex(ti, w)
 	if idx != nil {
 		if hasINOnKey(w) {
-			return nil, errIndexWithIN
+			return errIndexWithIN
 		}
 		if len(s.OrderBy) > 0 && p.ann == nil {
-			return nil, invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
+			return invalidf("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
 		}
 	}
 	if !p.pkList && w.hasPK() {
@@ -95,47 +120,67 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 			pkRs = append(pkRs, rs...)
 		}
 		if !allowFiltering && !idx.coversAll(pkRs) {
-			return nil, errRequiresFiltering
+			return errRequiresFiltering
 		}
 		for _, rs := range w.pk {
 			p.filters = append(p.filters, rs...)
 		}
 	}
-	if p.pkList {
-		p.ck = planClustering(ti, w)
-		if len(p.ck.leftover) > 0 {
-			if !allowFiltering && !idx.coversAll(p.ck.leftover) {
-				return nil, p.ck.filteringError(ti, w)
-			}
-			p.filters = append(p.filters, p.ck.leftover...)
-		}
-	} else if w.hasCK() {
-		var ckRs []*restriction
-		for _, rs := range w.ck {
-			ckRs = append(ckRs, rs...)
-		}
-		ckCovered := len(w.multi) == 0 && idx.coversAll(ckRs)
-		ck := planClustering(ti, w)
-		if err := ck.filteringError(ti, w); err != nil && !allowFiltering && err != errRequiresFiltering && idx == nil {
-			return nil, err
-		}
-		if !allowFiltering && !ckCovered {
-			return nil, errRequiresFiltering
-		}
-		for _, rs := range w.ck {
-			p.filters = append(p.filters, rs...)
-		}
-		p.filters = append(p.filters, w.multi...)
+	if err := p.planCKFilters(w, idx, allowFiltering); err != nil {
+		return err
 	}
 	if len(w.others) > 0 {
 		if !allowFiltering && !idx.coversAll(w.others) {
-			return nil, errRequiresFiltering
+			return errRequiresFiltering
 		}
 		p.filters = append(p.filters, w.others...)
 	}
 	if !p.pkList {
 		p.index = idx
 	}
+	return nil
+}
+
+// planCKFilters plans the clustering restrictions: slices of the listed
+// partitions (filters for what is left over), or filters of a scan.
+func (p *selectPlan) planCKFilters(w *where, idx *indexUse, allowFiltering bool) error {
+	ti := p.ti
+	if p.pkList {
+		p.ck = planClustering(ti, w)
+		if len(p.ck.leftover) > 0 {
+			if !allowFiltering && !idx.coversAll(p.ck.leftover) {
+				return p.ck.filteringError(ti, w)
+			}
+			p.filters = append(p.filters, p.ck.leftover...)
+		}
+		return nil
+	}
+	if !w.hasCK() {
+		return nil
+	}
+	var ckRs []*restriction
+	for _, rs := range w.ck {
+		ckRs = append(ckRs, rs...)
+	}
+	ckCovered := len(w.multi) == 0 && idx.coversAll(ckRs)
+	ck := planClustering(ti, w)
+	if err := ck.filteringError(ti, w); err != nil && !allowFiltering && err != errRequiresFiltering && idx == nil {
+		return err
+	}
+	if !allowFiltering && !ckCovered {
+		return errRequiresFiltering
+	}
+	for _, rs := range w.ck {
+		p.filters = append(p.filters, rs...)
+	}
+	p.filters = append(p.filters, w.multi...)
+	return nil
+}
+
+// planShape checks and plans what a SELECT returns: static-only rows,
+// DISTINCT, ordering, ANN, GROUP BY and the result columns.
+func (p *selectPlan) planShape(s *cql.Select, w *where) error {
+	ti := p.ti
 	// As Cassandra's queriesFullPartitions: restrictions on static columns
 	// (filtering) still let a static-only partition yield its row.
 	p.staticRows = !w.hasCK()
@@ -145,35 +190,34 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 		}
 	}
 	if w.hasCK() && p.sel.onlyStatic(ti) {
-		return nil, invalidf("Cannot restrict clustering columns when selecting only static columns")
+		return invalidf("Cannot restrict clustering columns when selecting only static columns")
 	}
 	if s.PerPartitionLimit != nil && p.sel.aggregate && !s.Distinct {
-		return nil, invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
+		return invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
 	}
 
 	if s.Distinct {
 		if err := p.checkDistinct(ti, s, w); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p.ann != nil {
 		if err := p.checkANNSelect(s); err != nil {
-			return nil, err
+			return err
 		}
 	} else if err := p.planOrder(ti, s, w); err != nil {
-		return nil, err
+		return err
 	}
 	if len(s.GroupBy) > 0 {
 		if err := p.planGroupBy(ti, s, w); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	p.specs = p.sel.specs()
 	if p.sel.json {
 		p.specs = []bindings.ColumnSpec{ti.specNamed("[json]", cql.Scalar(cql.KindText))}
 	}
-	b.result = p.specs
-	return p, nil
+	return nil
 }
 
 func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error {

@@ -127,11 +127,7 @@ func (p *modPlan) assignField(x *execCtx, op setOp, key []byte, wp writeParams, 
 		return err
 	}
 	q := elemQual(col.Name, udtFieldKey(i))
-	if v == nil {
-		mb.add(ti, key, tombCell(q, wp.ts, wp.now))
-	} else {
-		mb.add(ti, key, mb.live(q, wp, v))
-	}
+	mb.add(ti, key, mb.liveOrTomb(q, wp, v))
 	return nil
 }
 
