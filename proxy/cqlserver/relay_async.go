@@ -15,8 +15,9 @@ import (
 // connection's reader itself, and its answer is sent to the client by the
 // backend connection's reader: no goroutine and no channel hand-off per
 // request (on a 2-core machine shared with Cassandra, the relay's CPU per
-// request is what its throughput costs Cassandra). A timer answers the
-// request timeout. Anything unusual — no live connection yet (dialing),
+// request is what its throughput costs Cassandra). The backend
+// connection's deadline sweep answers the request timeout (no timer per
+// request; relay_deadline.go). Anything unusual — no live connection yet (dialing),
 // no free stream id, no request timeout to bound the wait, an UNPREPARED
 // answer to re-prepare — goes the general way (relayRun on a goroutine).
 
@@ -29,8 +30,6 @@ type asyncRelay struct {
 	key   poolKey
 	creds *credentials
 	start time.Time
-	id    int16
-	timer *time.Timer
 	done  atomic.Bool // answered (by the response or the timeout)
 }
 
@@ -52,24 +51,17 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 	}
 	c.inflight.Add(1)
 	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
-	// The timer exists before the request is sent (the answer may come
-	// first); it is armed right after.
-	x.timer = time.AfterFunc(time.Hour, x.timedOut)
-	x.timer.Stop()
-	id, ok, err := bc.submit(req.flags, req.op, req.body, x)
+	_, ok, err := bc.submitTimeout(req.flags, req.op, req.body, x, timeout)
 	if !ok {
 		c.release()
 		c.inflight.Done()
 		return false
 	}
-	x.id = id
 	c.cork(bc)
 	p.rl.requests.Add(1)
 	if err != nil {
 		x.deliver(relayResp{}, err)
-		return true
 	}
-	x.timer.Reset(timeout)
 	return true
 }
 
@@ -109,7 +101,10 @@ func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 		err = nil // the driver prepares it again itself
 	}
 	if err != nil && ctx.Err() != nil {
-		return // the timer answers
+		if x.expire() { // off its stream already: the sweep cannot answer
+			x.expired()
+		}
+		return
 	}
 	resp.node = x.key.node
 	x.finish(resp, err)
@@ -120,7 +115,6 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
-	x.timer.Stop()
 	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
 	if resp.hold != nil {
 		resp.hold.add(x.c, frame)
@@ -159,12 +153,13 @@ func (h *heldAnswers) send() {
 	h.a = h.a[:0]
 }
 
-// timedOut answers the request timeout and gives up on Cassandra's answer.
-func (x *asyncRelay) timedOut() {
-	if !x.done.CompareAndSwap(false, true) {
-		return
-	}
-	x.bc.abandon(x.id, x)
+// expire claims the request for its timeout (expirer): false when it was
+// answered already.
+func (x *asyncRelay) expire() bool { return x.done.CompareAndSwap(false, true) }
+
+// expired answers the request timeout; the backend connection's sweep has
+// taken the request off its stream (Cassandra's answer will be dropped).
+func (x *asyncRelay) expired() {
 	x.c.srv.timedOut.Add(1)
 	err := x.c.timeoutError(x.req)
 	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
