@@ -24,7 +24,8 @@ import (
 // asyncRelay is one request on the fast path.
 type asyncRelay struct {
 	c     *conn
-	p     *relayPlan
+	p     *relayPlan // &plan
+	plan  relayPlan
 	req   *request
 	bc    *backendConn
 	key   poolKey
@@ -50,7 +51,8 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		return true
 	}
 	c.inflight.Add(1)
-	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
+	x := &asyncRelay{c: c, plan: *p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
+	x.p = &x.plan
 	_, ok, err := bc.submitTimeout(req.flags, req.op, req.body, x, timeout)
 	if !ok {
 		c.release()
