@@ -51,10 +51,14 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		return true
 	}
 	c.inflight.Add(1)
-	x := &asyncRelay{c: c, plan: *p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
+	x := p.rl.newAsync()
+	x.c, x.plan, x.req, x.bc, x.key, x.creds, x.start = c, *p, req, bc, key, creds, c.srv.coord.Now()
 	x.p = &x.plan
+	// From here x belongs to the connection (answer, timeout or close),
+	// which recycles it: it must not be touched once submitted.
 	_, ok, err := bc.submitTimeout(req.flags, req.op, req.body, x, timeout)
 	if !ok {
+		x.recycle()
 		c.release()
 		c.inflight.Done()
 		return false
@@ -65,6 +69,26 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		x.deliver(relayResp{}, err)
 	}
 	return true
+}
+
+// newAsync returns a recycled asyncRelay, or a new one.
+func (rl *Relay) newAsync() *asyncRelay {
+	if x, ok := rl.asyncs.Get().(*asyncRelay); ok {
+		return x
+	}
+	return &asyncRelay{}
+}
+
+// recycle clears x and hands it back to its Relay's pool. Only the one
+// that answered the request calls it (finish, expired), once nothing else
+// can reach x: the backend connection has taken it off its stream (the
+// reader before deliver, the sweep before expired, close before deliver)
+// and the re-prepare goroutine, if any, is the one finishing.
+func (x *asyncRelay) recycle() {
+	rl := x.plan.rl
+	x.c, x.p, x.plan, x.req, x.bc, x.key, x.creds, x.start = nil, nil, relayPlan{}, nil, nil, poolKey{}, nil, time.Time{}
+	x.done.Store(false)
+	rl.asyncs.Put(x)
 }
 
 // deliver runs on the backend connection's reader with Cassandra's
@@ -117,12 +141,14 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
-	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
+	c := x.c
+	frame := c.relayAnswer(c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
+	x.recycle()
 	if resp.hold != nil {
-		resp.hold.add(x.c, frame)
+		resp.hold.add(c, frame)
 		return
 	}
-	x.c.answer(frame)
+	c.answer(frame)
 }
 
 // answer sends a relayed request's answer and frees its slot.
@@ -162,12 +188,14 @@ func (x *asyncRelay) expire() bool { return x.done.CompareAndSwap(false, true) }
 // expired answers the request timeout; the backend connection's sweep has
 // taken the request off its stream (Cassandra's answer will be dropped).
 func (x *asyncRelay) expired() {
-	x.c.srv.timedOut.Add(1)
-	err := x.c.timeoutError(x.req)
-	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
-	x.c.send(x.c.errorFrame(x.req.stream, err))
-	x.c.release()
-	x.c.inflight.Done()
+	c, req := x.c, x.req
+	c.srv.timedOut.Add(1)
+	err := c.timeoutError(req)
+	c.observeRelayed(x.start, x.p, req, relayedError(err))
+	x.recycle()
+	c.send(c.errorFrame(req.stream, err))
+	c.release()
+	c.inflight.Done()
 }
 
 // cork remembers that bc has frames of this connection's requests queued
