@@ -18,7 +18,7 @@ import (
 // Run with -race: a late delivery into a recycled asyncRelay also races
 // with its new owner.
 func TestRelayRecycleAfterTimeout(t *testing.T) {
-	const timeout = 100 * time.Millisecond
+	const timeout = 200 * time.Millisecond
 	r := newRelayRig(t, rigOptions{frontTimeout: timeout})
 	s := r.session(t, "", nil)
 	exec(t, s, "CREATE KEYSPACE rk"+rf1)
@@ -27,7 +27,7 @@ func TestRelayRecycleAfterTimeout(t *testing.T) {
 		exec(t, s, "INSERT INTO rk.t (k, v) VALUES (?, ?)", k, 100+k)
 	}
 	held := make(chan struct{}, 1)
-	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: 600 * time.Millisecond,
+	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: time.Second,
 		Hit: func() { held <- struct{}{} }})
 	defer remove()
 	var v int
@@ -47,7 +47,7 @@ func TestRelayRecycleAfterTimeout(t *testing.T) {
 	}
 	// Until the late answer has come (its orphan released) and a while
 	// after, four clients read other rows through the relay.
-	stop := time.Now().Add(10 * time.Second)
+	stop := time.Now().Add(30 * time.Second)
 	for orphans() > 0 && time.Now().Before(stop) {
 		var wg sync.WaitGroup
 		for k := 2; k <= 5; k++ {
@@ -56,7 +56,12 @@ func TestRelayRecycleAfterTimeout(t *testing.T) {
 				defer wg.Done()
 				for i := 0; i < 10; i++ {
 					var got int
-					if err := s.Query("SELECT v FROM rk.t WHERE k = ?", k).Scan(&got); err != nil {
+					err := s.Query("SELECT v FROM rk.t WHERE k = ?", k).Scan(&got)
+					var rt *gocql.RequestErrReadTimeout
+					if errors.As(err, &rt) {
+						continue // a loaded machine can miss the short timeout too
+					}
+					if err != nil {
 						t.Errorf("k=%d: %v", k, err)
 						return
 					}
