@@ -41,6 +41,23 @@ type ServerDescriber interface {
 	DescribeServer(ctx context.Context, keyspaces []string) (ServerDescription, error)
 }
 
+// ValuesWanter is implemented by observers (taps) that can say whether
+// they use a request's bound values (and their names) now: when one says
+// no, a request path may leave them undecoded (the Observation's Values
+// and Names are then nil). An observer without it is assumed to want them.
+type ValuesWanter interface {
+	WantsValues() bool
+}
+
+// WantsValues tells whether observer o uses bound values (see
+// ValuesWanter).
+func WantsValues(o any) bool {
+	if w, ok := o.(ValuesWanter); ok {
+		return w.WantsValues()
+	}
+	return true
+}
+
 // RowsWanter is implemented by observers (taps) that can say whether
 // they use result rows now: when one says no, a request path may skip
 // digesting rows. An observer without it is assumed to want them.

@@ -78,6 +78,12 @@ func (t *RequestTap) WantsRows() bool {
 	return t.cfg.Next != nil && bindings.WantsRows(t.cfg.Next)
 }
 
+// WantsValues tells whether the next tap uses bound values; the metrics
+// themselves do not.
+func (t *RequestTap) WantsValues() bool {
+	return t.cfg.Next != nil && bindings.WantsValues(t.cfg.Next)
+}
+
 // Observe implements Tap. It never blocks.
 func (t *RequestTap) Observe(o *bindings.Observation) {
 	// A batch is one request; its children are observed one by one.

@@ -110,6 +110,10 @@ func NeedsSessionKeyspace(stmt cql.Statement) bool {
 	return err != nil
 }
 
+// TapWantsValues tells whether the Tap uses requests' bound values, so
+// that the relay decodes them only then (bindings.ValuesWanter).
+func (c *Coordinator) TapWantsValues() bool { return bindings.WantsValues(c.tap) }
+
 // TapWantsRows tells whether the Tap uses result rows (row counts and
 // digests), so that the relay decodes Cassandra's rows only then. A Tap
 // says so as a bindings.RowsWanter; without it, it is assumed to.

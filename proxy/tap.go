@@ -18,9 +18,12 @@ func (NopTap) Observe(*bindings.Observation) {}
 // WantsRows reports that NopTap uses no result rows.
 func (NopTap) WantsRows() bool { return false }
 
+// WantsValues reports that NopTap uses no bound values.
+func (NopTap) WantsValues() bool { return false }
+
 // Taps is a Tap handing every observation to each of its taps in turn
-// (capture and mirroring side by side). It wants rows when one of them
-// does (bindings.RowsWanter).
+// (capture and mirroring side by side). It wants rows (values) when one of
+// them does (bindings.RowsWanter, bindings.ValuesWanter).
 type Taps []Tap
 
 // Observe implements Tap.
@@ -34,6 +37,16 @@ func (ts Taps) Observe(o *bindings.Observation) {
 func (ts Taps) WantsRows() bool {
 	for _, t := range ts {
 		if bindings.WantsRows(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// WantsValues implements bindings.ValuesWanter.
+func (ts Taps) WantsValues() bool {
+	for _, t := range ts {
+		if bindings.WantsValues(t) {
 			return true
 		}
 	}

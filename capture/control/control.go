@@ -78,6 +78,10 @@ func (t *Switch) Running() (dir string, ok bool) {
 // while a capture runs.
 func (t *Switch) WantsRows() bool { return t.cur.Load() != nil }
 
+// WantsValues tells the request path whether to decode bound values: only
+// while a capture runs.
+func (t *Switch) WantsValues() bool { return t.cur.Load() != nil }
+
 // Observe implements the proxy's Tap.
 func (t *Switch) Observe(o *bindings.Observation) {
 	if w := t.cur.Load(); w != nil {

@@ -12,7 +12,9 @@ import (
 // runs it on its own goroutine. body is the whole (decompressed) body,
 // payload the custom payload read from its start (nil without one).
 func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf) error {
-	req, err := decodeRequest(h, r, c.version)
+	// With a relay, bound values are decoded only where they are used: by
+	// dohyo's own execution, or by a Tap that wants them (observeRelayed).
+	req, err := decodeRequestLazy(h, r, c.version, len(c.srv.relays) > 0)
 	if err != nil {
 		return err
 	}
@@ -20,10 +22,11 @@ func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf
 	if p, err := c.planRelay(req); err != nil {
 		c.send(c.errorFrame(req.stream, err))
 		return nil
-	} else if p != nil {
+	} else if p.rl != nil {
 		c.relay(p, req)
 		return nil
 	}
+	req.params.decodeValues(c.version)
 	c.dispatchWork(work{stream: h.stream, timeout: c.srv.timeoutFor(req), req: req})
 	return nil
 }

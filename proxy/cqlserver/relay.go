@@ -72,6 +72,9 @@ type Relay struct {
 	done         chan struct{}
 	once         sync.Once
 
+	// asyncs recycles the fast path's asyncRelays (relay_async.go).
+	asyncs sync.Pool
+
 	// Counters.
 	requests, reprepares, failures atomic.Uint64
 }

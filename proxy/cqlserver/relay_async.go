@@ -15,22 +15,22 @@ import (
 // connection's reader itself, and its answer is sent to the client by the
 // backend connection's reader: no goroutine and no channel hand-off per
 // request (on a 2-core machine shared with Cassandra, the relay's CPU per
-// request is what its throughput costs Cassandra). A timer answers the
-// request timeout. Anything unusual — no live connection yet (dialing),
+// request is what its throughput costs Cassandra). The backend
+// connection's deadline sweep answers the request timeout (no timer per
+// request; relay_deadline.go). Anything unusual — no live connection yet (dialing),
 // no free stream id, no request timeout to bound the wait, an UNPREPARED
 // answer to re-prepare — goes the general way (relayRun on a goroutine).
 
 // asyncRelay is one request on the fast path.
 type asyncRelay struct {
 	c     *conn
-	p     *relayPlan
+	p     *relayPlan // &plan
+	plan  relayPlan
 	req   *request
 	bc    *backendConn
 	key   poolKey
 	creds *credentials
 	start time.Time
-	id    int16
-	timer *time.Timer
 	done  atomic.Bool // answered (by the response or the timeout)
 }
 
@@ -51,26 +51,44 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		return true
 	}
 	c.inflight.Add(1)
-	x := &asyncRelay{c: c, p: p, req: req, bc: bc, key: key, creds: creds, start: c.srv.coord.Now()}
-	// The timer exists before the request is sent (the answer may come
-	// first); it is armed right after.
-	x.timer = time.AfterFunc(time.Hour, x.timedOut)
-	x.timer.Stop()
-	id, ok, err := bc.submit(req.flags, req.op, req.body, x)
+	x := p.rl.newAsync()
+	x.c, x.plan, x.req, x.bc, x.key, x.creds, x.start = c, *p, req, bc, key, creds, c.srv.coord.Now()
+	x.p = &x.plan
+	// From here x belongs to the connection (answer, timeout or close),
+	// which recycles it: it must not be touched once submitted.
+	_, ok, err := bc.submitTimeout(req.flags, req.op, req.body, x, timeout)
 	if !ok {
+		x.recycle()
 		c.release()
 		c.inflight.Done()
 		return false
 	}
-	x.id = id
 	c.cork(bc)
 	p.rl.requests.Add(1)
 	if err != nil {
 		x.deliver(relayResp{}, err)
-		return true
 	}
-	x.timer.Reset(timeout)
 	return true
+}
+
+// newAsync returns a recycled asyncRelay, or a new one.
+func (rl *Relay) newAsync() *asyncRelay {
+	if x, ok := rl.asyncs.Get().(*asyncRelay); ok {
+		return x
+	}
+	return &asyncRelay{}
+}
+
+// recycle clears x and hands it back to its Relay's pool. Only the one
+// that answered the request calls it (finish, expired), once nothing else
+// can reach x: the backend connection has taken it off its stream (the
+// reader before deliver, the sweep before expired, close before deliver)
+// and the re-prepare goroutine, if any, is the one finishing.
+func (x *asyncRelay) recycle() {
+	rl := x.plan.rl
+	x.c, x.p, x.plan, x.req, x.bc, x.key, x.creds, x.start = nil, nil, relayPlan{}, nil, nil, poolKey{}, nil, time.Time{}
+	x.done.Store(false)
+	rl.asyncs.Put(x)
 }
 
 // deliver runs on the backend connection's reader with Cassandra's
@@ -109,7 +127,10 @@ func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 		err = nil // the driver prepares it again itself
 	}
 	if err != nil && ctx.Err() != nil {
-		return // the timer answers
+		if x.expire() { // off its stream already: the sweep cannot answer
+			x.expired()
+		}
+		return
 	}
 	resp.node = x.key.node
 	x.finish(resp, err)
@@ -120,13 +141,14 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
-	x.timer.Stop()
-	frame := x.c.relayAnswer(x.c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
+	c := x.c
+	frame := c.relayAnswer(c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
+	x.recycle()
 	if resp.hold != nil {
-		resp.hold.add(x.c, frame)
+		resp.hold.add(c, frame)
 		return
 	}
-	x.c.answer(frame)
+	c.answer(frame)
 }
 
 // answer sends a relayed request's answer and frees its slot.
@@ -159,18 +181,21 @@ func (h *heldAnswers) send() {
 	h.a = h.a[:0]
 }
 
-// timedOut answers the request timeout and gives up on Cassandra's answer.
-func (x *asyncRelay) timedOut() {
-	if !x.done.CompareAndSwap(false, true) {
-		return
-	}
-	x.bc.abandon(x.id, x)
-	x.c.srv.timedOut.Add(1)
-	err := x.c.timeoutError(x.req)
-	x.c.observeRelayed(x.start, x.p, x.req, relayedError(err))
-	x.c.send(x.c.errorFrame(x.req.stream, err))
-	x.c.release()
-	x.c.inflight.Done()
+// expire claims the request for its timeout (expirer): false when it was
+// answered already.
+func (x *asyncRelay) expire() bool { return x.done.CompareAndSwap(false, true) }
+
+// expired answers the request timeout; the backend connection's sweep has
+// taken the request off its stream (Cassandra's answer will be dropped).
+func (x *asyncRelay) expired() {
+	c, req := x.c, x.req
+	c.srv.timedOut.Add(1)
+	err := c.timeoutError(req)
+	c.observeRelayed(x.start, x.p, req, relayedError(err))
+	x.recycle()
+	c.send(c.errorFrame(req.stream, err))
+	c.release()
+	c.inflight.Done()
 }
 
 // cork remembers that bc has frames of this connection's requests queued

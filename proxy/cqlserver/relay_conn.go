@@ -57,6 +57,8 @@ type backendConn struct {
 	mu      sync.Mutex
 	waiting [relayStreams]waiter // nil: free or orphaned
 	orphan  [relayStreams]bool   // abandoned by its request
+	dl      deadlines            // fast-path requests' deadlines (relay_deadline.go)
+	born    time.Time            // origin of clock()
 
 	closed   chan struct{}
 	closeErr error
@@ -102,6 +104,7 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 		nc: nc, addr: addr, version: version, keyspace: keyspace, log: log, authenticated: hs.authenticated,
 		streams: make(chan int16, relayStreams),
 		closed:  make(chan struct{}),
+		born:    time.Now(),
 	}
 	for i := 1; i < relayStreams; i++ { // stream 0 is left unused
 		bc.streams <- int16(i)
@@ -298,31 +301,42 @@ func (w rtWaiter) deliver(r relayResp, err error) {
 // The frame is queued, not written: the caller flushes (at once, or after
 // queueing the next requests it already has).
 func (bc *backendConn) submit(flags, op byte, body []byte, w waiter) (id int16, ok bool, err error) {
+	return bc.submitTimeout(flags, op, body, w, 0)
+}
+
+// submitTimeout is submit with a timeout (none when 0): when it passes
+// before the answer, the connection's sweep takes w off its stream and
+// calls its expired (w must be an expirer).
+func (bc *backendConn) submitTimeout(flags, op byte, body []byte, w waiter, timeout time.Duration) (id int16, ok bool, err error) {
 	select {
 	case id = <-bc.streams:
 	default:
 		return 0, false, nil
 	}
-	return id, true, bc.queue(id, flags, op, body, w)
+	return id, true, bc.queue(id, flags, op, body, w, timeout)
 }
 
 // send registers w for stream id and writes the frame.
 func (bc *backendConn) send(id int16, flags, op byte, body []byte, w waiter) error {
-	if err := bc.queue(id, flags, op, body, w); err != nil {
+	if err := bc.queue(id, flags, op, body, w, 0); err != nil {
 		return err
 	}
 	bc.flush()
 	return nil
 }
 
-// queue registers w for stream id and queues the frame.
-func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter) error {
+// queue registers w for stream id (with its timeout, if not 0) and queues
+// the frame.
+func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter, timeout time.Duration) error {
 	bc.mu.Lock()
 	if bc.isClosed() { // close's sweep of waiting may have run already
 		bc.mu.Unlock()
 		return bc.err()
 	}
 	bc.waiting[id] = w
+	if timeout > 0 {
+		bc.setDeadline(id, timeout)
+	}
 	bc.mu.Unlock()
 	bc.inflight.Add(1)
 	f := getBuf()
@@ -352,7 +366,7 @@ func (bc *backendConn) abandon(id int16, w waiter) bool {
 	if bc.waiting[id] != w {
 		return false
 	}
-	bc.waiting[id], bc.orphan[id] = nil, true
+	bc.waiting[id], bc.orphan[id], bc.dl.at[id] = nil, true, 0
 	bc.inflight.Add(-1)
 	if bc.orphans.Add(1) >= maxOrphans && bc.inflight.Load() == 0 {
 		go bc.close(errTooManyOrphans)
@@ -428,7 +442,7 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 		}
 		bc.mu.Lock()
 		w, orphan := bc.waiting[h.stream], bc.orphan[h.stream]
-		bc.waiting[h.stream], bc.orphan[h.stream] = nil, false
+		bc.waiting[h.stream], bc.orphan[h.stream], bc.dl.at[h.stream] = nil, false, 0
 		bc.mu.Unlock()
 		if w == nil && !orphan {
 			bc.log.Debug("relay: response on an unused stream", "node", bc.addr, "stream", h.stream)
@@ -457,6 +471,7 @@ func (bc *backendConn) close(err error) {
 		bc.wq.close()
 		bc.nc.Close()
 		bc.mu.Lock()
+		bc.stopSweep()
 		var ws []waiter
 		for i, w := range bc.waiting {
 			if w != nil {

@@ -33,11 +33,13 @@ type relayPlan struct {
 	prepared *relayPrepared
 }
 
-// planRelay returns where req is relayed, nil when dohyo executes it, or an
-// error for a BATCH spanning a relayed and a local backend.
-func (c *conn) planRelay(req *request) (*relayPlan, error) {
+// planRelay returns where req is relayed (a plan without a Relay when
+// dohyo executes it), or an error for a BATCH spanning a relayed and a
+// local backend. The plan is a value: the fast path keeps it in its
+// asyncRelay, so that routing allocates nothing.
+func (c *conn) planRelay(req *request) (relayPlan, error) {
 	if len(c.srv.relays) == 0 {
-		return nil, nil
+		return relayPlan{}, nil
 	}
 	coord := c.srv.coord
 	sessKS, explicit := c.session.Keyspace(), ""
@@ -50,8 +52,8 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 	if explicit != "" {
 		sessKS = explicit
 	}
-	plan := func(rl *Relay, needsKS bool) *relayPlan {
-		p := &relayPlan{rl: rl, keyspace: sessKS}
+	plan := func(rl *Relay, needsKS bool) relayPlan {
+		p := relayPlan{rl: rl, keyspace: sessKS}
 		if needsKS && explicit == "" { // v5 frames may carry their keyspace
 			p.group = sessKS
 		}
@@ -66,33 +68,33 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 				return p, nil
 			}
 		}
-		return nil, nil
+		return relayPlan{}, nil
 	case opBatch:
 		return c.planBatch(req, sessKS, plan)
 	}
 	if req.op == opQuery && systemks.IsDescribe(req.query) {
-		return nil, nil
+		return relayPlan{}, nil
 	}
 	parsed, err := coord.Parse(req.query)
 	if err == nil {
 		if _, unsupported := parsed.Stmt.(*cql.Unsupported); !unsupported {
 			if _, use := parsed.Stmt.(*cql.Use); use {
-				return nil, nil
+				return relayPlan{}, nil
 			}
 			if cql.IsAuthStatement(parsed.Stmt) && coord.ServesAuthStatements() {
-				return nil, nil // dohyo's roles (proxy/authz.go)
+				return relayPlan{}, nil // dohyo's roles (proxy/authz.go)
 			}
 			backend, err := coord.StatementBackend(parsed.Stmt, sessKS)
 			if err != nil && cql.IsAuthStatement(parsed.Stmt) {
 				return c.planFallback(sessKS, plan), nil // Cassandra's roles
 			}
 			if err != nil { // dohyo answers it exactly as Cassandra would
-				return nil, nil
+				return relayPlan{}, nil
 			}
 			if rl := c.srv.relays[backend]; rl != nil {
 				return plan(rl, proxy.NeedsSessionKeyspace(parsed.Stmt)), nil
 			}
-			return nil, nil
+			return relayPlan{}, nil
 		}
 	}
 	return c.planFallback(sessKS, plan), nil
@@ -100,11 +102,11 @@ func (c *conn) planRelay(req *request) (*relayPlan, error) {
 
 // planFallback relays a statement dohyo does not route by its text when
 // the session's keyspace (or, without one, the default backend) is relayed.
-func (c *conn) planFallback(sessKS string, plan func(*Relay, bool) *relayPlan) *relayPlan {
+func (c *conn) planFallback(sessKS string, plan func(*Relay, bool) relayPlan) relayPlan {
 	if rl := c.srv.relays[c.fallbackBackend(sessKS)]; rl != nil {
 		return plan(rl, sessKS != "")
 	}
-	return nil
+	return relayPlan{}
 }
 
 // fallbackBackend serves statements dohyo cannot route by their text.
@@ -116,7 +118,7 @@ func (c *conn) fallbackBackend(sessKS string) string {
 }
 
 // planBatch routes a BATCH: every child must be served by one backend.
-func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *relayPlan) (*relayPlan, error) {
+func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) relayPlan) (relayPlan, error) {
 	coord := c.srv.coord
 	var backends, keyspaces []string // per child
 	var relayed *Relay
@@ -134,11 +136,11 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 			if !found {
 				ps, err := coord.Lookup(e.PreparedID)
 				if err != nil {
-					return nil, nil // dohyo answers Unprepared
+					return relayPlan{}, nil // dohyo answers Unprepared
 				}
 				b, err := coord.StatementBackend(ps.Parsed.Stmt, ps.Keyspace)
 				if err != nil {
-					return nil, nil
+					return relayPlan{}, nil
 				}
 				backends = append(backends, b)
 				keyspaces = append(keyspaces, proxy.StatementKeyspace(ps.Parsed.Stmt, ps.Keyspace))
@@ -158,7 +160,7 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 			needsKS = needsKS || sessKS != ""
 		} else {
 			if b, err = coord.StatementBackend(parsed.Stmt, sessKS); err != nil {
-				return nil, nil
+				return relayPlan{}, nil
 			}
 			needsKS = needsKS || proxy.NeedsSessionKeyspace(parsed.Stmt)
 			ks = proxy.StatementKeyspace(parsed.Stmt, sessKS)
@@ -169,11 +171,11 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 		}
 	}
 	if relayed == nil {
-		return nil, nil
+		return relayPlan{}, nil
 	}
 	for i := 1; i < len(backends); i++ {
 		if backends[i] != backends[0] {
-			return nil, proxy.SpanningBatch(keyspaces[0], backends[0], keyspaces[i], backends[i])
+			return relayPlan{}, proxy.SpanningBatch(keyspaces[0], backends[0], keyspaces[i], backends[i])
 		}
 	}
 	return plan(relayed, needsKS), nil
@@ -181,11 +183,13 @@ func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) *r
 
 // relay runs a relayed request with the connection's in-flight limit,
 // request timeout, budgets and tracing, like a local one.
-func (c *conn) relay(p *relayPlan, req *request) {
-	c.stampRelayed(p, req)
-	if c.plain(req) && c.relayAsync(p, req) {
+func (c *conn) relay(plan relayPlan, req *request) {
+	c.stampRelayed(&plan, req)
+	if c.plain(req) && c.relayAsync(&plan, req) {
 		return
 	}
+	p := new(relayPlan) // kept by the general path's closures
+	*p = plan
 	run := func(ctx context.Context, req *request) []byte { return c.relayRun(ctx, p, req) }
 	c.dispatch(req.stream, c.srv.timeoutFor(req),
 		func(ctx context.Context) []byte {
@@ -282,14 +286,17 @@ func (c *conn) relayCreds(rl *Relay) *credentials {
 // request the Tap records, as for local requests).
 func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out proxy.Relayed) {
 	switch req.op {
-	case opQuery:
-		r := bindingsRequest(req.query, &req.params)
+	case opQuery, opExecute:
+		query := req.query
+		if req.op == opExecute {
+			query = p.prepared.query
+		}
+		r := bindingsRequest(query, &req.params)
 		r.Keyspace = p.keyspace
-		c.session.ObserveRelayed(start, r, false, out, 0, 0, 0)
-	case opExecute:
-		r := bindingsRequest(p.prepared.query, &req.params)
-		r.Keyspace = p.keyspace
-		c.session.ObserveRelayed(start, r, true, out, 0, 0, 0)
+		if req.params.lazy != nil && c.srv.coord.TapWantsValues() {
+			r.Values, r.Names = req.params.lazyValues(c.version)
+		}
+		c.session.ObserveRelayed(start, r, req.op == opExecute, out, 0, 0, 0)
 	case opBatch:
 		b := req.batch
 		for i, e := range b.Entries {

@@ -42,6 +42,32 @@ type queryParams struct {
 	hasTimestamp bool
 	keyspace     string // v5: per-request keyspace
 	// now_in_seconds is read and ignored: dohyo's backends use real time.
+
+	// lazy holds the encoded values (from their count on) when they were
+	// checked but not decoded (decodeRequestLazy); values and names are
+	// then nil until decodeValues.
+	lazy  []byte
+	named bool
+}
+
+// decodeValues decodes values left encoded by decodeRequestLazy (they
+// were checked then: this cannot fail).
+func (p *queryParams) decodeValues(version byte) {
+	if p.lazy == nil {
+		return
+	}
+	p.values, p.names = p.lazyValues(version)
+	p.lazy, p.named = nil, false
+}
+
+// lazyValues returns the values left encoded, decoded, without keeping
+// them (nil when there are none or they were decoded already).
+func (p *queryParams) lazyValues(version byte) ([]bindings.Value, []string) {
+	if p.lazy == nil {
+		return p.values, p.names
+	}
+	r := rbuf{b: p.lazy}
+	return readValues(&r, version, p.named)
 }
 
 // request is a decoded QUERY, PREPARE, EXECUTE or BATCH.
@@ -65,12 +91,19 @@ type request struct {
 }
 
 func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
+	return decodeRequestLazy(h, r, version, false)
+}
+
+// decodeRequestLazy is decodeRequest that, with lazy set, checks the bound
+// values of a QUERY or EXECUTE without decoding them (queryParams.lazy):
+// a relayed request needs them only for a Tap that wants them.
+func decodeRequestLazy(h header, r *rbuf, version byte, lazy bool) (*request, error) {
 	req := &request{op: h.op, stream: h.stream}
 	var err error
 	switch h.op {
 	case opQuery:
 		req.query = r.longString()
-		req.params, err = decodeParams(r, version, &req.stamp)
+		req.params, err = decodeParams(r, version, &req.stamp, lazy)
 	case opPrepare:
 		req.query = r.longString()
 		if version >= 5 {
@@ -83,7 +116,7 @@ func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
 		if version >= 5 {
 			req.resultMetaID = r.shortBytes()
 		}
-		req.params, err = decodeParams(r, version, &req.stamp)
+		req.params, err = decodeParams(r, version, &req.stamp, lazy)
 	case opBatch:
 		req.batch, req.keyspace, err = decodeBatch(r, version, &req.stamp)
 	}
@@ -115,7 +148,7 @@ func readFlags(r *rbuf, version byte) uint32 {
 	return uint32(r.byte_())
 }
 
-func decodeParams(r *rbuf, version byte, pos *stampPos) (queryParams, error) {
+func decodeParams(r *rbuf, version byte, pos *stampPos, lazy bool) (queryParams, error) {
 	var p queryParams
 	var err error
 	if p.consistency, err = readConsistency(r); err != nil {
@@ -124,7 +157,12 @@ func decodeParams(r *rbuf, version byte, pos *stampPos) (queryParams, error) {
 	pos.flags = len(r.b)
 	flags := readFlags(r, version)
 	if flags&qfValues != 0 {
-		p.values, p.names = readValues(r, version, flags&qfNames != 0)
+		if lazy {
+			p.lazy, p.named = r.b, flags&qfNames != 0
+			skipValues(r, version, p.named)
+		} else {
+			p.values, p.names = readValues(r, version, flags&qfNames != 0)
+		}
 	}
 	p.skipMetadata = flags&qfSkipMetadata != 0
 	if flags&qfPageSize != 0 {
@@ -173,6 +211,22 @@ func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) 
 		values[i] = r.value(version)
 	}
 	return values, names
+}
+
+// skipValues reads past values as readValues does, failing as it would,
+// without decoding them.
+func skipValues(r *rbuf, version byte, named bool) {
+	n := int(r.short())
+	if n*4 > len(r.b) {
+		r.fail(errShortBody)
+		return
+	}
+	for i := 0; i < n && r.err == nil; i++ {
+		if named {
+			r.take(int(r.short()))
+		}
+		r.value(version)
+	}
 }
 
 func decodeBatch(r *rbuf, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {

@@ -147,6 +147,10 @@ func (m *Mirror) Any() bool { return len(*m.byKS.Load()) > 0 }
 // only when reads are sampled.
 func (m *Mirror) WantsRows() bool { return m.cfg.ReadSample > 0 && m.Any() }
 
+// WantsValues implements bindings.ValuesWanter: mirrored writes are
+// replayed with their values while any keyspace is mirrored.
+func (m *Mirror) WantsValues() bool { return m.Any() }
+
 // Observe implements the coordinator's tap. It never blocks.
 func (m *Mirror) Observe(o *bindings.Observation) {
 	if o.Err {
