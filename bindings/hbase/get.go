@@ -127,14 +127,24 @@ func (r *rowReader) multi(idx []int) ([]int, error) {
 }
 
 // single reads the keys at positions idx with one gohbase Get each, sent
-// concurrently, and records the regions they went to.
+// concurrently (each written by its caller or queued for gohbase's
+// batching writer as Store.beginPoint decides), and records the regions
+// they went to.
 func (r *rowReader) single(idx []int) error {
 	one := func(j int) error {
 		k := r.keys[idx[j]]
 		if !validRowKey(k) {
 			return nil // no such HBase row can exist
 		}
-		g, err := hrpc.NewGet(r.ctx, r.table, k)
+		direct := r.s.beginPoint()
+		defer r.s.endPoint()
+		var g *hrpc.Get
+		var err error
+		if direct {
+			g, err = hrpc.NewGet(r.ctx, r.table, k, hrpc.SkipBatch())
+		} else {
+			g, err = hrpc.NewGet(r.ctx, r.table, k)
+		}
 		if err != nil {
 			return err
 		}

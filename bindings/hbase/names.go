@@ -81,6 +81,7 @@ func sanitize(s string) string {
 // short; unlike names they are not truncated, since they carry uniqueness.
 func sanitizeID(id string) string {
 	var b strings.Builder
+	b.Grow(len(id)) // one allocation for the usual ID (a UUID) on every read and write
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		switch {

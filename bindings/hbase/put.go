@@ -31,8 +31,16 @@ var (
 	_ hrpc.Batchable = (*rowPut)(nil)
 )
 
-func newRowPut(ctx context.Context, table, row []byte, cells []widecolumn.Cell) (*rowPut, error) {
-	m, err := hrpc.NewPut(ctx, table, row, nil)
+// newRowPut makes the Put; direct makes gohbase write it from the calling
+// goroutine instead of its batching writer (Store.beginPoint).
+func newRowPut(ctx context.Context, table, row []byte, cells []widecolumn.Cell, direct bool) (*rowPut, error) {
+	var m *hrpc.Mutate
+	var err error
+	if direct {
+		m, err = hrpc.NewPut(ctx, table, row, nil, hrpc.SkipBatch())
+	} else {
+		m, err = hrpc.NewPut(ctx, table, row, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,13 @@ type Store struct {
 	namespaces map[string]struct{} // known to exist; under ddl
 	tables     sync.Map            // fq name -> struct{}: known to exist and be enabled
 	regions    regionCache         // where reads of each table went
+
+	// points counts the single-row Gets and Puts in flight (beginPoint).
+	points atomic.Int64
+	// directMax is how many of them may be in flight for one more to be
+	// written by its caller (hrpc.SkipBatch) rather than queued for
+	// gohbase's batching writer.
+	directMax int64
 }
 
 var _ widecolumn.KV = (*Store)(nil)
@@ -84,6 +91,7 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		// Flush queued requests at once: concurrent Gets and Puts to one
 		// region server still travel as one MultiRequest (whatever is
 		// queued when the writer is free), but a lone request never waits.
+		// Few concurrent ones skip the queue altogether (beginPoint).
 		gohbase.FlushInterval(0),
 	}
 	cl := gohbase.NewClient(cfg.ZooKeeper, opts...)
@@ -104,6 +112,7 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		rpc:        rpc,
 		admin:      &admin{rpc: arpc},
 		namespaces: map[string]struct{}{},
+		directMax:  defaultDirectMax,
 	}
 	if err := s.ensureMeta(ctx); err != nil {
 		return nil, errors.Join(err, s.Close())
@@ -430,7 +439,9 @@ type rowGroup struct {
 }
 
 // apply writes each row's cells with one Put (atomic per row in HBase);
-// rows are sent concurrently and gohbase batches them per region server.
+// rows are sent concurrently and gohbase batches them per region server,
+// except a Put sent while few point RPCs are in flight, which its caller
+// writes itself (beginPoint).
 func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if err := s.check(ctx); err != nil {
 		return err
@@ -483,13 +494,36 @@ func parallel(n int, fn func(i int) error) error {
 }
 
 func (s *Store) put(ctx context.Context, g *rowGroup) error {
-	p, err := newRowPut(ctx, g.table, g.row, g.cells)
+	direct := s.beginPoint()
+	defer s.endPoint()
+	p, err := newRowPut(ctx, g.table, g.row, g.cells, direct)
 	if err != nil {
 		return err
 	}
 	_, err = s.rpc.SendRPC(p)
 	return err
 }
+
+// defaultDirectMax: a point RPC is written by its caller while at most
+// this many are in flight (itself included).
+const defaultDirectMax = 4
+
+// beginPoint counts one single-row Get or Put in flight and reports whether
+// it should be written directly by the calling goroutine (hrpc.SkipBatch):
+// with few in flight, handing it to gohbase's writer goroutine costs a
+// wake-up of that goroutine per request and batches next to nothing; with
+// many, the writer coalesces them into one MultiRequest per region server.
+// endPoint must follow.
+//
+// Direct RPCs from several goroutines share the region client's
+// connection: gohbase takes no lock of its own around a send, but writes
+// each RPC with a single Write (or writev through net.Buffers) on a
+// *net.TCPConn, which holds the descriptor's write lock for the whole
+// message, so RPCs are never interleaved on the wire; gohbase's own
+// unbatched calls (scans, CheckAndPut) rely on the same.
+func (s *Store) beginPoint() bool { return s.points.Add(1) <= s.directMax }
+
+func (s *Store) endPoint() { s.points.Add(-1) }
 
 // groupRows merges the mutations of each (table, row); two versions of one
 // cell in the call are reconciled here by widecolumn.Resolve, since HBase

@@ -233,7 +233,7 @@ func TestRowPutCellBlocks(t *testing.T) {
 		{Qualifier: []byte("\x02name"), Timestamp: 1_700_000_000_000_000, Value: []byte("value")},
 		{Qualifier: []byte("\x03list"), Timestamp: 1_699_999_999_999_999, Value: nil},
 	}
-	p, err := newRowPut(context.Background(), []byte("ns:t"), []byte("row\x00key"), cells)
+	p, err := newRowPut(context.Background(), []byte("ns:t"), []byte("row\x00key"), cells, false)
 	if err != nil {
 		t.Fatal(err)
 	}
