@@ -79,7 +79,7 @@ func (v *Backend) self(ctx context.Context) node {
 			return n
 		}
 	}
-	if ta, ok := LocalAddr(ctx).(*net.TCPAddr); ok {
+	if ta, ok := localAddr(ctx).(*net.TCPAddr); ok {
 		return node{ip: ta.IP, port: ta.Port}
 	}
 	return node{ip: net.IPv4(127, 0, 0, 1), port: 9042}

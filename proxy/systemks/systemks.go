@@ -78,8 +78,8 @@ func WithLocalAddr(ctx context.Context, a net.Addr) context.Context {
 	return context.WithValue(ctx, localAddrKey{}, a)
 }
 
-// LocalAddr returns the address WithLocalAddr put in ctx, or nil.
-func LocalAddr(ctx context.Context) net.Addr {
+// localAddr returns the address WithLocalAddr put in ctx, or nil.
+func localAddr(ctx context.Context) net.Addr {
 	a, _ := ctx.Value(localAddrKey{}).(net.Addr)
 	return a
 }
