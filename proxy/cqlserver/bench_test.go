@@ -63,15 +63,15 @@ func BenchmarkQueryRoundTrip(b *testing.B) {
 // skipResponse reads one response frame (or one v5 segment holding it).
 func skipResponse(r *bufio.Reader, v5 bool) error {
 	if v5 {
-		h := make([]byte, segHeaderPlain+segCRC24Len)
+		h := make([]byte, SegHeaderPlain+SegCRC24Len)
 		if _, err := io.ReadFull(r, h); err != nil {
 			return err
 		}
 		n := int(uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2]&1)<<16)
-		_, err := r.Discard(n + segCRC32Len)
+		_, err := r.Discard(n + SegCRC32Len)
 		return err
 	}
-	h := make([]byte, headerLen)
+	h := make([]byte, HeaderLen)
 	if _, err := io.ReadFull(r, h); err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func (testLZ4) CompressWithLength(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = dst.Write(lz4Body{}.compress(nil, b))
+	_, err = dst.Write(LZ4Body{}.compress(nil, b))
 	return err
 }
 
@@ -38,7 +38,7 @@ func (testLZ4) DecompressWithLength(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := lz4Body{}.decompress(b, 1<<30)
+	out, err := LZ4Body{}.decompress(b, 1<<30)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (testLZ4) Compress(src io.Reader, dst io.Writer) error {
 			return err
 		}
 	}
-	_, err := dst.Write(lz4Compress(nil, b))
+	_, err := dst.Write(LZ4Compress(nil, b))
 	return err
 }
 
@@ -67,8 +67,8 @@ func (testLZ4) Decompress(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := make([]byte, maxSegmentPayload)
-	n, err := lz4Block(out, b)
+	out := make([]byte, MaxSegmentPayload)
+	n, err := LZ4Block(out, b)
 	if err != nil {
 		return err
 	}
@@ -158,11 +158,11 @@ func (c *client) writeRaw(b []byte) {
 	c.t.Helper()
 	if c.seg != nil {
 		var out bytes.Buffer
-		if len(b) <= maxSegmentPayload {
+		if len(b) <= MaxSegmentPayload {
 			c.encodeSegment(&out, b, true)
 		} else {
 			for len(b) > 0 {
-				n := min(len(b), maxSegmentPayload)
+				n := min(len(b), MaxSegmentPayload)
 				c.encodeSegment(&out, b[:n], false)
 				b = b[n:]
 			}
@@ -205,8 +205,8 @@ func (c *client) tryRead() (*frame.Frame, error) {
 		return c.codec.DecodeFrame(c.br)
 	}
 	for {
-		if len(c.buf) >= headerLen {
-			n := headerLen + int(binary.BigEndian.Uint32(c.buf[5:9]))
+		if len(c.buf) >= HeaderLen {
+			n := HeaderLen + int(binary.BigEndian.Uint32(c.buf[5:9]))
 			if len(c.buf) >= n {
 				f, err := c.codec.DecodeFrame(bytes.NewReader(c.buf[:n]))
 				c.buf = c.buf[n:]

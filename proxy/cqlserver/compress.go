@@ -12,8 +12,8 @@ import (
 // Snappy bodies are a bare Snappy block. Protocol v5 compresses segments
 // instead (segment.go), with LZ4 only.
 
-// bodyCodec compresses and decompresses frame bodies.
-type bodyCodec interface {
+// BodyCodec compresses and decompresses frame bodies.
+type BodyCodec interface {
 	name() string
 	// compress appends the compressed form of src to dst.
 	compress(dst, src []byte) []byte
@@ -21,16 +21,16 @@ type bodyCodec interface {
 	decompress(src []byte, max int) ([]byte, error)
 }
 
-type lz4Body struct{}
+type LZ4Body struct{}
 
-func (lz4Body) name() string { return "lz4" }
+func (LZ4Body) name() string { return "lz4" }
 
-func (lz4Body) compress(dst, src []byte) []byte {
+func (LZ4Body) compress(dst, src []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
-	return lz4Compress(dst, src)
+	return LZ4Compress(dst, src)
 }
 
-func (lz4Body) decompress(src []byte, max int) ([]byte, error) {
+func (LZ4Body) decompress(src []byte, max int) ([]byte, error) {
 	if len(src) < 4 {
 		return nil, fmt.Errorf("lz4 body of %d bytes has no length", len(src))
 	}
@@ -42,17 +42,17 @@ func (lz4Body) decompress(src []byte, max int) ([]byte, error) {
 	if n == 0 {
 		return out, nil // Cassandra writes a single 0 token for an empty body
 	}
-	if err := lz4Decompress(out, src[4:]); err != nil {
+	if err := LZ4Decompress(out, src[4:]); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-type snappyBody struct{}
+type SnappyBody struct{}
 
-func (snappyBody) name() string { return "snappy" }
+func (SnappyBody) name() string { return "snappy" }
 
-func (snappyBody) compress(dst, src []byte) []byte {
+func (SnappyBody) compress(dst, src []byte) []byte {
 	need := snappy.MaxEncodedLen(len(src))
 	if cap(dst)-len(dst) < need {
 		grown := make([]byte, len(dst), len(dst)+need)
@@ -63,7 +63,7 @@ func (snappyBody) compress(dst, src []byte) []byte {
 	return dst[:len(dst)+len(enc)]
 }
 
-func (snappyBody) decompress(src []byte, max int) ([]byte, error) {
+func (SnappyBody) decompress(src []byte, max int) ([]byte, error) {
 	n, err := snappy.DecodedLen(src)
 	if err != nil {
 		return nil, fmt.Errorf("snappy: %w", err)
@@ -90,7 +90,7 @@ const (
 // compressed bytes of that format can expand to, it is refused.
 func checkDecompressed(declared int64, compressed, ratio, max int) error {
 	if declared > int64(max) {
-		return &errTooBig{length: declared, max: max}
+		return &TooBigError{length: declared, max: max}
 	}
 	if declared > int64(compressed)*int64(ratio)+64 {
 		return fmt.Errorf("declared decompressed length %d is impossible for %d compressed bytes", declared, compressed)
@@ -98,13 +98,13 @@ func checkDecompressed(declared int64, compressed, ratio, max int) error {
 	return nil
 }
 
-// bodyCodecFor maps a STARTUP COMPRESSION option to a codec.
-func bodyCodecFor(name string) (bodyCodec, bool) {
+// BodyCodecFor maps a STARTUP COMPRESSION option to a codec.
+func BodyCodecFor(name string) (BodyCodec, bool) {
 	switch name {
 	case "lz4":
-		return lz4Body{}, true
+		return LZ4Body{}, true
 	case "snappy":
-		return snappyBody{}, true
+		return SnappyBody{}, true
 	}
 	return nil, false
 }

@@ -57,12 +57,12 @@ type conn struct {
 	// handler goroutine or event registration exists, so those read them
 	// without locks (the goroutine start / registration mutex orders it).
 	br      *bufio.Reader
-	seg     *segmentReader // v5 framing, after STARTUP
+	seg     *SegmentReader // v5 framing, after STARTUP
 	state   connState
 	version byte
-	body    bodyCodec // v3/v4 frame compression
+	body    BodyCodec // v3/v4 frame compression
 	sasl    SASL
-	hdr     [headerLen]byte
+	hdr     [HeaderLen]byte
 	corked  []*backendConn // relay connections with frames to write (relay_async.go)
 
 	wq         answerQueue   // outgoing frames (conn_write.go)
@@ -211,8 +211,8 @@ func (c *conn) stopReading() {
 // fail answers a protocol violation before the connection closes.
 func (c *conn) fail(err error) {
 	var bv *errBadVersion
-	var pe *errProtocol
-	var tb *errTooBig
+	var pe *ProtocolError
+	var tb *TooBigError
 	var gc *errGuardClosed
 	switch {
 	case errors.As(err, &gc):
@@ -225,8 +225,8 @@ func (c *conn) fail(err error) {
 		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.length, "limit", tb.max, "authenticated", c.ready)
 		c.send(c.errorFrame(tb.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", tb.Error())))
 	case errors.As(err, &pe):
-		c.log.Debug("protocol error", "err", pe.msg)
-		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.msg)))
+		c.log.Debug("protocol error", "err", pe.Msg)
+		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.Msg)))
 	case errors.Is(err, errRejected), errors.Is(err, errOverConnections):
 	default:
 		var ne net.Error
@@ -255,7 +255,7 @@ func (c *conn) readLoop() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("panic while reading a frame", "panic", p, "stack", string(debug.Stack()))
-			err = protocolErrorf("internal error while decoding a frame")
+			err = ProtocolErrorf("internal error while decoding a frame")
 		}
 	}()
 	defer c.uncork()
@@ -274,41 +274,41 @@ func (c *conn) readLoop() (err error) {
 			return err
 		}
 		if err := c.handle(h, body); err != nil {
-			return withStream(err, h.stream)
+			return WithStream(err, h.Stream)
 		}
 	}
 }
 
 // readFrame reads one frame (or v5 envelope) with its raw body.
-func (c *conn) readFrame() (header, []byte, error) {
+func (c *conn) readFrame() (Header, []byte, error) {
 	if c.seg != nil {
 		h, body, err := c.seg.next()
 		if err != nil {
-			return h, nil, withStream(c.frameTimeout(err), h.stream)
+			return h, nil, WithStream(c.frameTimeout(err), h.Stream)
 		}
 		if err := c.checkHeader(h); err != nil {
-			return h, nil, withStream(err, h.stream)
+			return h, nil, WithStream(err, h.Stream)
 		}
 		return h, body, nil
 	}
 	b := c.hdr[:]
 	if _, err := io.ReadFull(c.br, b[:1]); err != nil {
-		return header{}, nil, err
+		return Header{}, nil, err
 	}
-	if v := b[0] & versionMask; !supportedVersion(v) {
-		return header{}, nil, c.badVersion(b[0])
+	if v := b[0] & VersionMask; !SupportedVersion(v) {
+		return Header{}, nil, c.badVersion(b[0])
 	}
 	if _, err := io.ReadFull(c.br, b[1:]); err != nil {
-		return header{}, nil, unexpectedEOF(c.frameTimeout(err))
+		return Header{}, nil, unexpectedEOF(c.frameTimeout(err))
 	}
-	h := parseHeader(b)
+	h := ParseHeader(b)
 	if err := c.checkHeader(h); err != nil {
-		return h, nil, withStream(err, h.stream)
+		return h, nil, WithStream(err, h.Stream)
 	}
-	if err := checkLength(h, c.frameLimit()); err != nil {
-		return h, nil, withStream(err, h.stream)
+	if err := CheckLength(h, c.frameLimit()); err != nil {
+		return h, nil, WithStream(err, h.Stream)
 	}
-	body, err := readBody(c.br, int(h.length))
+	body, err := readBody(c.br, int(h.Length))
 	if err != nil {
 		return h, nil, unexpectedEOF(c.frameTimeout(err))
 	}
@@ -337,15 +337,15 @@ func readBody(r io.Reader, n int) ([]byte, error) {
 
 // checkHeader enforces one protocol version per connection once STARTUP
 // fixed it (OPTIONS may probe before).
-func (c *conn) checkHeader(h header) error {
-	if h.response {
-		return protocolErrorf("Invalid frame direction: expected a request, got a response")
+func (c *conn) checkHeader(h Header) error {
+	if h.Response {
+		return ProtocolErrorf("Invalid frame direction: expected a request, got a response")
 	}
-	if c.state != stateInit && h.version != c.version {
-		return protocolErrorf("Invalid message version. Got %d but previous messages on this connection had version %d", h.version, c.version)
+	if c.state != stateInit && h.Version != c.version {
+		return ProtocolErrorf("Invalid message version. Got %d but previous messages on this connection had version %d", h.Version, c.version)
 	}
 	if c.state == stateInit {
-		c.version = h.version
+		c.version = h.Version
 	}
 	return nil
 }
@@ -353,8 +353,8 @@ func (c *conn) checkHeader(h header) error {
 // badVersion builds the error for an unsupported version, reading the rest
 // of the header to learn the stream id.
 func (c *conn) badVersion(first byte) error {
-	v := first & versionMask
-	n := headerLen
+	v := first & VersionMask
+	n := HeaderLen
 	if v < 3 {
 		n = 8 // v1/v2 headers have a one-byte stream id
 	}
@@ -504,7 +504,7 @@ func (c *conn) runRequest(w work) {
 	if stopTimer != nil {
 		if !stopTimer() {
 			<-timerDone // its answer must be queued before the writer may stop
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == opError {
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == OpError {
 			// The backend gave up on the deadline before the timer's
 			// callback ran: answer the timeout, not its ctx error.
 			putBuf(frame)

@@ -87,7 +87,7 @@ func TestPipelining(t *testing.T) {
 }
 
 func envLen(b []byte) int {
-	return headerLen + int(uint32(b[5])<<24|uint32(b[6])<<16|uint32(b[7])<<8|uint32(b[8]))
+	return HeaderLen + int(uint32(b[5])<<24|uint32(b[6])<<16|uint32(b[7])<<8|uint32(b[8]))
 }
 
 // TestGracefulShutdown: in-flight requests finish and are answered, new

@@ -26,12 +26,12 @@ type answerQueue struct {
 
 	// Owned by the writer role.
 	bw     *bufio.Writer // allocated at the first answer
-	seg    *segmentWriter
+	seg    *SegmentWriter
 	failed bool
 	armed  time.Time
 }
 
-// send hands an encoded frame (from startFrame) to the writer, compressing
+// send hands an encoded frame (from StartFrame) to the writer, compressing
 // the body first on v3/v4 connections that negotiated compression. Its
 // bytes count as unsent until they are written (guard.go). It never
 // writes to the socket itself.
@@ -46,7 +46,7 @@ func (c *conn) sendDirect(frame []byte) { c.enqueue(c.outFrame(frame), true) }
 // outFrame finishes and, where negotiated, compresses a frame for the
 // queue, counting it as unsent.
 func (c *conn) outFrame(frame []byte) outMsg {
-	finishFrame(frame)
+	FinishFrame(frame)
 	frame = c.compressFrame(frame, true)
 	c.unsent.Add(int64(len(frame)))
 	return outMsg{frame: frame, pooled: true, counted: true}
@@ -57,22 +57,22 @@ func (c *conn) outFrame(frame []byte) outMsg {
 // empty bodies stay as they are). With pooled, the buffer left over goes
 // back to the pool.
 func (c *conn) compressFrame(f []byte, pooled bool) []byte {
-	if c.body == nil || c.version >= 5 || f[4] == opReady || len(f) <= headerLen {
+	if c.body == nil || c.version >= 5 || f[4] == OpReady || len(f) <= HeaderLen {
 		return f
 	}
 	var dst []byte
 	if pooled {
 		dst = getBuf()
 	}
-	z := c.body.compress(append(dst, f[:headerLen]...), f[headerLen:])
+	z := c.body.compress(append(dst, f[:HeaderLen]...), f[HeaderLen:])
 	if len(z) >= len(f) {
 		if pooled {
 			putBuf(z)
 		}
 		return f
 	}
-	z[1] |= flagCompressed
-	finishFrame(z)
+	z[1] |= FlagCompressed
+	FinishFrame(z)
 	if pooled {
 		putBuf(f)
 	}
@@ -104,7 +104,7 @@ func (c *conn) enqueue(m outMsg, direct bool) {
 // pushEvent queues an event frame without ever blocking the caller (a DDL
 // request on another connection).
 func (c *conn) pushEvent(ch *bindings.SchemaChange) {
-	c.pushEventFrame(encodeEvent(startFrame(nil, c.version, 0, -1, opEvent), ch))
+	c.pushEventFrame(encodeEvent(StartFrame(nil, c.version, 0, -1, OpEvent), ch))
 }
 
 // pushEventFrame queues an encoded event body (after its frame header).
@@ -112,7 +112,7 @@ func (c *conn) pushEventFrame(f []byte) {
 	if c.stopping.Load() {
 		return
 	}
-	finishFrame(f)
+	FinishFrame(f)
 	c.enqueue(outMsg{frame: c.compressFrame(f, false)}, false)
 }
 
@@ -179,7 +179,7 @@ func (c *conn) writeBatch(batch []outMsg) {
 		if m.v5 != nil {
 			c.flushWrites()
 			if w.bw != nil {
-				w.seg = &segmentWriter{w: w.bw, compressed: m.v5.lz4}
+				w.seg = &SegmentWriter{w: w.bw, compressed: m.v5.lz4}
 			}
 		}
 	}

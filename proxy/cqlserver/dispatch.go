@@ -11,14 +11,14 @@ import (
 // request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
 // runs it on its own goroutine. body is the whole (decompressed) body,
 // payload the custom payload read from its start (nil without one).
-func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf) error {
+func (c *conn) request(h Header, body []byte, payload map[string][]byte, r *Reader) error {
 	// With a relay, bound values are decoded only where they are used: by
 	// dohyo's own execution, or by a Tap that wants them (observeRelayed).
 	req, err := decodeRequestLazy(h, r, c.version, len(c.srv.relays) > 0)
 	if err != nil {
 		return err
 	}
-	req.flags, req.body, req.payload = h.flags, body, payload
+	req.flags, req.body, req.payload = h.Flags, body, payload
 	if p, err := c.planRelay(req); err != nil {
 		c.send(c.errorFrame(req.stream, err))
 		return nil
@@ -27,7 +27,7 @@ func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf
 		return nil
 	}
 	req.params.decodeValues(c.version)
-	c.dispatchWork(work{stream: h.stream, timeout: c.srv.timeoutFor(req), req: req})
+	c.dispatchWork(work{stream: h.Stream, timeout: c.srv.timeoutFor(req), req: req})
 	return nil
 }
 
@@ -35,7 +35,7 @@ func (c *conn) request(h header, body []byte, payload map[string][]byte, r *rbuf
 // OpenTelemetry or per-keyspace budgets: it takes the plain path, which
 // allocates nothing for tracing or budgets (traces.go has the other).
 func (c *conn) plain(req *request) bool {
-	return req.payload == nil && req.flags&flagTracing == 0 && !c.srv.tel.slow
+	return req.payload == nil && req.flags&FlagTracing == 0 && !c.srv.tel.slow
 }
 
 // execute runs a request, traced unless it is plain.
@@ -48,11 +48,11 @@ func (c *conn) execute(ctx context.Context, req *request) []byte {
 
 func (c *conn) run(ctx context.Context, req *request) []byte {
 	switch req.op {
-	case opQuery:
+	case OpQuery:
 		return c.execQuery(ctx, req)
-	case opPrepare:
+	case OpPrepare:
 		return c.execPrepare(ctx, req)
-	case opExecute:
+	case OpExecute:
 		return c.execExecute(ctx, req)
 	default:
 		return c.execBatch(ctx, req)

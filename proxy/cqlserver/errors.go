@@ -33,48 +33,48 @@ func (c *conn) errorFrame(stream int16, err error) []byte {
 			code = bindings.CodeInvalid
 		}
 	}
-	f := startFrame(getBuf(), v, 0, stream, opError)
-	f = appendInt(f, int32(code))
-	f = appendString(f, e.Message)
+	f := StartFrame(getBuf(), v, 0, stream, OpError)
+	f = AppendInt(f, int32(code))
+	f = AppendString(f, e.Message)
 	switch code {
 	case bindings.CodeUnavailable:
-		f = appendShort(f, uint16(e.Consistency))
-		f = appendInt(f, e.BlockFor) // required
-		f = appendInt(f, e.Received) // alive
+		f = AppendShort(f, uint16(e.Consistency))
+		f = AppendInt(f, e.BlockFor) // required
+		f = AppendInt(f, e.Received) // alive
 	case bindings.CodeWriteTimeout:
-		f = appendShort(f, uint16(e.Consistency))
-		f = appendInt(f, e.Received)
-		f = appendInt(f, e.BlockFor)
-		f = appendString(f, writeType(e))
+		f = AppendShort(f, uint16(e.Consistency))
+		f = AppendInt(f, e.Received)
+		f = AppendInt(f, e.BlockFor)
+		f = AppendString(f, writeType(e))
 		if v >= 5 && writeType(e) == "CAS" {
-			f = appendShort(f, 0) // contentions
+			f = AppendShort(f, 0) // contentions
 		}
 	case bindings.CodeReadTimeout:
-		f = appendShort(f, uint16(e.Consistency))
-		f = appendInt(f, e.Received)
-		f = appendInt(f, e.BlockFor)
+		f = AppendShort(f, uint16(e.Consistency))
+		f = AppendInt(f, e.Received)
+		f = AppendInt(f, e.BlockFor)
 		f = append(f, boolByte(e.DataPresent))
 	case bindings.CodeReadFailure:
-		f = appendShort(f, uint16(e.Consistency))
-		f = appendInt(f, e.Received)
-		f = appendInt(f, e.BlockFor)
-		f = appendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = AppendShort(f, uint16(e.Consistency))
+		f = AppendInt(f, e.Received)
+		f = AppendInt(f, e.BlockFor)
+		f = AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
 		f = append(f, boolByte(e.DataPresent))
 	case bindings.CodeWriteFailure:
-		f = appendShort(f, uint16(e.Consistency))
-		f = appendInt(f, e.Received)
-		f = appendInt(f, e.BlockFor)
-		f = appendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
-		f = appendString(f, writeType(e))
+		f = AppendShort(f, uint16(e.Consistency))
+		f = AppendInt(f, e.Received)
+		f = AppendInt(f, e.BlockFor)
+		f = AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = AppendString(f, writeType(e))
 	case bindings.CodeFunctionFail:
-		f = appendString(f, e.Keyspace)
-		f = appendString(f, "")
-		f = appendStringList(f, nil)
+		f = AppendString(f, e.Keyspace)
+		f = AppendString(f, "")
+		f = AppendStringList(f, nil)
 	case bindings.CodeAlreadyExists:
-		f = appendString(f, e.Keyspace)
-		f = appendString(f, e.Table)
+		f = AppendString(f, e.Keyspace)
+		f = AppendString(f, e.Table)
 	case bindings.CodeUnprepared:
-		f = appendShortBytes(f, e.UnpreparedID)
+		f = AppendShortBytes(f, e.UnpreparedID)
 	}
 	return f
 }

@@ -80,7 +80,7 @@ func BenchmarkExecutedPath(b *testing.B) {
 				b.Run(op.name, func(b *testing.B) {
 					r := bufio.NewReaderSize(c.nc, 64<<10)
 					c.nc.SetDeadline(time.Time{})
-					var hdr [headerLen + segCRC24Len]byte
+					var hdr [HeaderLen + SegCRC24Len]byte
 					b.ReportAllocs()
 					i := 0
 					for b.Loop() {
@@ -129,15 +129,15 @@ func (c *client) execute(p prepared, vals ...[]byte) {
 // into nothing, without allocating.
 func discardResponse(r *bufio.Reader, hdr []byte, v5 bool) error {
 	if v5 {
-		h := hdr[:segHeaderPlain+segCRC24Len]
+		h := hdr[:SegHeaderPlain+SegCRC24Len]
 		if _, err := readFull(r, h); err != nil {
 			return err
 		}
 		n := int(uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2]&1)<<16)
-		_, err := r.Discard(n + segCRC32Len)
+		_, err := r.Discard(n + SegCRC32Len)
 		return err
 	}
-	h := hdr[:headerLen]
+	h := hdr[:HeaderLen]
 	if _, err := readFull(r, h); err != nil {
 		return err
 	}

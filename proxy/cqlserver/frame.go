@@ -14,146 +14,146 @@ import (
 
 // Frame layout (native_protocol_v4.spec §2, v5 §2.4): a 9-byte header
 // (version|direction, flags, stream, opcode, body length) and a body. Bodies
-// are decoded by hand from a byte slice (rbuf) rather than through the
+// are decoded by hand from a byte slice (Reader) rather than through the
 // native-protocol library's io.Reader decoders: every length is checked
 // against what is left, so a hostile length prefix can never make us
 // allocate gigabytes, and values stay zero-copy slices of the body.
 
 const (
-	headerLen   = primitive.FrameHeaderLengthV3AndHigher
-	responseBit = 0x80
-	versionMask = 0x7F
+	HeaderLen   = primitive.FrameHeaderLengthV3AndHigher
+	ResponseBit = 0x80
+	VersionMask = 0x7F
 
-	flagCompressed    = byte(primitive.HeaderFlagCompressed)
-	flagTracing       = byte(primitive.HeaderFlagTracing)
-	flagCustomPayload = byte(primitive.HeaderFlagCustomPayload)
-	flagWarning       = byte(primitive.HeaderFlagWarning)
-	flagUseBeta       = byte(primitive.HeaderFlagUseBeta)
+	FlagCompressed    = byte(primitive.HeaderFlagCompressed)
+	FlagTracing       = byte(primitive.HeaderFlagTracing)
+	FlagCustomPayload = byte(primitive.HeaderFlagCustomPayload)
+	FlagWarning       = byte(primitive.HeaderFlagWarning)
+	FlagUseBeta       = byte(primitive.HeaderFlagUseBeta)
 )
 
 // Opcodes as bytes (the header carries one byte).
 const (
-	opError         = byte(primitive.OpCodeError)
-	opStartup       = byte(primitive.OpCodeStartup)
-	opReady         = byte(primitive.OpCodeReady)
-	opAuthenticate  = byte(primitive.OpCodeAuthenticate)
-	opOptions       = byte(primitive.OpCodeOptions)
-	opSupported     = byte(primitive.OpCodeSupported)
-	opQuery         = byte(primitive.OpCodeQuery)
-	opResult        = byte(primitive.OpCodeResult)
-	opPrepare       = byte(primitive.OpCodePrepare)
-	opExecute       = byte(primitive.OpCodeExecute)
-	opRegister      = byte(primitive.OpCodeRegister)
-	opEvent         = byte(primitive.OpCodeEvent)
-	opBatch         = byte(primitive.OpCodeBatch)
-	opAuthChallenge = byte(primitive.OpCodeAuthChallenge)
-	opAuthResponse  = byte(primitive.OpCodeAuthResponse)
-	opAuthSuccess   = byte(primitive.OpCodeAuthSuccess)
+	OpError         = byte(primitive.OpCodeError)
+	OpStartup       = byte(primitive.OpCodeStartup)
+	OpReady         = byte(primitive.OpCodeReady)
+	OpAuthenticate  = byte(primitive.OpCodeAuthenticate)
+	OpOptions       = byte(primitive.OpCodeOptions)
+	OpSupported     = byte(primitive.OpCodeSupported)
+	OpQuery         = byte(primitive.OpCodeQuery)
+	OpResult        = byte(primitive.OpCodeResult)
+	OpPrepare       = byte(primitive.OpCodePrepare)
+	OpExecute       = byte(primitive.OpCodeExecute)
+	OpRegister      = byte(primitive.OpCodeRegister)
+	OpEvent         = byte(primitive.OpCodeEvent)
+	OpBatch         = byte(primitive.OpCodeBatch)
+	OpAuthChallenge = byte(primitive.OpCodeAuthChallenge)
+	OpAuthResponse  = byte(primitive.OpCodeAuthResponse)
+	OpAuthSuccess   = byte(primitive.OpCodeAuthSuccess)
 )
 
 var opNames = map[byte]string{
-	opError: "ERROR", opStartup: "STARTUP", opReady: "READY", opAuthenticate: "AUTHENTICATE",
-	opOptions: "OPTIONS", opSupported: "SUPPORTED", opQuery: "QUERY", opResult: "RESULT",
-	opPrepare: "PREPARE", opExecute: "EXECUTE", opRegister: "REGISTER", opEvent: "EVENT",
-	opBatch: "BATCH", opAuthChallenge: "AUTH_CHALLENGE", opAuthResponse: "AUTH_RESPONSE",
-	opAuthSuccess: "AUTH_SUCCESS",
+	OpError: "ERROR", OpStartup: "STARTUP", OpReady: "READY", OpAuthenticate: "AUTHENTICATE",
+	OpOptions: "OPTIONS", OpSupported: "SUPPORTED", OpQuery: "QUERY", OpResult: "RESULT",
+	OpPrepare: "PREPARE", OpExecute: "EXECUTE", OpRegister: "REGISTER", OpEvent: "EVENT",
+	OpBatch: "BATCH", OpAuthChallenge: "AUTH_CHALLENGE", OpAuthResponse: "AUTH_RESPONSE",
+	OpAuthSuccess: "AUTH_SUCCESS",
 }
 
-func opName(op byte) string {
+func OpName(op byte) string {
 	if n, ok := opNames[op]; ok {
 		return n
 	}
 	return fmt.Sprintf("opcode 0x%02X", op)
 }
 
-// header is a decoded frame (envelope) header.
-type header struct {
-	response bool
-	version  byte // without the direction bit
-	flags    byte
-	stream   int16
-	op       byte
-	length   int32
+// Header is a decoded frame (envelope) Header.
+type Header struct {
+	Response bool
+	Version  byte // without the direction bit
+	Flags    byte
+	Stream   int16
+	Op       byte
+	Length   int32
 }
 
-// parseHeader decodes the 9 header bytes of a v3+ frame.
-func parseHeader(b []byte) header {
-	return header{
-		response: b[0]&responseBit != 0,
-		version:  b[0] & versionMask,
-		flags:    b[1],
-		stream:   int16(binary.BigEndian.Uint16(b[2:4])),
-		op:       b[4],
-		length:   int32(binary.BigEndian.Uint32(b[5:9])),
+// ParseHeader decodes the 9 header bytes of a v3+ frame.
+func ParseHeader(b []byte) Header {
+	return Header{
+		Response: b[0]&ResponseBit != 0,
+		Version:  b[0] & VersionMask,
+		Flags:    b[1],
+		Stream:   int16(binary.BigEndian.Uint16(b[2:4])),
+		Op:       b[4],
+		Length:   int32(binary.BigEndian.Uint32(b[5:9])),
 	}
 }
 
-// startFrame appends a response header with a zero length (patched by
-// finishFrame) and returns the buffer.
-func startFrame(dst []byte, version, flags byte, stream int16, op byte) []byte {
-	return append(dst, version|responseBit, flags, byte(uint16(stream)>>8), byte(stream), op, 0, 0, 0, 0)
+// StartFrame appends a response header with a zero length (patched by
+// FinishFrame) and returns the buffer.
+func StartFrame(dst []byte, version, flags byte, stream int16, op byte) []byte {
+	return append(dst, version|ResponseBit, flags, byte(uint16(stream)>>8), byte(stream), op, 0, 0, 0, 0)
 }
 
-// finishFrame writes the body length of the frame starting at dst[0].
-func finishFrame(frame []byte) {
-	binary.BigEndian.PutUint32(frame[5:9], uint32(len(frame)-headerLen))
+// FinishFrame writes the body length of the frame starting at dst[0].
+func FinishFrame(frame []byte) {
+	binary.BigEndian.PutUint32(frame[5:9], uint32(len(frame)-HeaderLen))
 }
 
-// errProtocol is a protocol violation by the client: it is answered with a
+// ProtocolError is a protocol violation by the client: it is answered with a
 // ProtocolError on the offending stream and the connection is closed.
-type errProtocol struct {
-	msg    string
+type ProtocolError struct {
+	Msg    string
 	stream int16
 }
 
-func (e *errProtocol) Error() string { return e.msg }
+func (e *ProtocolError) Error() string { return e.Msg }
 
-// withStream attaches the stream id of the offending frame to a protocol
+// WithStream attaches the stream id of the offending frame to a protocol
 // error (other errors pass through).
-func withStream(err error, stream int16) error {
+func WithStream(err error, stream int16) error {
 	switch e := err.(type) {
-	case *errProtocol:
+	case *ProtocolError:
 		if e.stream == 0 {
-			return &errProtocol{msg: e.msg, stream: stream}
+			return &ProtocolError{Msg: e.Msg, stream: stream}
 		}
-	case *errTooBig:
+	case *TooBigError:
 		if e.stream == 0 {
-			return &errTooBig{length: e.length, max: e.max, stream: stream}
+			return &TooBigError{length: e.length, max: e.max, stream: stream}
 		}
 	}
 	return err
 }
 
-func supportedVersion(v byte) bool { return v >= 3 && v <= 5 }
+func SupportedVersion(v byte) bool { return v >= 3 && v <= 5 }
 
-func protocolErrorf(format string, args ...any) error {
-	return &errProtocol{msg: fmt.Sprintf(format, args...)}
+func ProtocolErrorf(format string, args ...any) error {
+	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // ---- decoding ----
 
-// rbuf reads protocol notations from a body. The first failure sticks: every
+// Reader reads protocol notations from a body. The first failure sticks: every
 // later read returns zero values, and err reports it.
-type rbuf struct {
+type Reader struct {
 	b   []byte
 	err error
 }
 
-var errShortBody = errors.New("not enough bytes to read")
+var ErrShortBody = errors.New("not enough bytes to read")
 
-func (r *rbuf) fail(err error) {
+func (r *Reader) fail(err error) {
 	if r.err == nil {
 		r.err = err
 	}
 	r.b = nil
 }
 
-func (r *rbuf) take(n int) []byte {
+func (r *Reader) take(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
 	if n < 0 || n > len(r.b) {
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return nil
 	}
 	out := r.b[:n:n]
@@ -161,41 +161,41 @@ func (r *rbuf) take(n int) []byte {
 	return out
 }
 
-func (r *rbuf) byte_() byte {
+func (r *Reader) Byte() byte {
 	if b := r.take(1); b != nil {
 		return b[0]
 	}
 	return 0
 }
 
-func (r *rbuf) short() uint16 {
+func (r *Reader) short() uint16 {
 	if b := r.take(2); b != nil {
 		return binary.BigEndian.Uint16(b)
 	}
 	return 0
 }
 
-func (r *rbuf) int_() int32 {
+func (r *Reader) Int() int32 {
 	if b := r.take(4); b != nil {
 		return int32(binary.BigEndian.Uint32(b))
 	}
 	return 0
 }
 
-func (r *rbuf) long() int64 {
+func (r *Reader) long() int64 {
 	if b := r.take(8); b != nil {
 		return int64(binary.BigEndian.Uint64(b))
 	}
 	return 0
 }
 
-func (r *rbuf) string_() string {
+func (r *Reader) Str() string {
 	n := int(r.short())
 	return string(r.take(n))
 }
 
-func (r *rbuf) longString() string {
-	n := r.int_()
+func (r *Reader) LongStr() string {
+	n := r.Int()
 	if n < 0 {
 		r.fail(fmt.Errorf("negative [long string] length %d", n))
 		return ""
@@ -207,9 +207,9 @@ func (r *rbuf) longString() string {
 	return string(b)
 }
 
-// bytes_ reads [bytes]: nil for a negative length.
-func (r *rbuf) bytes_() []byte {
-	n := r.int_()
+// Bytes reads [bytes]: nil for a negative length.
+func (r *Reader) Bytes() []byte {
+	n := r.Int()
 	if n < 0 || r.err != nil {
 		return nil
 	}
@@ -220,7 +220,7 @@ func (r *rbuf) bytes_() []byte {
 	return b
 }
 
-func (r *rbuf) shortBytes() []byte {
+func (r *Reader) ShortBytes() []byte {
 	n := int(r.short())
 	b := r.take(n)
 	if b == nil && r.err == nil {
@@ -230,8 +230,8 @@ func (r *rbuf) shortBytes() []byte {
 }
 
 // value reads a [value]: null for -1, and (v4+) unset for -2.
-func (r *rbuf) value(version byte) bindings.Value {
-	n := r.int_()
+func (r *Reader) value(version byte) bindings.Value {
+	n := r.Int()
 	if r.err != nil {
 		return bindings.Value{}
 	}
@@ -253,46 +253,46 @@ func (r *rbuf) value(version byte) bindings.Value {
 	return bindings.Value{}
 }
 
-func (r *rbuf) stringList() []string {
+func (r *Reader) StringList() []string {
 	n := int(r.short())
 	if n*2 > len(r.b) {
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return nil
 	}
 	out := make([]string, 0, n)
 	for i := 0; i < n && r.err == nil; i++ {
-		out = append(out, r.string_())
+		out = append(out, r.Str())
 	}
 	return out
 }
 
-func (r *rbuf) stringMap() map[string]string {
+func (r *Reader) StringMap() map[string]string {
 	n := int(r.short())
 	if n*4 > len(r.b) {
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return nil
 	}
 	out := make(map[string]string, n)
 	for i := 0; i < n && r.err == nil; i++ {
-		k := r.string_()
-		out[k] = r.string_()
+		k := r.Str()
+		out[k] = r.Str()
 	}
 	return out
 }
 
 // skipBytesMap skips a [bytes map] (a request's custom payload).
-// bytesMap reads a [bytes map] (custom payloads); a null value is nil.
-func (r *rbuf) bytesMap() map[string][]byte {
+// BytesMap reads a [bytes map] (custom payloads); a null value is nil.
+func (r *Reader) BytesMap() map[string][]byte {
 	n := int(r.short())
 	if n*6 > len(r.b) { // a key length, a value length
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return nil
 	}
 	m := make(map[string][]byte, n)
 	for i := 0; i < n && r.err == nil; i++ {
 		k := string(r.take(int(r.short())))
 		var v []byte
-		if l := r.int_(); l > 0 {
+		if l := r.Int(); l > 0 {
 			v = r.take(int(l))
 		}
 		m[k] = v
@@ -302,45 +302,45 @@ func (r *rbuf) bytesMap() map[string][]byte {
 
 // ---- encoding ----
 
-func appendShort(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
-func appendInt(b []byte, v int32) []byte    { return binary.BigEndian.AppendUint32(b, uint32(v)) }
-func appendLong(b []byte, v int64) []byte   { return binary.BigEndian.AppendUint64(b, uint64(v)) }
+func AppendShort(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
+func AppendInt(b []byte, v int32) []byte    { return binary.BigEndian.AppendUint32(b, uint32(v)) }
+func AppendLong(b []byte, v int64) []byte   { return binary.BigEndian.AppendUint64(b, uint64(v)) }
 
-// appendLongString writes a [long string].
-func appendLongString(b []byte, s string) []byte {
-	return append(appendInt(b, int32(len(s))), s...)
+// AppendLongString writes a [long string].
+func AppendLongString(b []byte, s string) []byte {
+	return append(AppendInt(b, int32(len(s))), s...)
 }
 
-// appendString writes a [string]; longer strings are truncated at 65535
+// AppendString writes a [string]; longer strings are truncated at 65535
 // bytes (only error messages can be that long).
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	if len(s) > math.MaxUint16 {
 		s = s[:math.MaxUint16]
 	}
-	b = appendShort(b, uint16(len(s)))
+	b = AppendShort(b, uint16(len(s)))
 	return append(b, s...)
 }
 
-func appendBytes(b, v []byte) []byte {
+func AppendBytes(b, v []byte) []byte {
 	if v == nil {
-		return appendInt(b, -1)
+		return AppendInt(b, -1)
 	}
-	b = appendInt(b, int32(len(v)))
+	b = AppendInt(b, int32(len(v)))
 	return append(b, v...)
 }
 
-func appendShortBytes(b, v []byte) []byte {
+func AppendShortBytes(b, v []byte) []byte {
 	if len(v) > math.MaxUint16 {
 		v = v[:math.MaxUint16]
 	}
-	b = appendShort(b, uint16(len(v)))
+	b = AppendShort(b, uint16(len(v)))
 	return append(b, v...)
 }
 
-func appendStringList(b []byte, l []string) []byte {
-	b = appendShort(b, uint16(len(l)))
+func AppendStringList(b []byte, l []string) []byte {
+	b = AppendShort(b, uint16(len(l)))
 	for _, s := range l {
-		b = appendString(b, s)
+		b = AppendString(b, s)
 	}
 	return b
 }

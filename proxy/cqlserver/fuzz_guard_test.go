@@ -37,7 +37,7 @@ func fuzzReader(srv *Server, data []byte, state connState, v5, lz4 bool) *conn {
 		c.version = 4
 		if v5 {
 			c.version = 5
-			c.seg = &segmentReader{r: c.br, compressed: lz4, maxFrame: fuzzPreAuth}
+			c.seg = &SegmentReader{r: c.br, compressed: lz4, maxFrame: fuzzPreAuth}
 		}
 	}
 	if state == stateReady {
@@ -54,11 +54,11 @@ func checkFrames(t *testing.T, c *conn) {
 		if err != nil {
 			return
 		}
-		if len(body) > limit || int(h.length) > limit {
-			t.Fatalf("read a body of %d bytes (header %d) over the limit %d", len(body), h.length, limit)
+		if len(body) > limit || int(h.Length) > limit {
+			t.Fatalf("read a body of %d bytes (header %d) over the limit %d", len(body), h.Length, limit)
 		}
-		if h.flags&flagCompressed != 0 && h.version < 5 {
-			for _, codec := range []bodyCodec{lz4Body{}, snappyBody{}} {
+		if h.Flags&FlagCompressed != 0 && h.Version < 5 {
+			for _, codec := range []BodyCodec{LZ4Body{}, SnappyBody{}} {
 				if out, err := codec.decompress(body, limit); err == nil && len(out) > limit {
 					t.Fatalf("%s: decompressed %d bytes over the limit %d", codec.name(), len(out), limit)
 				}
@@ -75,14 +75,14 @@ func frameSeeds(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s, false, false)
 	}
-	huge := rawFrame(4, 0, 1, opOptions, nil)
+	huge := rawFrame(4, 0, 1, OpOptions, nil)
 	binary.BigEndian.PutUint32(huge[5:], 256<<20)
 	f.Add(huge, false, false)
-	f.Add(lz4Bomb(opAuthResponse, 2, 64, 256<<20), false, false)
-	f.Add(lz4Bomb(opQuery, 2, 64, 60<<10), false, false)
+	f.Add(lz4Bomb(OpAuthResponse, 2, 64, 256<<20), false, false)
+	f.Add(lz4Bomb(OpQuery, 2, 64, 60<<10), false, false)
 	var seg bytes.Buffer
 	segment.NewCodec().EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: true},
-		Payload: &segment.Payload{UncompressedData: rawFrame(5, 0, 1, opAuthResponse, []byte{0, 0, 0, 2, 0, 0})}}, &seg)
+		Payload: &segment.Payload{UncompressedData: rawFrame(5, 0, 1, OpAuthResponse, []byte{0, 0, 0, 2, 0, 0})}}, &seg)
 	f.Add(seg.Bytes(), true, false)
 	f.Add(seg.Bytes(), true, true)
 }
@@ -108,13 +108,13 @@ func FuzzFrameReady(f *testing.F) {
 
 // FuzzDecompress decodes arbitrary LZ4 and Snappy bodies under a limit.
 func FuzzDecompress(f *testing.F) {
-	f.Add(lz4Body{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
-	f.Add(snappyBody{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
+	f.Add(LZ4Body{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
+	f.Add(SnappyBody{}.compress(nil, bytes.Repeat([]byte("dohyo "), 500)), 4096)
 	f.Add(binary.BigEndian.AppendUint32(nil, 256<<20), 1<<20)
 	f.Add(binary.AppendUvarint(nil, 200<<10), 1<<20)
 	f.Fuzz(func(t *testing.T, data []byte, limit int) {
 		limit = min(max(limit, 0), 1<<20)
-		for _, codec := range []bodyCodec{lz4Body{}, snappyBody{}} {
+		for _, codec := range []BodyCodec{LZ4Body{}, SnappyBody{}} {
 			out, err := codec.decompress(data, limit)
 			if err == nil && len(out) > limit {
 				t.Fatalf("%s: %d bytes over the limit %d", codec.name(), len(out), limit)

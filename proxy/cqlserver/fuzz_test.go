@@ -47,11 +47,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, b.Bytes())
 	}
 	seeds = append(seeds,
-		rawFrame(66, 0, 0, opOptions, nil),
-		[]byte{0x02, 0, 0, opOptions, 0, 0, 0, 0},
-		rawFrame(4, 0, 0, opStartup, []byte{0, 1, 0, 11}),
-		rawFrame(4, flagCompressed, 0, opQuery, []byte{0xff, 0xff}),
-		rawFrame(4, 0, 0, opQuery, bytes.Repeat([]byte{0xff}, 20)),
+		rawFrame(66, 0, 0, OpOptions, nil),
+		[]byte{0x02, 0, 0, OpOptions, 0, 0, 0, 0},
+		rawFrame(4, 0, 0, OpStartup, []byte{0, 1, 0, 11}),
+		rawFrame(4, FlagCompressed, 0, OpQuery, []byte{0xff, 0xff}),
+		rawFrame(4, 0, 0, OpQuery, bytes.Repeat([]byte{0xff}, 20)),
 	)
 	return seeds
 }

@@ -169,11 +169,11 @@ func (c *conn) buffered() bool {
 		return len(c.seg.rest) > 0 || whole
 	}
 	n := c.br.Buffered()
-	if n < headerLen {
+	if n < HeaderLen {
 		return false
 	}
-	b, err := c.br.Peek(headerLen)
-	return err == nil && n-headerLen >= int(binary.BigEndian.Uint32(b[5:9]))
+	b, err := c.br.Peek(HeaderLen)
+	return err == nil && n-HeaderLen >= int(binary.BigEndian.Uint32(b[5:9]))
 }
 
 // awaitFrame blocks until the first byte of the next frame (or segment)

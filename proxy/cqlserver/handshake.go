@@ -56,10 +56,10 @@ func invalidVersionMessage(v byte) string {
 // DSE clients (65, 66) a frame of their own version, everyone else v4,
 // which every driver decodes.
 func versionErrorFrame(e *errBadVersion) []byte {
-	body := appendInt(nil, int32(bindings.CodeProtocolError))
-	body = appendString(body, invalidVersionMessage(e.version))
+	body := AppendInt(nil, int32(bindings.CodeProtocolError))
+	body = AppendString(body, invalidVersionMessage(e.version))
 	if e.version == 1 || e.version == 2 {
-		f := []byte{e.version | responseBit, 0, byte(int8(e.stream)), opError, 0, 0, 0, 0}
+		f := []byte{e.version | ResponseBit, 0, byte(int8(e.stream)), OpError, 0, 0, 0, 0}
 		binary.BigEndian.PutUint32(f[4:], uint32(len(body)))
 		return append(f, body...)
 	}
@@ -67,136 +67,136 @@ func versionErrorFrame(e *errBadVersion) []byte {
 	if e.version == 65 || e.version == 66 {
 		v = e.version
 	}
-	f := append(startFrame(nil, v, 0, e.stream, opError), body...)
-	finishFrame(f)
+	f := append(StartFrame(nil, v, 0, e.stream, OpError), body...)
+	FinishFrame(f)
 	return f
 }
 
 // handle dispatches one frame. Handshake messages are answered here;
 // requests go to their own goroutine (dispatch.go).
-func (c *conn) handle(h header, body []byte) error {
-	if h.flags&flagCompressed != 0 && h.version < 5 { // v5: the flag is ignored
+func (c *conn) handle(h Header, body []byte) error {
+	if h.Flags&FlagCompressed != 0 && h.Version < 5 { // v5: the flag is ignored
 		if c.body == nil {
-			return protocolErrorf("Received a compressed frame but no compression was negotiated in STARTUP")
+			return ProtocolErrorf("Received a compressed frame but no compression was negotiated in STARTUP")
 		}
 		var err error
 		if body, err = c.body.decompress(body, c.frameLimit()); err != nil {
-			var tb *errTooBig
+			var tb *TooBigError
 			if errors.As(err, &tb) {
 				return err
 			}
-			return protocolErrorf("Cannot decompress frame body: %v", err)
+			return ProtocolErrorf("Cannot decompress frame body: %v", err)
 		}
 	}
-	r := &rbuf{b: body}
+	r := &Reader{b: body}
 	var payload map[string][]byte
-	if h.flags&flagCustomPayload != 0 {
+	if h.Flags&FlagCustomPayload != 0 {
 		// Custom payloads carry trace context and budgets for dohyo, and
 		// are relayed as they are to Cassandra.
-		if payload = r.bytesMap(); r.err != nil {
-			return protocolErrorf("Invalid custom payload in %s message: %v", opName(h.op), r.err)
+		if payload = r.BytesMap(); r.err != nil {
+			return ProtocolErrorf("Invalid custom payload in %s message: %v", OpName(h.Op), r.err)
 		}
 	}
-	switch h.op {
-	case opOptions:
-		if err := noTrailing(r, h.op); err != nil {
+	switch h.Op {
+	case OpOptions:
+		if err := noTrailing(r, h.Op); err != nil {
 			return err
 		}
-		c.send(c.supportedFrame(h.stream))
+		c.send(c.supportedFrame(h.Stream))
 		return nil
-	case opStartup:
+	case OpStartup:
 		return c.startup(h, r)
-	case opAuthResponse:
+	case OpAuthResponse:
 		return c.authResponse(h, r)
-	case opRegister, opQuery, opPrepare, opExecute, opBatch:
+	case OpRegister, OpQuery, OpPrepare, OpExecute, OpBatch:
 		switch c.state {
 		case stateInit:
-			return protocolErrorf("Unexpected message %s, expecting STARTUP or OPTIONS", opName(h.op))
+			return ProtocolErrorf("Unexpected message %s, expecting STARTUP or OPTIONS", OpName(h.Op))
 		case stateAuth:
-			return protocolErrorf("Unexpected message %s, expecting AUTH_RESPONSE", opName(h.op))
+			return ProtocolErrorf("Unexpected message %s, expecting AUTH_RESPONSE", OpName(h.Op))
 		}
-		if h.op == opRegister {
+		if h.Op == OpRegister {
 			return c.register(h, r)
 		}
 		return c.request(h, body, payload, r)
 	}
-	if _, known := opNames[h.op]; known {
-		return protocolErrorf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.op, opName(h.op))
+	if _, known := opNames[h.Op]; known {
+		return ProtocolErrorf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.Op, OpName(h.Op))
 	}
-	return protocolErrorf("Unknown opcode %d", h.op)
+	return ProtocolErrorf("Unknown opcode %d", h.Op)
 }
 
 func (c *conn) supportedFrame(stream int16) []byte {
-	f := startFrame(getBuf(), c.version, 0, stream, opSupported)
-	f = appendShort(f, 3)
-	f = appendString(f, "COMPRESSION")
-	f = appendStringList(f, []string{"lz4", "snappy"})
-	f = appendString(f, "CQL_VERSION")
-	f = appendStringList(f, []string{CQLVersion})
-	f = appendString(f, "PROTOCOL_VERSIONS")
-	return appendStringList(f, supportedVersionNames)
+	f := StartFrame(getBuf(), c.version, 0, stream, OpSupported)
+	f = AppendShort(f, 3)
+	f = AppendString(f, "COMPRESSION")
+	f = AppendStringList(f, []string{"lz4", "snappy"})
+	f = AppendString(f, "CQL_VERSION")
+	f = AppendStringList(f, []string{CQLVersion})
+	f = AppendString(f, "PROTOCOL_VERSIONS")
+	return AppendStringList(f, supportedVersionNames)
 }
 
-func (c *conn) startup(h header, r *rbuf) error {
+func (c *conn) startup(h Header, r *Reader) error {
 	if c.state != stateInit {
-		return protocolErrorf("Unexpected message STARTUP, the connection is already initialized")
+		return ProtocolErrorf("Unexpected message STARTUP, the connection is already initialized")
 	}
-	opts := r.stringMap()
+	opts := r.StringMap()
 	if r.err != nil {
-		return protocolErrorf("Invalid STARTUP message: %v", r.err)
+		return ProtocolErrorf("Invalid STARTUP message: %v", r.err)
 	}
-	if err := noTrailing(r, h.op); err != nil {
+	if err := noTrailing(r, h.Op); err != nil {
 		return err
 	}
 	if c.refused {
 		// Answered before any state changes (no compression, no v5 framing yet).
-		c.send(c.errorFrame(h.stream, c.overConnections()))
+		c.send(c.errorFrame(h.Stream, c.overConnections()))
 		return errRejected
 	}
 	cqlVersion, ok := opts["CQL_VERSION"]
 	if !ok {
-		return protocolErrorf("Missing value CQL_VERSION in STARTUP message")
+		return ProtocolErrorf("Missing value CQL_VERSION in STARTUP message")
 	}
 	if major, ok := cqlMajor(cqlVersion); !ok {
-		return protocolErrorf("Invalid version value: %s", cqlVersion)
+		return ProtocolErrorf("Invalid version value: %s", cqlVersion)
 	} else if major < 3 {
-		return protocolErrorf("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion)
+		return ProtocolErrorf("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion)
 	}
 	var lz4Segments bool
 	if comp := strings.ToLower(opts["COMPRESSION"]); comp != "" {
 		switch {
-		case h.version >= 5 && comp == "lz4":
+		case h.Version >= 5 && comp == "lz4":
 			lz4Segments = true
-		case h.version >= 5:
-			return protocolErrorf("Unsupported compression type %s for protocol version %d: only lz4 is supported", comp, h.version)
+		case h.Version >= 5:
+			return ProtocolErrorf("Unsupported compression type %s for protocol version %d: only lz4 is supported", comp, h.Version)
 		default:
-			codec, ok := bodyCodecFor(comp)
+			codec, ok := BodyCodecFor(comp)
 			if !ok {
-				return protocolErrorf("Unknown compression algorithm: %s", comp)
+				return ProtocolErrorf("Unknown compression algorithm: %s", comp)
 			}
 			c.body = codec
 		}
 	}
-	c.version = h.version
+	c.version = h.Version
 	var reply []byte
 	if a := c.srv.cfg.Authenticator; a != nil {
 		c.sasl = a.NewSASL(c.nc.RemoteAddr())
 		c.state = stateAuth
-		reply = appendString(startFrame(nil, c.version, 0, h.stream, opAuthenticate), a.Class())
+		reply = AppendString(StartFrame(nil, c.version, 0, h.Stream, OpAuthenticate), a.Class())
 	} else {
 		if err := c.promote(); err != nil {
-			c.send(c.errorFrame(h.stream, c.overConnections()))
+			c.send(c.errorFrame(h.Stream, c.overConnections()))
 			return err
 		}
 		c.state = stateReady
-		reply = startFrame(nil, c.version, 0, h.stream, opReady)
+		reply = StartFrame(nil, c.version, 0, h.Stream, OpReady)
 	}
-	finishFrame(reply)
+	FinishFrame(reply)
 	m := outMsg{frame: reply}
 	if c.version >= 5 {
 		// Everything after this reply travels in segments, both ways.
 		m.v5 = &v5Switch{lz4: lz4Segments}
-		c.seg = &segmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.frameLimit()}
+		c.seg = &SegmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.frameLimit()}
 	}
 	c.enqueue(m, false)
 	return nil
@@ -211,9 +211,9 @@ func (c *conn) overConnections() error {
 // noTrailing rejects a message body with bytes after its last field: a
 // client and dohyo that disagree on a body's layout (a BATCH whose
 // [short] count wrapped, say) must not run part of it silently.
-func noTrailing(r *rbuf, op byte) error {
+func noTrailing(r *Reader, op byte) error {
 	if r.err == nil && len(r.b) > 0 {
-		return protocolErrorf("Invalid %s message: %d unexpected bytes after the message", opName(op), len(r.b))
+		return ProtocolErrorf("Invalid %s message: %d unexpected bytes after the message", OpName(op), len(r.b))
 	}
 	return nil
 }
@@ -237,15 +237,15 @@ func cqlMajor(v string) (int, bool) {
 	return major, true
 }
 
-func (c *conn) authResponse(h header, r *rbuf) error {
+func (c *conn) authResponse(h Header, r *Reader) error {
 	if c.state != stateAuth {
-		return protocolErrorf("Unexpected message AUTH_RESPONSE, no authentication is in progress")
+		return ProtocolErrorf("Unexpected message AUTH_RESPONSE, no authentication is in progress")
 	}
-	token := r.bytes_()
+	token := r.Bytes()
 	if r.err != nil {
-		return protocolErrorf("Invalid AUTH_RESPONSE message: %v", r.err)
+		return ProtocolErrorf("Invalid AUTH_RESPONSE message: %v", r.err)
 	}
-	if err := noTrailing(r, h.op); err != nil {
+	if err := noTrailing(r, h.Op); err != nil {
 		return err
 	}
 	key := clientKey(c.nc.RemoteAddr())
@@ -256,7 +256,7 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 	if err == nil && done {
 		err = c.promote()
 		if err != nil {
-			c.send(c.errorFrame(h.stream, c.overConnections()))
+			c.send(c.errorFrame(h.Stream, c.overConnections()))
 			return err
 		}
 	}
@@ -267,7 +267,7 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 		c.log.Warn("authentication failed", "err", err)
 		// A fresh exchange lets the client try again on this connection.
 		c.sasl = c.srv.cfg.Authenticator.NewSASL(c.nc.RemoteAddr())
-		c.send(c.errorFrame(h.stream, bindings.Errorf(bindings.CodeAuthError, "%s", err.Error())))
+		c.send(c.errorFrame(h.Stream, bindings.Errorf(bindings.CodeAuthError, "%s", err.Error())))
 	case done:
 		c.srv.guard.backoff.succeeded(key)
 		c.state = stateReady
@@ -278,19 +278,19 @@ func (c *conn) authResponse(h header, r *rbuf) error {
 				c.session.SetRole(user) // the role dohyo authorizes (proxy/authz.go)
 			}
 		}
-		c.send(appendBytes(startFrame(getBuf(), c.version, 0, h.stream, opAuthSuccess), challenge))
+		c.send(AppendBytes(StartFrame(getBuf(), c.version, 0, h.Stream, OpAuthSuccess), challenge))
 	default:
-		c.send(appendBytes(startFrame(getBuf(), c.version, 0, h.stream, opAuthChallenge), challenge))
+		c.send(AppendBytes(StartFrame(getBuf(), c.version, 0, h.Stream, OpAuthChallenge), challenge))
 	}
 	return nil
 }
 
-func (c *conn) register(h header, r *rbuf) error {
-	types := r.stringList()
+func (c *conn) register(h Header, r *Reader) error {
+	types := r.StringList()
 	if r.err != nil {
-		return protocolErrorf("Invalid REGISTER message: %v", r.err)
+		return ProtocolErrorf("Invalid REGISTER message: %v", r.err)
 	}
-	if err := noTrailing(r, h.op); err != nil {
+	if err := noTrailing(r, h.Op); err != nil {
 		return err
 	}
 	var want uint32
@@ -303,13 +303,13 @@ func (c *conn) register(h header, r *rbuf) error {
 		case "STATUS_CHANGE":
 			want |= eventStatus
 		default:
-			return protocolErrorf("Invalid event type %q in REGISTER", t)
+			return ProtocolErrorf("Invalid event type %q in REGISTER", t)
 		}
 	}
 	if want != 0 {
 		c.evTypes.Or(want)
 		c.srv.registerEvents(c)
 	}
-	c.send(startFrame(getBuf(), c.version, 0, h.stream, opReady))
+	c.send(StartFrame(getBuf(), c.version, 0, h.Stream, OpReady))
 	return nil
 }

@@ -235,7 +235,7 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("Stats().TimedOut = %d, want %d", got, len(cases)*len(allVersions))
 	}
 	// DDL is not bounded by the request timeout.
-	if got := ts.srv.timeoutFor(&request{op: opQuery, query: " /* x */ CREATE TABLE ks.x (k int PRIMARY KEY)"}); got != 0 {
+	if got := ts.srv.timeoutFor(&request{op: OpQuery, query: " /* x */ CREATE TABLE ks.x (k int PRIMARY KEY)"}); got != 0 {
 		t.Errorf("DDL deadline %v, want none", got)
 	}
 }

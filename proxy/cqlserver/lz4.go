@@ -22,9 +22,9 @@ var errLZ4Corrupt = errors.New("lz4: corrupt input")
 
 func lz4Hash(v uint32) uint32 { return (v * 2654435761) >> (32 - lz4HashLog) }
 
-// lz4Compress appends the LZ4 block encoding of src to dst. It is a greedy
+// LZ4Compress appends the LZ4 block encoding of src to dst. It is a greedy
 // single-pass compressor: fast, and good enough for protocol traffic.
-func lz4Compress(dst, src []byte) []byte {
+func LZ4Compress(dst, src []byte) []byte {
 	n := len(src)
 	anchor := 0
 	if n > lz4MFLimit {
@@ -87,19 +87,19 @@ func lz4Length(dst []byte, n int) []byte {
 	return append(dst, byte(n))
 }
 
-// lz4Decompress decodes src into dst, which must have exactly the
+// LZ4Decompress decodes src into dst, which must have exactly the
 // uncompressed length. Every offset and length is bounds-checked.
-func lz4Decompress(dst, src []byte) error {
-	n, err := lz4Block(dst, src)
+func LZ4Decompress(dst, src []byte) error {
+	n, err := LZ4Block(dst, src)
 	if err == nil && n != len(dst) {
 		err = errLZ4Corrupt
 	}
 	return err
 }
 
-// lz4Block decodes src into dst and returns the decoded length; output
+// LZ4Block decodes src into dst and returns the decoded length; output
 // that would not fit in dst is an error.
-func lz4Block(dst, src []byte) (int, error) {
+func LZ4Block(dst, src []byte) (int, error) {
 	si, di := 0, 0
 	for {
 		if si >= len(src) {

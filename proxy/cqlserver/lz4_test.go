@@ -32,7 +32,7 @@ func TestLZ4DecompressVectors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := make([]byte, len(tc.want))
-			if err := lz4Decompress(got, tc.block); err != nil {
+			if err := LZ4Decompress(got, tc.block); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, tc.want) {
@@ -52,7 +52,7 @@ func TestLZ4DecompressRejectsCorruptInput(t *testing.T) {
 		"match past output": {0x1F, 'a', 0x01, 0x00, 200},
 	}
 	for name, block := range cases {
-		if err := lz4Decompress(make([]byte, 16), block); err == nil {
+		if err := LZ4Decompress(make([]byte, 16), block); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -112,29 +112,29 @@ func TestLZ4RoundTrip(t *testing.T) {
 		inputs = append(inputs, b)
 	}
 	for _, in := range inputs {
-		z := lz4Compress(nil, in)
+		z := LZ4Compress(nil, in)
 		checkLZ4Rules(t, z, len(in))
 		out := make([]byte, len(in))
-		if err := lz4Decompress(out, z); err != nil {
+		if err := LZ4Decompress(out, z); err != nil {
 			t.Fatalf("len %d: %v", len(in), err)
 		}
 		if !bytes.Equal(in, out) {
 			t.Fatalf("len %d: round trip differs", len(in))
 		}
 	}
-	if z := lz4Compress(nil, bytes.Repeat([]byte("abc"), 1000)); len(z) > 100 {
+	if z := LZ4Compress(nil, bytes.Repeat([]byte("abc"), 1000)); len(z) > 100 {
 		t.Errorf("repetitive input compressed to %d bytes", len(z))
 	}
 }
 
 func FuzzLZ4Decompress(f *testing.F) {
 	f.Add([]byte{0x1A, 'a', 0x01, 0x00, 0x50, 'a', 'a', 'a', 'a', 'a'}, uint16(20))
-	f.Add(lz4Compress(nil, bytes.Repeat([]byte("hello "), 100)), uint16(600))
+	f.Add(LZ4Compress(nil, bytes.Repeat([]byte("hello "), 100)), uint16(600))
 	f.Fuzz(func(t *testing.T, block []byte, n uint16) {
 		out := make([]byte, n)
-		lz4Decompress(out, block) // must not panic
+		LZ4Decompress(out, block) // must not panic
 		in := block
-		if err := lz4Decompress(make([]byte, len(in)), lz4Compress(nil, in)); err != nil {
+		if err := LZ4Decompress(make([]byte, len(in)), LZ4Compress(nil, in)); err != nil {
 			t.Fatalf("round trip of %d bytes: %v", len(in), err)
 		}
 	})

@@ -46,13 +46,13 @@ var (
 	durationClass = "org.apache.cassandra.db.marshal.DurationType"
 )
 
-// appendType writes a type [option].
-func appendType(f []byte, t *cql.Type, version byte) []byte {
+// AppendType writes a type [option].
+func AppendType(f []byte, t *cql.Type, version byte) []byte {
 	if t == nil {
-		return appendShort(f, uint16(primitive.DataTypeCodeBlob))
+		return AppendShort(f, uint16(primitive.DataTypeCodeBlob))
 	}
 	if t.Custom != "" {
-		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), t.Custom)
+		return AppendString(AppendShort(f, uint16(primitive.DataTypeCodeCustom)), t.Custom)
 	}
 	switch t.Kind {
 	case cql.KindList, cql.KindSet:
@@ -60,43 +60,43 @@ func appendType(f []byte, t *cql.Type, version byte) []byte {
 		if t.Kind == cql.KindSet {
 			code = primitive.DataTypeCodeSet
 		}
-		f = appendShort(f, uint16(code))
-		return appendType(f, elem(t, 0), version)
+		f = AppendShort(f, uint16(code))
+		return AppendType(f, elem(t, 0), version)
 	case cql.KindMap:
-		f = appendShort(f, uint16(primitive.DataTypeCodeMap))
-		f = appendType(f, elem(t, 0), version)
-		return appendType(f, elem(t, 1), version)
+		f = AppendShort(f, uint16(primitive.DataTypeCodeMap))
+		f = AppendType(f, elem(t, 0), version)
+		return AppendType(f, elem(t, 1), version)
 	case cql.KindTuple:
-		f = appendShort(f, uint16(primitive.DataTypeCodeTuple))
-		f = appendShort(f, uint16(len(t.Elems)))
+		f = AppendShort(f, uint16(primitive.DataTypeCodeTuple))
+		f = AppendShort(f, uint16(len(t.Elems)))
 		for _, e := range t.Elems {
-			f = appendType(f, e, version)
+			f = AppendType(f, e, version)
 		}
 		return f
 	case cql.KindVector:
-		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), cql.VectorClassName(t))
+		return AppendString(AppendShort(f, uint16(primitive.DataTypeCodeCustom)), cql.VectorClassName(t))
 	case cql.KindUDT:
-		f = appendShort(f, uint16(primitive.DataTypeCodeUdt))
-		f = appendString(f, t.Keyspace)
-		f = appendString(f, t.Name)
-		f = appendShort(f, uint16(len(t.Fields)))
+		f = AppendShort(f, uint16(primitive.DataTypeCodeUdt))
+		f = AppendString(f, t.Keyspace)
+		f = AppendString(f, t.Name)
+		f = AppendShort(f, uint16(len(t.Fields)))
 		for i, name := range t.Fields {
-			f = appendString(f, name)
-			f = appendType(f, elem(t, i), version)
+			f = AppendString(f, name)
+			f = AppendType(f, elem(t, i), version)
 		}
 		return f
 	}
 	if class, ok := v4Types[t.Kind]; ok && version < 4 {
-		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), class)
+		return AppendString(AppendShort(f, uint16(primitive.DataTypeCodeCustom)), class)
 	}
 	if t.Kind == cql.KindDuration && version < 5 {
-		return appendString(appendShort(f, uint16(primitive.DataTypeCodeCustom)), durationClass)
+		return AppendString(AppendShort(f, uint16(primitive.DataTypeCodeCustom)), durationClass)
 	}
 	code, ok := scalarCodes[t.Kind]
 	if !ok {
 		code = primitive.DataTypeCodeBlob
 	}
-	return appendShort(f, uint16(code))
+	return AppendShort(f, uint16(code))
 }
 
 func elem(t *cql.Type, i int) *cql.Type {
@@ -123,16 +123,16 @@ func sameTable(cols []bindings.ColumnSpec) bool {
 // appendColumnSpecs writes [<global_table_spec>] <col_spec_i>...
 func appendColumnSpecs(f []byte, cols []bindings.ColumnSpec, global bool, version byte) []byte {
 	if global {
-		f = appendString(f, cols[0].Keyspace)
-		f = appendString(f, cols[0].Table)
+		f = AppendString(f, cols[0].Keyspace)
+		f = AppendString(f, cols[0].Table)
 	}
 	for _, c := range cols {
 		if !global {
-			f = appendString(f, c.Keyspace)
-			f = appendString(f, c.Table)
+			f = AppendString(f, c.Keyspace)
+			f = AppendString(f, c.Table)
 		}
-		f = appendString(f, c.Name)
-		f = appendType(f, c.Type, version)
+		f = AppendString(f, c.Name)
+		f = AppendType(f, c.Type, version)
 	}
 	return f
 }

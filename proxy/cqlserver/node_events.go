@@ -45,12 +45,12 @@ func (s *Server) PushNodeEvent(change, addr string) error {
 		ip = v4
 	}
 	for _, c := range s.eventTargets(bit) {
-		f := startFrame(nil, c.version, 0, -1, opEvent)
-		f = appendString(f, typ)
-		f = appendString(f, change)
+		f := StartFrame(nil, c.version, 0, -1, OpEvent)
+		f = AppendString(f, typ)
+		f = AppendString(f, change)
 		f = append(f, byte(len(ip)))
 		f = append(f, ip...)
-		f = appendInt(f, int32(port))
+		f = AppendInt(f, int32(port))
 		c.pushEventFrame(f)
 	}
 	return nil

@@ -217,12 +217,12 @@ func (rl *Relay) connectControl(ctx context.Context) error {
 }
 
 func (rl *Relay) register(ctx context.Context, bc *backendConn) error {
-	body := appendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
-	r, err := bc.roundTrip(ctx, 0, opRegister, body)
+	body := AppendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
+	r, err := bc.roundTrip(ctx, 0, OpRegister, body)
 	if err != nil {
 		return err
 	}
-	if r.h.op == opError {
+	if r.h.Op == OpError {
 		return decodeErrorBody(r.body)
 	}
 	return nil
@@ -258,31 +258,31 @@ func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) 
 
 // controlQuery runs a query on the control connection and returns its rows.
 func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([][][]byte, error) {
-	r, err := bc.roundTrip(ctx, 0, opQuery, queryBody(q, bc.version))
+	r, err := bc.roundTrip(ctx, 0, OpQuery, queryBody(q, bc.version))
 	if err != nil {
 		return nil, err
 	}
-	if r.h.op == opError {
+	if r.h.Op == OpError {
 		return nil, decodeErrorBody(r.body)
 	}
-	rb := responseBody(r.h, r.body)
-	if rb.int_() != wireRows {
+	rb := ResponseBody(r.h, r.body)
+	if rb.Int() != ResultRows {
 		return nil, errors.New("not a rows result")
 	}
-	rows, _, err := decodeRows(&rb)
+	rows, _, err := DecodeRows(&rb)
 	return rows, err
 }
 
 // event handles an event pushed on the control connection.
-func (rl *Relay) event(h header, body []byte) {
-	r := &rbuf{b: body}
-	switch r.string_() {
+func (rl *Relay) event(h Header, body []byte) {
+	r := &Reader{b: body}
+	switch r.Str() {
 	case "SCHEMA_CHANGE":
 		if rl.cfg.OnSchemaChange != nil {
 			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(relayResp{h: h, body: body}, true)))
 		}
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
-		if r.string_() == "UP" {
+		if r.Str() == "UP" {
 			rl.retryNow()
 		}
 		rl.log.Info("relay: Cassandra topology or status changed; rediscovering nodes")

@@ -94,8 +94,8 @@ func (x *asyncRelay) recycle() {
 // deliver runs on the backend connection's reader with Cassandra's
 // answer (or the error that closed the connection).
 func (x *asyncRelay) deliver(resp relayResp, err error) {
-	if err == nil && resp.h.op == opError && (x.req.op == opExecute || x.req.op == opBatch) {
-		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
+	if err == nil && resp.h.Op == OpError && (x.req.op == OpExecute || x.req.op == OpBatch) {
+		e := decodeErrorBody(ResponseBody(resp.h, resp.body).b)
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
 				resp.hold = nil
@@ -120,7 +120,7 @@ func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 	defer cancel()
 	resp := unprepared // when the client must prepare again (see Relay.reprepare)
 	changed, err := x.p.rl.reprepare(ctx, x.key, rp)
-	if err == nil && (!changed || x.req.op != opExecute) {
+	if err == nil && (!changed || x.req.op != OpExecute) {
 		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
 	} else if err != nil && ctx.Err() == nil {
 		x.p.rl.log.Debug("relay: re-prepare failed", "node", x.key.node, "err", err)
@@ -237,13 +237,13 @@ func (c *conn) nextFrameBuffered() bool {
 
 // frameBuffered tells whether br holds a whole v3/v4 frame.
 func frameBuffered(br *bufio.Reader) bool {
-	if br.Buffered() < headerLen {
+	if br.Buffered() < HeaderLen {
 		return false
 	}
-	hb, err := br.Peek(headerLen)
+	hb, err := br.Peek(HeaderLen)
 	if err != nil {
 		return false
 	}
-	h := parseHeader(hb)
-	return h.length >= 0 && br.Buffered() >= headerLen+int(h.length)
+	h := ParseHeader(hb)
+	return h.Length >= 0 && br.Buffered() >= HeaderLen+int(h.Length)
 }

@@ -36,7 +36,7 @@ const relayStreams = 1024
 var errBackendClosed = errors.New("connection to Cassandra closed")
 
 type relayResp struct {
-	h    header
+	h    Header
 	body []byte
 	node string // the node that answered
 	// hold, set by the reader, collects answers to clients to send once
@@ -69,7 +69,7 @@ type backendConn struct {
 	lastRead atomic.Int64 // unix nanos of the last frame read
 	inflight atomic.Int32
 	orphans  atomic.Int32 // stream ids reserved by abandoned requests
-	onEvent  func(h header, body []byte)
+	onEvent  func(h Header, body []byte)
 }
 
 // dialBackend connects to addr, runs STARTUP (and SASL PLAIN when the node
@@ -112,30 +112,30 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 	bc.lastRead.Store(time.Now().UnixNano())
 	bc.wq.bw = hs.bw
 	if version >= 5 {
-		bc.wq.seg = &segmentWriter{w: hs.bw}
+		bc.wq.seg = &SegmentWriter{w: hs.bw}
 	}
 	go bc.readLoop(hs.reader(), hs.buffered)
 	return bc, nil
 }
 
 // frameReader reads response frames: plain frames or v5 segments.
-type frameReader func() (header, []byte, error)
+type frameReader func() (Header, []byte, error)
 
 // handshakeIO runs the synchronous start of a backend connection.
 type handshakeIO struct {
 	br      *bufio.Reader
 	bw      *bufio.Writer
 	version byte
-	seg     *segmentReader
-	segw    *segmentWriter
+	seg     *SegmentReader
+	segw    *SegmentWriter
 
 	authenticated bool
 }
 
 func (h *handshakeIO) write(op byte, body []byte) error {
-	f := append(make([]byte, 0, headerLen+len(body)), h.version, 0, 0, 0, op, 0, 0, 0, 0)
+	f := append(make([]byte, 0, HeaderLen+len(body)), h.version, 0, 0, 0, op, 0, 0, 0, 0)
 	f = append(f, body...)
-	finishFrame(f)
+	FinishFrame(f)
 	var err error
 	if h.segw != nil {
 		if err = h.segw.add(f); err == nil {
@@ -150,7 +150,7 @@ func (h *handshakeIO) write(op byte, body []byte) error {
 	return err
 }
 
-func (h *handshakeIO) read() (header, []byte, error) { return h.reader()() }
+func (h *handshakeIO) read() (Header, []byte, error) { return h.reader()() }
 
 // buffered tells whether the next response frame is read in full already
 // (v3/v4 framing; v5 segments say no).
@@ -165,16 +165,16 @@ func (h *handshakeIO) reader() frameReader {
 	if h.seg != nil {
 		return h.seg.next
 	}
-	var hb [headerLen]byte
+	var hb [HeaderLen]byte
 	var buf []byte // reused for bodies up to reuseBody (see waiter)
-	return func() (header, []byte, error) {
+	return func() (Header, []byte, error) {
 		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
-			return header{}, nil, err
+			return Header{}, nil, err
 		}
-		hd := parseHeader(hb[:])
-		n := int(hd.length)
+		hd := ParseHeader(hb[:])
+		n := int(hd.Length)
 		if n < 0 || n > maxRelayFrame {
-			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.length)
+			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.Length)
 		}
 		if n > reuseBody {
 			body, err := readBody(h.br, n)
@@ -199,16 +199,16 @@ const maxRelayFrame = 256 << 20
 
 func (h *handshakeIO) switchV5() {
 	if h.version >= 5 && h.seg == nil {
-		h.seg = &segmentReader{r: h.br, maxFrame: maxRelayFrame, reuse: true}
-		h.segw = &segmentWriter{w: h.bw}
+		h.seg = &SegmentReader{r: h.br, maxFrame: maxRelayFrame, reuse: true}
+		h.segw = &SegmentWriter{w: h.bw}
 	}
 }
 
 func (h *handshakeIO) startup(creds *credentials) error {
-	body := appendShort(nil, 1)
-	body = appendString(body, "CQL_VERSION")
-	body = appendString(body, "3.0.0")
-	if err := h.write(opStartup, body); err != nil {
+	body := AppendShort(nil, 1)
+	body = AppendString(body, "CQL_VERSION")
+	body = AppendString(body, "3.0.0")
+	if err := h.write(OpStartup, body); err != nil {
 		return err
 	}
 	hd, rb, err := h.read()
@@ -217,46 +217,46 @@ func (h *handshakeIO) startup(creds *credentials) error {
 	}
 	// v5 framing starts after the node's answer to STARTUP.
 	h.switchV5()
-	switch hd.op {
-	case opReady:
+	switch hd.Op {
+	case OpReady:
 		return nil
-	case opError:
+	case OpError:
 		return decodeErrorBody(rb)
-	case opAuthenticate:
+	case OpAuthenticate:
 		h.authenticated = true
 	default:
-		return fmt.Errorf("unexpected %s in answer to STARTUP", opName(hd.op))
+		return fmt.Errorf("unexpected %s in answer to STARTUP", OpName(hd.Op))
 	}
 	if creds == nil {
 		return &bindings.Error{Code: bindings.CodeAuthError,
 			Message: "Cassandra requires authentication and no credentials were given"}
 	}
-	if err := h.write(opAuthResponse, appendBytes(nil, creds.plainToken())); err != nil {
+	if err := h.write(OpAuthResponse, AppendBytes(nil, creds.plainToken())); err != nil {
 		return err
 	}
 	hd, rb, err = h.read()
 	if err != nil {
 		return err
 	}
-	switch hd.op {
-	case opAuthSuccess:
+	switch hd.Op {
+	case OpAuthSuccess:
 		return nil
-	case opError:
+	case OpError:
 		return decodeErrorBody(rb)
 	default:
-		return fmt.Errorf("unexpected %s in answer to AUTH_RESPONSE", opName(hd.op))
+		return fmt.Errorf("unexpected %s in answer to AUTH_RESPONSE", OpName(hd.Op))
 	}
 }
 
 func (h *handshakeIO) use(keyspace string) error {
-	if err := h.write(opQuery, queryBody("USE "+cql.QuoteIdent(keyspace), h.version)); err != nil {
+	if err := h.write(OpQuery, queryBody("USE "+cql.QuoteIdent(keyspace), h.version)); err != nil {
 		return err
 	}
 	hd, rb, err := h.read()
 	if err != nil {
 		return err
 	}
-	if hd.op == opError {
+	if hd.Op == OpError {
 		return decodeErrorBody(rb)
 	}
 	return nil
@@ -264,10 +264,10 @@ func (h *handshakeIO) use(keyspace string) error {
 
 // queryBody encodes a QUERY of q at consistency ONE, without flags.
 func queryBody(q string, version byte) []byte {
-	b := appendLongString(nil, q)
-	b = appendShort(b, uint16(bindings.One))
+	b := AppendLongString(nil, q)
+	b = AppendShort(b, uint16(bindings.One))
 	if version >= 5 {
-		return appendInt(b, 0)
+		return AppendInt(b, 0)
 	}
 	return append(b, 0)
 }
@@ -340,9 +340,9 @@ func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter, ti
 	bc.mu.Unlock()
 	bc.inflight.Add(1)
 	f := getBuf()
-	f = append(f, bc.version, flags&^flagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
+	f = append(f, bc.version, flags&^FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
-	finishFrame(f)
+	FinishFrame(f)
 	if !bc.wq.add(f) { // closed: the sweep answers w
 		putBuf(f)
 	}
@@ -431,24 +431,24 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 			return
 		}
 		bc.lastRead.Store(time.Now().UnixNano())
-		if h.stream < 0 {
-			if h.op == opEvent && bc.onEvent != nil {
+		if h.Stream < 0 {
+			if h.Op == OpEvent && bc.onEvent != nil {
 				bc.onEvent(h, body)
 			}
 			continue
 		}
-		if int(h.stream) >= relayStreams {
+		if int(h.Stream) >= relayStreams {
 			continue
 		}
 		bc.mu.Lock()
-		w, orphan := bc.waiting[h.stream], bc.orphan[h.stream]
-		bc.waiting[h.stream], bc.orphan[h.stream], bc.dl.at[h.stream] = nil, false, 0
+		w, orphan := bc.waiting[h.Stream], bc.orphan[h.Stream]
+		bc.waiting[h.Stream], bc.orphan[h.Stream], bc.dl.at[h.Stream] = nil, false, 0
 		bc.mu.Unlock()
 		if w == nil && !orphan {
-			bc.log.Debug("relay: response on an unused stream", "node", bc.addr, "stream", h.stream)
+			bc.log.Debug("relay: response on an unused stream", "node", bc.addr, "stream", h.Stream)
 			continue
 		}
-		bc.streams <- h.stream // free before w runs: w may send again
+		bc.streams <- h.Stream // free before w runs: w may send again
 		if orphan {
 			bc.orphans.Add(-1)
 		}
@@ -512,9 +512,9 @@ func (bc *backendConn) idle(d time.Duration) bool {
 func (bc *backendConn) heartbeat(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	r, err := bc.roundTrip(ctx, 0, opOptions, nil)
-	if err == nil && r.h.op != opSupported {
-		err = fmt.Errorf("unexpected %s in answer to OPTIONS", opName(r.h.op))
+	r, err := bc.roundTrip(ctx, 0, OpOptions, nil)
+	if err == nil && r.h.Op != OpSupported {
+		err = fmt.Errorf("unexpected %s in answer to OPTIONS", OpName(r.h.Op))
 	}
 	if err != nil {
 		bc.close(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))

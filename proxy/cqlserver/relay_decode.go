@@ -17,10 +17,10 @@ import (
 // decodeErrorBody reads an ERROR body: code, message and, for Unprepared,
 // the unknown id.
 func decodeErrorBody(body []byte) *bindings.Error {
-	r := &rbuf{b: body}
-	e := &bindings.Error{Code: bindings.ErrorCode(r.int_()), Message: r.string_()}
+	r := &Reader{b: body}
+	e := &bindings.Error{Code: bindings.ErrorCode(r.Int()), Message: r.Str()}
 	if e.Code == bindings.CodeUnprepared {
-		e.UnpreparedID = r.shortBytes()
+		e.UnpreparedID = r.ShortBytes()
 	}
 	if r.err != nil {
 		return &bindings.Error{Code: bindings.CodeProtocolError, Message: "malformed ERROR from Cassandra"}
@@ -30,51 +30,51 @@ func decodeErrorBody(body []byte) *bindings.Error {
 
 // Result kinds on the wire.
 const (
-	wireVoid         = int32(primitive.ResultTypeVoid)
-	wireRows         = int32(primitive.ResultTypeRows)
-	wireSetKeyspace  = int32(primitive.ResultTypeSetKeyspace)
-	wirePrepared     = int32(primitive.ResultTypePrepared)
-	wireSchemaChange = int32(primitive.ResultTypeSchemaChange)
+	ResultVoid         = int32(primitive.ResultTypeVoid)
+	ResultRows         = int32(primitive.ResultTypeRows)
+	ResultSetKeyspace  = int32(primitive.ResultTypeSetKeyspace)
+	ResultPrepared     = int32(primitive.ResultTypePrepared)
+	ResultSchemaChange = int32(primitive.ResultTypeSchemaChange)
 )
 
-// responseBody skips what precedes a response's message: a tracing id, a
+// ResponseBody skips what precedes a response's message: a tracing id, a
 // warning list and a custom payload, as the header flags announce them.
-func responseBody(h header, body []byte) rbuf {
-	r := rbuf{b: body}
-	if h.flags&flagTracing != 0 {
+func ResponseBody(h Header, body []byte) Reader {
+	r := Reader{b: body}
+	if h.Flags&FlagTracing != 0 {
 		r.take(16)
 	}
-	if h.flags&flagWarning != 0 {
-		r.stringList()
+	if h.Flags&FlagWarning != 0 {
+		r.StringList()
 	}
-	if h.flags&flagCustomPayload != 0 {
-		r.bytesMap()
+	if h.Flags&FlagCustomPayload != 0 {
+		r.BytesMap()
 	}
 	return r
 }
 
 // summarize decodes a response for the Tap.
 func summarize(resp relayResp, withRows bool) proxy.Relayed {
-	r := responseBody(resp.h, resp.body)
-	if resp.h.op == opError {
+	r := ResponseBody(resp.h, resp.body)
+	if resp.h.Op == OpError {
 		return proxy.Relayed{Err: decodeErrorBody(r.b)}
 	}
-	if resp.h.op != opResult {
+	if resp.h.Op != OpResult {
 		return proxy.Relayed{}
 	}
-	switch r.int_() {
-	case wireRows:
+	switch r.Int() {
+	case ResultRows:
 		out := proxy.Relayed{Kind: bindings.ResultRows}
 		if withRows {
-			rows, more, err := decodeRows(&r)
+			rows, more, err := DecodeRows(&r)
 			if err == nil {
 				out.Rows, out.Digest, out.HasMore = len(rows), bindings.RowsDigest(rows), more
 			}
 		}
 		return out
-	case wireSetKeyspace:
+	case ResultSetKeyspace:
 		return proxy.Relayed{Kind: bindings.ResultSetKeyspace}
-	case wireSchemaChange:
+	case ResultSchemaChange:
 		return proxy.Relayed{Kind: bindings.ResultSchemaChange}
 	}
 	return proxy.Relayed{Kind: bindings.ResultVoid}
@@ -88,32 +88,32 @@ const (
 	rmMetadataChg = 0x0008
 )
 
-// decodeRows reads a Rows result's metadata and cells (slices of the body).
-func decodeRows(r *rbuf) ([][][]byte, bool, error) {
-	flags := r.int_()
-	cols := int(r.int_())
+// DecodeRows reads a Rows result's metadata and cells (slices of the body).
+func DecodeRows(r *Reader) ([][][]byte, bool, error) {
+	flags := r.Int()
+	cols := int(r.Int())
 	more := flags&rmHasMore != 0
 	if more {
-		r.bytes_()
+		r.Bytes()
 	}
 	if flags&rmMetadataChg != 0 {
-		r.shortBytes()
+		r.ShortBytes()
 	}
 	if flags&rmNoMetadata == 0 {
 		if flags&rmGlobalSpec != 0 {
-			r.string_()
-			r.string_()
+			r.Str()
+			r.Str()
 		}
 		for i := 0; i < cols && r.err == nil; i++ {
 			if flags&rmGlobalSpec == 0 {
-				r.string_()
-				r.string_()
+				r.Str()
+				r.Str()
 			}
-			r.string_()
+			r.Str()
 			skipOption(r, 0)
 		}
 	}
-	n := int(r.int_())
+	n := int(r.Int())
 	if r.err != nil || cols < 0 || n < 0 || n*cols*4 > len(r.b) {
 		return nil, false, fmt.Errorf("malformed rows result")
 	}
@@ -121,7 +121,7 @@ func decodeRows(r *rbuf) ([][][]byte, bool, error) {
 	for i := range rows {
 		row := make([][]byte, cols)
 		for j := range row {
-			row[j] = r.bytes_()
+			row[j] = r.Bytes()
 		}
 		rows[i] = row
 	}
@@ -130,25 +130,25 @@ func decodeRows(r *rbuf) ([][][]byte, bool, error) {
 
 // skipOption skips a type [option], recursing into collection, UDT and
 // tuple parameters.
-func skipOption(r *rbuf, depth int) {
+func skipOption(r *Reader, depth int) {
 	if depth > 32 {
 		r.fail(fmt.Errorf("type nesting too deep"))
 		return
 	}
 	switch id := r.short(); id {
 	case uint16(primitive.DataTypeCodeCustom):
-		r.string_()
+		r.Str()
 	case uint16(primitive.DataTypeCodeList), uint16(primitive.DataTypeCodeSet):
 		skipOption(r, depth+1)
 	case uint16(primitive.DataTypeCodeMap):
 		skipOption(r, depth+1)
 		skipOption(r, depth+1)
 	case uint16(primitive.DataTypeCodeUdt):
-		r.string_()
-		r.string_()
+		r.Str()
+		r.Str()
 		n := int(r.short())
 		for i := 0; i < n && r.err == nil; i++ {
-			r.string_()
+			r.Str()
 			skipOption(r, depth+1)
 		}
 	case uint16(primitive.DataTypeCodeTuple):
@@ -163,14 +163,14 @@ func skipOption(r *rbuf, depth int) {
 // of its body (the statement's metadata, compared on re-prepare), as
 // copies; nil when resp is not one.
 func preparedResult(resp relayResp) (id, shape []byte) {
-	if resp.h.op != opResult {
+	if resp.h.Op != OpResult {
 		return nil, nil
 	}
-	r := responseBody(resp.h, resp.body)
-	if r.int_() != wirePrepared {
+	r := ResponseBody(resp.h, resp.body)
+	if r.Int() != ResultPrepared {
 		return nil, nil
 	}
-	id = r.shortBytes()
+	id = r.ShortBytes()
 	if r.err != nil {
 		return nil, nil
 	}
@@ -180,22 +180,22 @@ func preparedResult(resp relayResp) (id, shape []byte) {
 // schemaChangeOf returns the change a RESULT SchemaChange response (or a
 // SCHEMA_CHANGE event body, with event set) reports, or nil.
 func schemaChangeOf(resp relayResp, event bool) *bindings.SchemaChange {
-	r := responseBody(resp.h, resp.body)
+	r := ResponseBody(resp.h, resp.body)
 	if event {
-		if r.string_() != string(primitive.EventTypeSchemaChange) {
+		if r.Str() != string(primitive.EventTypeSchemaChange) {
 			return nil
 		}
-	} else if resp.h.op != opResult || r.int_() != wireSchemaChange {
+	} else if resp.h.Op != OpResult || r.Int() != ResultSchemaChange {
 		return nil
 	}
-	ch := &bindings.SchemaChange{Type: bindings.ChangeType(r.string_()), Target: bindings.ChangeTarget(r.string_())}
-	ch.Keyspace = r.string_()
+	ch := &bindings.SchemaChange{Type: bindings.ChangeType(r.Str()), Target: bindings.ChangeTarget(r.Str())}
+	ch.Keyspace = r.Str()
 	switch ch.Target {
 	case bindings.TargetKeyspace:
 	case bindings.TargetTable, bindings.TargetType:
-		ch.Object = r.string_()
+		ch.Object = r.Str()
 	default: // functions and aggregates: not re-encoded by dohyo
-		ch.Object = r.string_()
+		ch.Object = r.Str()
 	}
 	if r.err != nil {
 		return nil

@@ -60,7 +60,7 @@ func TestRelayRetiresConnectionWithOrphans(t *testing.T) {
 			t.Fatalf("retired after %d orphans, want %d", bc.orphans.Load(), maxOrphans)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		_, err := bc.roundTrip(ctx, 0, opOptions, nil)
+		_, err := bc.roundTrip(ctx, 0, OpOptions, nil)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("request %d: %v, want a timeout", i, err)

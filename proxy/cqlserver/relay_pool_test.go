@@ -21,7 +21,7 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 		if accepts != nil {
 			accepts.Add(1)
 		}
-		h := make([]byte, headerLen)
+		h := make([]byte, HeaderLen)
 		for {
 			if _, err := io.ReadFull(nc, h); err != nil {
 				return
@@ -29,8 +29,8 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 			if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
 				return
 			}
-			if h[4] == opStartup {
-				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), opReady, nil))
+			if h[4] == OpStartup {
+				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), OpReady, nil))
 			}
 		}
 	})

@@ -19,15 +19,15 @@ import (
 // segments is assembled into a buffer of its own.
 func TestSegmentReaderReuse(t *testing.T) {
 	env := func(stream int16, n int) []byte {
-		f := startFrame(nil, 5, 0, stream, opResult)
+		f := StartFrame(nil, 5, 0, stream, OpResult)
 		f = append(f, bytes.Repeat([]byte{byte('a' + stream)}, n)...)
-		finishFrame(f)
+		FinishFrame(f)
 		return f
 	}
 	var out bytes.Buffer
 	bw := bufio.NewWriter(&out)
-	sw := &segmentWriter{w: bw}
-	sizes := []int{100, 200, 3, maxSegmentPayload + 10, 50}
+	sw := &SegmentWriter{w: bw}
+	sizes := []int{100, 200, 3, MaxSegmentPayload + 10, 50}
 	for i, n := range sizes {
 		if err := sw.add(env(int16(i+1), n)); err != nil {
 			t.Fatal(err)
@@ -44,14 +44,14 @@ func TestSegmentReaderReuse(t *testing.T) {
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	s := &segmentReader{r: bufio.NewReader(&out), maxFrame: 1 << 20, reuse: true}
+	s := &SegmentReader{r: bufio.NewReader(&out), maxFrame: 1 << 20, reuse: true}
 	for i, n := range sizes {
 		h, body, err := s.next()
 		if err != nil {
 			t.Fatalf("envelope %d: %v", i+1, err)
 		}
-		if h.stream != int16(i+1) || !bytes.Equal(body, bytes.Repeat([]byte{byte('a' + i + 1)}, n)) {
-			t.Fatalf("envelope %d: stream %d, %d bytes: not what was sent", i+1, h.stream, len(body))
+		if h.Stream != int16(i+1) || !bytes.Equal(body, bytes.Repeat([]byte{byte('a' + i + 1)}, n)) {
+			t.Fatalf("envelope %d: stream %d, %d bytes: not what was sent", i+1, h.Stream, len(body))
 		}
 	}
 	if _, _, err := s.next(); !errors.Is(err, io.EOF) {
@@ -71,7 +71,7 @@ func echoNode(t *testing.T) string {
 		br := bufio.NewReader(nc)
 		var out []byte
 		for {
-			h := make([]byte, headerLen)
+			h := make([]byte, HeaderLen)
 			if _, err := io.ReadFull(br, h); err != nil {
 				return
 			}
@@ -79,9 +79,9 @@ func echoNode(t *testing.T) string {
 			if _, err := io.ReadFull(br, body); err != nil {
 				return
 			}
-			op := byte(opResult)
-			if h[4] == opStartup {
-				op, body = opReady, nil
+			op := byte(OpResult)
+			if h[4] == OpStartup {
+				op, body = OpReady, nil
 			}
 			out = append(out, rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), op, body)...)
 			if br.Buffered() == 0 { // answers to requests read together leave together
@@ -107,7 +107,7 @@ func TestRelayRoundTripOwnsBody(t *testing.T) {
 	for i := range chs {
 		chs[i] = make(rtWaiter, 1)
 		body := bytes.Repeat([]byte{byte('a' + i)}, 64) // same length: an overwrite would not show in len
-		if _, ok, err := bc.submit(0, opQuery, body, chs[i]); !ok || err != nil {
+		if _, ok, err := bc.submit(0, OpQuery, body, chs[i]); !ok || err != nil {
 			t.Fatalf("submit %d: %v %v", i, ok, err)
 		}
 	}

@@ -44,9 +44,9 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 	coord := c.srv.coord
 	sessKS, explicit := c.session.Keyspace(), ""
 	switch req.op {
-	case opQuery:
+	case OpQuery:
 		explicit = req.params.keyspace
-	case opPrepare, opBatch:
+	case OpPrepare, OpBatch:
 		explicit = req.keyspace
 	}
 	if explicit != "" {
@@ -60,7 +60,7 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 		return p
 	}
 	switch req.op {
-	case opExecute:
+	case OpExecute:
 		for _, rl := range c.srv.relays {
 			if rp, ok := rl.prepared.Get(string(req.id)); ok {
 				p := plan(rl, false)
@@ -69,10 +69,10 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 			}
 		}
 		return relayPlan{}, nil
-	case opBatch:
+	case OpBatch:
 		return c.planBatch(req, sessKS, plan)
 	}
-	if req.op == opQuery && systemks.IsDescribe(req.query) {
+	if req.op == OpQuery && systemks.IsDescribe(req.query) {
 		return relayPlan{}, nil
 	}
 	parsed, err := coord.Parse(req.query)
@@ -206,13 +206,13 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	creds := c.relayCreds(p.rl)
 	ks := p.keyspace
 	bctx, cancel, exceeded := ctx, func() {}, func(error) bool { return false }
-	if req.op != opPrepare && !(req.op == opQuery && isSchemaStatement(req.query)) {
+	if req.op != OpPrepare && !(req.op == OpQuery && isSchemaStatement(req.query)) {
 		bctx, cancel, exceeded = proxy.Bound(ctx, ks)
 	}
 	defer cancel()
 	sctx, sp := telemetry.StartClient(bctx, "relay round trip")
 	if sp.Exporting() {
-		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: opName(req.op)})
+		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: OpName(req.op)})
 	}
 	resp, err := p.rl.do(sctx, c.version, creds, p.group, req)
 	if err != nil && exceeded(err) {
@@ -222,7 +222,7 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 		sp.Fail(bindings.AsError(err).Code.String(), err)
 	} else {
 		sp.Event("Relayed to Cassandra node " + resp.node)
-		if resp.h.flags&flagTracing != 0 && len(resp.body) >= 16 {
+		if resp.h.Flags&FlagTracing != 0 && len(resp.body) >= 16 {
 			c.srv.relayTraces.link(ctx, p.rl, resp.body[:16])
 		}
 	}
@@ -240,10 +240,10 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {
-		frame = startFrame(getBuf(), c.version, resp.h.flags&^flagCompressed, req.stream, resp.h.op)
+		frame = StartFrame(getBuf(), c.version, resp.h.Flags&^FlagCompressed, req.stream, resp.h.Op)
 		frame = append(frame, resp.body...)
 		out = summarize(resp, c.srv.coord.TapWantsRows())
-		if req.op == opPrepare {
+		if req.op == OpPrepare {
 			if id, shape := preparedResult(resp); id != nil {
 				// Re-prepared on a connection using the keyspace it was
 				// prepared under (a v5 PREPARE may carry its own), so that
@@ -286,9 +286,9 @@ func (c *conn) relayCreds(rl *Relay) *credentials {
 // request the Tap records, as for local requests).
 func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out proxy.Relayed) {
 	switch req.op {
-	case opQuery, opExecute:
+	case OpQuery, OpExecute:
 		query := req.query
-		if req.op == opExecute {
+		if req.op == OpExecute {
 			query = p.prepared.query
 		}
 		r := bindingsRequest(query, &req.params)
@@ -296,8 +296,8 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 		if req.params.lazy != nil && c.srv.coord.TapWantsValues() {
 			r.Values, r.Names = req.params.lazyValues(c.version)
 		}
-		c.session.ObserveRelayed(start, r, req.op == opExecute, out, 0, 0, 0)
-	case opBatch:
+		c.session.ObserveRelayed(start, r, req.op == OpExecute, out, 0, 0, 0)
+	case OpBatch:
 		b := req.batch
 		for i, e := range b.Entries {
 			r := &bindings.Request{Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: p.keyspace,
@@ -348,10 +348,10 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 			rl.failures.Add(1)
 			return relayResp{}, bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
 		}
-		if resp.h.op != opError || (req.op != opExecute && req.op != opBatch) || attempt > 8 {
+		if resp.h.Op != OpError || (req.op != OpExecute && req.op != OpBatch) || attempt > 8 {
 			return resp, nil
 		}
-		e := decodeErrorBody(responseBody(resp.h, resp.body).b)
+		e := decodeErrorBody(ResponseBody(resp.h, resp.body).b)
 		if e.Code != bindings.CodeUnprepared {
 			return resp, nil
 		}
@@ -364,7 +364,7 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
 			return resp, nil
 		}
-		if changed && req.op == opExecute {
+		if changed && req.op == OpExecute {
 			return resp, nil // the client must learn the new shape: it prepares again
 		}
 	}
@@ -384,16 +384,16 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) 
 	if err != nil {
 		return false, err
 	}
-	body := appendLongString(nil, rp.query)
+	body := AppendLongString(nil, rp.query)
 	if key.version >= 5 {
-		body = appendInt(body, 0) // no flags: the group's USE gives the keyspace
+		body = AppendInt(body, 0) // no flags: the group's USE gives the keyspace
 	}
-	resp, err := bc.roundTrip(ctx, 0, opPrepare, body)
+	resp, err := bc.roundTrip(ctx, 0, OpPrepare, body)
 	if err != nil {
 		return false, err
 	}
-	if resp.h.op == opError {
-		return false, decodeErrorBody(responseBody(resp.h, resp.body).b)
+	if resp.h.Op == OpError {
+		return false, decodeErrorBody(ResponseBody(resp.h, resp.body).b)
 	}
 	_, shape := preparedResult(resp)
 	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil

@@ -30,15 +30,15 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 		return err == nil && coord.Stamps(proxy.StatementKeyspace(parsed.Stmt, ks), parsed.Stmt)
 	}
 	switch req.op {
-	case opQuery:
+	case OpQuery:
 		if req.params.hasTimestamp || !stamps(req.query, p.keyspace) {
 			return
 		}
-	case opExecute:
+	case OpExecute:
 		if req.params.hasTimestamp || p.prepared == nil || !stamps(p.prepared.query, p.prepared.keyspace) {
 			return
 		}
-	case opBatch:
+	case OpBatch:
 		b := req.batch
 		if b.HasTimestamp || b.Type == cql.BatchCounter || len(b.Entries) == 0 {
 			return
@@ -61,7 +61,7 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 	}
 	ts := coord.Now().UnixMicro()
 	req.body = withTimestamp(req.body, c.version, req.stamp, ts)
-	if req.op == opBatch {
+	if req.op == OpBatch {
 		req.batch.Timestamp, req.batch.HasTimestamp = ts, true
 	} else {
 		req.params.timestamp, req.params.hasTimestamp = ts, true

@@ -12,50 +12,50 @@ func TestWithTimestamp(t *testing.T) {
 	for _, version := range []byte{3, 4, 5} {
 		flags := func(f uint32) []byte {
 			if version >= 5 {
-				return appendInt(nil, int32(f))
+				return AppendInt(nil, int32(f))
 			}
 			return []byte{byte(f)}
 		}
 		// QUERY: values, page size, serial consistency (and a v5 keyspace).
-		q := appendLongString(nil, "UPDATE t SET v = ? WHERE k = ?")
-		q = appendShort(q, 1)
+		q := AppendLongString(nil, "UPDATE t SET v = ? WHERE k = ?")
+		q = AppendShort(q, 1)
 		f := qfValues | qfPageSize | qfSerial
 		if version >= 5 {
 			f |= qfKeyspace
 		}
 		q = append(q, flags(f)...)
-		q = appendShort(q, 2)
-		q = appendBytes(q, []byte("x"))
-		q = appendBytes(q, []byte{0, 0, 0, 7})
-		q = appendInt(q, 100)
-		q = appendShort(q, 9)
+		q = AppendShort(q, 2)
+		q = AppendBytes(q, []byte("x"))
+		q = AppendBytes(q, []byte{0, 0, 0, 7})
+		q = AppendInt(q, 100)
+		q = AppendShort(q, 9)
 		if version >= 5 {
-			q = appendString(q, "ks")
+			q = AppendString(q, "ks")
 		}
 		// BATCH: one query child, serial consistency.
 		b := []byte{0}
-		b = appendShort(b, 1)
+		b = AppendShort(b, 1)
 		b = append(b, 0)
-		b = appendLongString(b, "INSERT INTO t (k) VALUES (?)")
-		b = appendShort(b, 1)
-		b = appendBytes(b, []byte{0, 0, 0, 1})
-		b = appendShort(b, 1)
+		b = AppendLongString(b, "INSERT INTO t (k) VALUES (?)")
+		b = AppendShort(b, 1)
+		b = AppendBytes(b, []byte{0, 0, 0, 1})
+		b = AppendShort(b, 1)
 		b = append(b, flags(qfSerial)...)
-		b = appendShort(b, 9)
+		b = AppendShort(b, 9)
 		for _, tc := range []struct {
 			op   byte
 			body []byte
-		}{{opQuery, q}, {opBatch, b}} {
-			h := header{op: tc.op}
-			req, err := decodeRequest(h, &rbuf{b: tc.body}, version)
+		}{{OpQuery, q}, {OpBatch, b}} {
+			h := Header{Op: tc.op}
+			req, err := decodeRequest(h, &Reader{b: tc.body}, version)
 			if err != nil {
 				t.Fatalf("v%d op %d: %v", version, tc.op, err)
 			}
-			stamped, err := decodeRequest(h, &rbuf{b: withTimestamp(tc.body, version, req.stamp, ts)}, version)
+			stamped, err := decodeRequest(h, &Reader{b: withTimestamp(tc.body, version, req.stamp, ts)}, version)
 			if err != nil {
 				t.Fatalf("v%d op %d stamped: %v", version, tc.op, err)
 			}
-			if tc.op == opBatch {
+			if tc.op == OpBatch {
 				if !stamped.batch.HasTimestamp || stamped.batch.Timestamp != ts || stamped.batch.SerialConsistency != 9 ||
 					stamped.batch.Entries[0].Query != req.batch.Entries[0].Query {
 					t.Fatalf("v%d stamped batch %+v", version, stamped.batch)

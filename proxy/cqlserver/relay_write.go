@@ -18,7 +18,7 @@ type writeQueue struct {
 	closed  bool
 
 	bw  *bufio.Writer  // flusher only
-	seg *segmentWriter // v5 framing (flusher only)
+	seg *SegmentWriter // v5 framing (flusher only)
 }
 
 // add queues f; false when the queue is closed (f was not taken).

@@ -66,7 +66,7 @@ func (p *queryParams) lazyValues(version byte) ([]bindings.Value, []string) {
 	if p.lazy == nil {
 		return p.values, p.names
 	}
-	r := rbuf{b: p.lazy}
+	r := Reader{b: p.lazy}
 	return readValues(&r, version, p.named)
 }
 
@@ -90,49 +90,49 @@ type request struct {
 	payload map[string][]byte // custom payload (nil if none)
 }
 
-func decodeRequest(h header, r *rbuf, version byte) (*request, error) {
+func decodeRequest(h Header, r *Reader, version byte) (*request, error) {
 	return decodeRequestLazy(h, r, version, false)
 }
 
 // decodeRequestLazy is decodeRequest that, with lazy set, checks the bound
 // values of a QUERY or EXECUTE without decoding them (queryParams.lazy):
 // a relayed request needs them only for a Tap that wants them.
-func decodeRequestLazy(h header, r *rbuf, version byte, lazy bool) (*request, error) {
-	req := &request{op: h.op, stream: h.stream}
+func decodeRequestLazy(h Header, r *Reader, version byte, lazy bool) (*request, error) {
+	req := &request{op: h.Op, stream: h.Stream}
 	var err error
-	switch h.op {
-	case opQuery:
-		req.query = r.longString()
+	switch h.Op {
+	case OpQuery:
+		req.query = r.LongStr()
 		req.params, err = decodeParams(r, version, &req.stamp, lazy)
-	case opPrepare:
-		req.query = r.longString()
+	case OpPrepare:
+		req.query = r.LongStr()
 		if version >= 5 {
-			if flags := r.int_(); flags&prepareWithKeyspace != 0 {
-				req.keyspace = r.string_()
+			if flags := r.Int(); flags&prepareWithKeyspace != 0 {
+				req.keyspace = r.Str()
 			}
 		}
-	case opExecute:
-		req.id = r.shortBytes()
+	case OpExecute:
+		req.id = r.ShortBytes()
 		if version >= 5 {
-			req.resultMetaID = r.shortBytes()
+			req.resultMetaID = r.ShortBytes()
 		}
 		req.params, err = decodeParams(r, version, &req.stamp, lazy)
-	case opBatch:
+	case OpBatch:
 		req.batch, req.keyspace, err = decodeBatch(r, version, &req.stamp)
 	}
 	if err == nil {
 		err = r.err
 	}
 	if err != nil {
-		return nil, protocolErrorf("Invalid %s message: %v", opName(h.op), err)
+		return nil, ProtocolErrorf("Invalid %s message: %v", OpName(h.Op), err)
 	}
-	if err := noTrailing(r, h.op); err != nil {
+	if err := noTrailing(r, h.Op); err != nil {
 		return nil, err
 	}
 	return req, nil
 }
 
-func readConsistency(r *rbuf) (bindings.Consistency, error) {
+func readConsistency(r *Reader) (bindings.Consistency, error) {
 	v := r.short()
 	if v > uint16(bindings.LocalOne) {
 		return 0, fmt.Errorf("unknown code %d for a consistency level", v)
@@ -141,14 +141,14 @@ func readConsistency(r *rbuf) (bindings.Consistency, error) {
 }
 
 // readFlags reads query flags: a [byte] before v5, an [int] since.
-func readFlags(r *rbuf, version byte) uint32 {
+func readFlags(r *Reader, version byte) uint32 {
 	if version >= 5 {
-		return uint32(r.int_())
+		return uint32(r.Int())
 	}
-	return uint32(r.byte_())
+	return uint32(r.Byte())
 }
 
-func decodeParams(r *rbuf, version byte, pos *stampPos, lazy bool) (queryParams, error) {
+func decodeParams(r *Reader, version byte, pos *stampPos, lazy bool) (queryParams, error) {
 	var p queryParams
 	var err error
 	if p.consistency, err = readConsistency(r); err != nil {
@@ -166,10 +166,10 @@ func decodeParams(r *rbuf, version byte, pos *stampPos, lazy bool) (queryParams,
 	}
 	p.skipMetadata = flags&qfSkipMetadata != 0
 	if flags&qfPageSize != 0 {
-		p.pageSize = r.int_()
+		p.pageSize = r.Int()
 	}
 	if flags&qfPagingState != 0 {
-		p.pagingState = r.bytes_()
+		p.pagingState = r.Bytes()
 	}
 	if flags&qfSerial != 0 {
 		if p.serial, err = readConsistency(r); err != nil {
@@ -182,10 +182,10 @@ func decodeParams(r *rbuf, version byte, pos *stampPos, lazy bool) (queryParams,
 	}
 	if version >= 5 {
 		if flags&qfKeyspace != 0 {
-			p.keyspace = r.string_()
+			p.keyspace = r.Str()
 		}
 		if flags&qfNowInSeconds != 0 {
-			r.int_()
+			r.Int()
 		}
 	}
 	return p, r.err
@@ -193,10 +193,10 @@ func decodeParams(r *rbuf, version byte, pos *stampPos, lazy bool) (queryParams,
 
 // readValues reads <n> [name] <value> pairs; every value takes at least
 // four bytes, which bounds n by what is left before allocating.
-func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) {
+func readValues(r *Reader, version byte, named bool) ([]bindings.Value, []string) {
 	n := int(r.short())
 	if n*4 > len(r.b) {
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return nil, nil
 	}
 	values := make([]bindings.Value, n)
@@ -206,7 +206,7 @@ func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) 
 	}
 	for i := 0; i < n && r.err == nil; i++ {
 		if named {
-			names[i] = r.string_()
+			names[i] = r.Str()
 		}
 		values[i] = r.value(version)
 	}
@@ -215,10 +215,10 @@ func readValues(r *rbuf, version byte, named bool) ([]bindings.Value, []string) 
 
 // skipValues reads past values as readValues does, failing as it would,
 // without decoding them.
-func skipValues(r *rbuf, version byte, named bool) {
+func skipValues(r *Reader, version byte, named bool) {
 	n := int(r.short())
 	if n*4 > len(r.b) {
-		r.fail(errShortBody)
+		r.fail(ErrShortBody)
 		return
 	}
 	for i := 0; i < n && r.err == nil; i++ {
@@ -229,23 +229,23 @@ func skipValues(r *rbuf, version byte, named bool) {
 	}
 }
 
-func decodeBatch(r *rbuf, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {
-	typ := r.byte_()
+func decodeBatch(r *Reader, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {
+	typ := r.Byte()
 	if typ > byte(primitive.BatchTypeCounter) {
 		return nil, "", fmt.Errorf("unknown batch type %d", typ)
 	}
 	n := int(r.short())
 	if n*5 > len(r.b) { // kind, an empty id, a value count
-		return nil, "", errShortBody
+		return nil, "", ErrShortBody
 	}
 	req := &proxy.BatchRequest{Type: cql.BatchType(typ), Entries: make([]proxy.BatchEntry, n)}
 	for i := 0; i < n && r.err == nil; i++ {
 		e := &req.Entries[i]
-		switch kind := r.byte_(); kind {
+		switch kind := r.Byte(); kind {
 		case byte(primitive.BatchChildTypeQueryString):
-			e.Query = r.longString()
+			e.Query = r.LongStr()
 		case byte(primitive.BatchChildTypePreparedId):
-			e.PreparedID = r.shortBytes()
+			e.PreparedID = r.ShortBytes()
 		default:
 			return nil, "", fmt.Errorf("invalid query kind in BATCH messages: must be 0 or 1 but got %d", kind)
 		}
@@ -274,10 +274,10 @@ func decodeBatch(r *rbuf, version byte, pos *stampPos) (*proxy.BatchRequest, str
 	var keyspace string
 	if version >= 5 {
 		if flags&qfKeyspace != 0 {
-			keyspace = r.string_()
+			keyspace = r.Str()
 		}
 		if flags&qfNowInSeconds != 0 {
-			r.int_()
+			r.Int()
 		}
 	}
 	return req, keyspace, r.err

@@ -8,35 +8,35 @@ import (
 // queryWithValues encodes a v4 QUERY body with values (named or not),
 // the last one a null, then a page size.
 func queryWithValues(named bool, vals ...[]byte) []byte {
-	b := appendLongString(nil, "SELECT v FROM ks.t WHERE k = ?")
-	b = appendShort(b, 1)
+	b := AppendLongString(nil, "SELECT v FROM ks.t WHERE k = ?")
+	b = AppendShort(b, 1)
 	flags := byte(qfValues | qfPageSize)
 	if named {
 		flags |= byte(qfNames)
 	}
 	b = append(b, flags)
-	b = appendShort(b, uint16(len(vals)))
+	b = AppendShort(b, uint16(len(vals)))
 	for i, v := range vals {
 		if named {
-			b = appendString(b, string(rune('a'+i)))
+			b = AppendString(b, string(rune('a'+i)))
 		}
-		b = appendBytes(b, v)
+		b = AppendBytes(b, v)
 	}
-	return appendInt(b, 100)
+	return AppendInt(b, 100)
 }
 
 // TestDecodeRequestLazy: values left encoded decode to what a full decode
 // gives, the other parameters are read alike, and malformed values fail
 // the lazy decode as they fail the full one.
 func TestDecodeRequestLazy(t *testing.T) {
-	h := header{version: 4, op: opQuery, stream: 3}
+	h := Header{Version: 4, Op: OpQuery, Stream: 3}
 	for _, named := range []bool{false, true} {
 		body := queryWithValues(named, []byte{0, 0, 0, 1}, []byte("xy"), nil)
-		full, err := decodeRequest(h, &rbuf{b: body}, 4)
+		full, err := decodeRequest(h, &Reader{b: body}, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lazy, err := decodeRequestLazy(h, &rbuf{b: body}, 4, true)
+		lazy, err := decodeRequestLazy(h, &Reader{b: body}, 4, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +55,8 @@ func TestDecodeRequestLazy(t *testing.T) {
 		}
 		// Truncated inside the values: both decodes refuse it.
 		short := body[:len(body)-8]
-		_, errFull := decodeRequest(h, &rbuf{b: short}, 4)
-		_, errLazy := decodeRequestLazy(h, &rbuf{b: short}, 4, true)
+		_, errFull := decodeRequest(h, &Reader{b: short}, 4)
+		_, errLazy := decodeRequestLazy(h, &Reader{b: short}, 4, true)
 		if errFull == nil || errLazy == nil || errFull.Error() != errLazy.Error() {
 			t.Fatalf("named %v: truncated: full %v, lazy %v", named, errFull, errLazy)
 		}

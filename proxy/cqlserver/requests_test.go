@@ -141,7 +141,7 @@ func TestTypeOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/v%d", tc.typ, tc.v), func(t *testing.T) {
-			b := appendType(nil, tc.typ, byte(tc.v))
+			b := AppendType(nil, tc.typ, byte(tc.v))
 			got, err := datatype.ReadDataType(bytes.NewReader(b), tc.v)
 			if err != nil {
 				t.Fatal(err)

@@ -31,29 +31,29 @@ type resultOpts struct {
 func (c *conn) resultFrame(stream int16, res *bindings.Result, o resultOpts) []byte {
 	var flags byte
 	if res != nil && len(res.Warnings) > 0 && c.version >= 4 {
-		flags |= flagWarning
+		flags |= FlagWarning
 	}
-	f := startFrame(getBuf(), c.version, flags, stream, opResult)
-	if flags&flagWarning != 0 {
-		f = appendStringList(f, res.Warnings)
+	f := StartFrame(getBuf(), c.version, flags, stream, OpResult)
+	if flags&FlagWarning != 0 {
+		f = AppendStringList(f, res.Warnings)
 	}
 	if res == nil {
-		return appendInt(f, int32(primitive.ResultTypeVoid))
+		return AppendInt(f, int32(primitive.ResultTypeVoid))
 	}
 	switch res.Kind {
 	case bindings.ResultRows:
-		f = appendInt(f, int32(primitive.ResultTypeRows))
+		f = AppendInt(f, int32(primitive.ResultTypeRows))
 		return c.appendRows(f, res, o)
 	case bindings.ResultSetKeyspace:
-		f = appendInt(f, int32(primitive.ResultTypeSetKeyspace))
-		return appendString(f, res.Keyspace)
+		f = AppendInt(f, int32(primitive.ResultTypeSetKeyspace))
+		return AppendString(f, res.Keyspace)
 	case bindings.ResultSchemaChange:
 		if res.Change != nil {
-			f = appendInt(f, int32(primitive.ResultTypeSchemaChange))
+			f = AppendInt(f, int32(primitive.ResultTypeSchemaChange))
 			return appendSchemaChange(f, res.Change)
 		}
 	}
-	return appendInt(f, int32(primitive.ResultTypeVoid))
+	return AppendInt(f, int32(primitive.ResultTypeVoid))
 }
 
 func (c *conn) appendRows(f []byte, res *bindings.Result, o resultOpts) []byte {
@@ -85,25 +85,25 @@ func (c *conn) appendRows(f []byte, res *bindings.Result, o resultOpts) []byte {
 	if global {
 		flags |= rowsGlobalTableSpec
 	}
-	f = appendInt(f, flags)
-	f = appendInt(f, int32(n))
+	f = AppendInt(f, flags)
+	f = AppendInt(f, int32(n))
 	if res.PagingState != nil {
-		f = appendBytes(f, res.PagingState)
+		f = AppendBytes(f, res.PagingState)
 	}
 	if newID != nil {
-		f = appendShortBytes(f, newID)
+		f = AppendShortBytes(f, newID)
 	}
 	if !noMeta {
 		f = appendColumnSpecs(f, cols, global, c.version)
 	}
-	f = appendInt(f, int32(len(res.Rows)))
+	f = AppendInt(f, int32(len(res.Rows)))
 	for _, row := range res.Rows {
 		for i := 0; i < n; i++ {
 			var v []byte
 			if i < len(row) {
 				v = row[i]
 			}
-			f = appendBytes(f, v)
+			f = AppendBytes(f, v)
 		}
 	}
 	return f
@@ -136,11 +136,11 @@ func sameColumns(a, b []bindings.ColumnSpec) bool {
 }
 
 func (c *conn) preparedFrame(stream int16, ps *proxy.PreparedStatement) []byte {
-	f := startFrame(getBuf(), c.version, 0, stream, opResult)
-	f = appendInt(f, int32(primitive.ResultTypePrepared))
-	f = appendShortBytes(f, ps.ID)
+	f := StartFrame(getBuf(), c.version, 0, stream, OpResult)
+	f = AppendInt(f, int32(primitive.ResultTypePrepared))
+	f = AppendShortBytes(f, ps.ID)
 	if c.version >= 5 {
-		f = appendShortBytes(f, ps.ResultMetadataID)
+		f = AppendShortBytes(f, ps.ResultMetadataID)
 	}
 	meta := ps.Meta
 	if meta == nil {
@@ -152,46 +152,46 @@ func (c *conn) preparedFrame(stream int16, ps *proxy.PreparedStatement) []byte {
 	if global {
 		flags |= rowsGlobalTableSpec
 	}
-	f = appendInt(f, flags)
-	f = appendInt(f, int32(len(meta.Bind)))
+	f = AppendInt(f, flags)
+	f = AppendInt(f, int32(len(meta.Bind)))
 	if c.version >= 4 {
-		f = appendInt(f, int32(len(meta.PKIndexes)))
+		f = AppendInt(f, int32(len(meta.PKIndexes)))
 		for _, i := range meta.PKIndexes {
-			f = appendShort(f, i)
+			f = AppendShort(f, i)
 		}
 	}
 	f = appendColumnSpecs(f, meta.Bind, global, c.version)
 	// Result metadata: empty (NO_METADATA, 0 columns) unless a SELECT.
 	if len(meta.Result) == 0 {
-		f = appendInt(f, rowsNoMetadata)
-		return appendInt(f, 0)
+		f = AppendInt(f, rowsNoMetadata)
+		return AppendInt(f, 0)
 	}
 	global = sameTable(meta.Result)
 	flags = 0
 	if global {
 		flags |= rowsGlobalTableSpec
 	}
-	f = appendInt(f, flags)
-	f = appendInt(f, int32(len(meta.Result)))
+	f = AppendInt(f, flags)
+	f = AppendInt(f, int32(len(meta.Result)))
 	return appendColumnSpecs(f, meta.Result, global, c.version)
 }
 
 // appendSchemaChange writes <change_type><target><options>, shared by the
 // Schema_change result and the SCHEMA_CHANGE event.
 func appendSchemaChange(f []byte, ch *bindings.SchemaChange) []byte {
-	f = appendString(f, string(ch.Type))
-	f = appendString(f, string(ch.Target))
-	f = appendString(f, ch.Keyspace)
+	f = AppendString(f, string(ch.Type))
+	f = AppendString(f, string(ch.Target))
+	f = AppendString(f, ch.Keyspace)
 	if ch.Target != bindings.TargetKeyspace {
-		f = appendString(f, ch.Object)
+		f = AppendString(f, ch.Object)
 	}
 	if ch.Target == bindings.TargetFunction || ch.Target == bindings.TargetAggr {
-		f = appendStringList(f, ch.Args)
+		f = AppendStringList(f, ch.Args)
 	}
 	return f
 }
 
 func encodeEvent(f []byte, ch *bindings.SchemaChange) []byte {
-	f = appendString(f, string(primitive.EventTypeSchemaChange))
+	f = AppendString(f, string(primitive.EventTypeSchemaChange))
 	return appendSchemaChange(f, ch)
 }

@@ -18,20 +18,20 @@ import (
 // segments.
 
 const (
-	maxSegmentPayload = 1<<17 - 1
-	segHeaderPlain    = 3 // header bytes before the CRC24, uncompressed format
-	segHeaderLZ4      = 5 // with LZ4
-	segCRC24Len       = 3
-	segCRC32Len       = 4
+	MaxSegmentPayload = 1<<17 - 1
+	SegHeaderPlain    = 3 // header bytes before the CRC24, uncompressed format
+	SegHeaderLZ4      = 5 // with LZ4
+	SegCRC24Len       = 3
+	SegCRC32Len       = 4
 )
 
-// segmentReader reads envelopes from segments.
-type segmentReader struct {
+// SegmentReader reads envelopes from segments.
+type SegmentReader struct {
 	r          *bufio.Reader
 	compressed bool
 	maxFrame   int
 	rest       []byte // unread envelopes of the current self-contained payload
-	hdr        [segHeaderLZ4 + segCRC24Len]byte
+	hdr        [SegHeaderLZ4 + SegCRC24Len]byte
 	// reuse reads every payload into buf, overwritten by the next
 	// segment: for readers whose envelopes are consumed before the next
 	// one is read (a backend connection's reader, see waiter).
@@ -40,42 +40,42 @@ type segmentReader struct {
 }
 
 // readSegment reads one segment and returns its (decompressed) payload.
-func (s *segmentReader) readSegment() (payload []byte, selfContained bool, err error) {
+func (s *SegmentReader) readSegment() (payload []byte, selfContained bool, err error) {
 	hl := s.headerLen()
-	h := s.hdr[:hl+segCRC24Len]
+	h := s.hdr[:hl+SegCRC24Len]
 	if _, err := io.ReadFull(s.r, h); err != nil {
 		return nil, false, err
 	}
 	v := segHeaderBits(h[:hl])
 	want := uint32(h[hl]) | uint32(h[hl+1])<<8 | uint32(h[hl+2])<<16
 	if got := crc.ChecksumKoopman(v, hl); got != want {
-		return nil, false, protocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
+		return nil, false, ProtocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
 	}
 	length, uncompressed, selfContained := s.headerFields(v)
-	raw := s.payloadBuf(length + segCRC32Len)
+	raw := s.payloadBuf(length + SegCRC32Len)
 	if _, err := io.ReadFull(s.r, raw); err != nil {
 		return nil, false, err
 	}
 	raw, sum := raw[:length], binary.LittleEndian.Uint32(raw[length:])
 	if got := crc.ChecksumIEEE(raw); got != sum {
-		return nil, false, protocolErrorf("segment payload CRC32 mismatch: received %08x, computed %08x", sum, got)
+		return nil, false, ProtocolErrorf("segment payload CRC32 mismatch: received %08x, computed %08x", sum, got)
 	}
 	if !s.compressed || uncompressed == 0 {
 		return raw, selfContained, nil
 	}
-	if err := checkDecompressed(int64(uncompressed), len(raw), lz4MaxRatio, maxSegmentPayload); err != nil {
-		return nil, false, protocolErrorf("segment payload: %v", err)
+	if err := checkDecompressed(int64(uncompressed), len(raw), lz4MaxRatio, MaxSegmentPayload); err != nil {
+		return nil, false, ProtocolErrorf("segment payload: %v", err)
 	}
 	out := make([]byte, uncompressed)
-	if err := lz4Decompress(out, raw); err != nil {
-		return nil, false, protocolErrorf("cannot decompress segment payload: %v", err)
+	if err := LZ4Decompress(out, raw); err != nil {
+		return nil, false, ProtocolErrorf("cannot decompress segment payload: %v", err)
 	}
 	return out, selfContained, nil
 }
 
 // payloadBuf returns n bytes to read a payload into: the reused buffer
 // with reuse, else a new one.
-func (s *segmentReader) payloadBuf(n int) []byte {
+func (s *SegmentReader) payloadBuf(n int) []byte {
 	if !s.reuse {
 		return make([]byte, n)
 	}
@@ -86,11 +86,11 @@ func (s *segmentReader) payloadBuf(n int) []byte {
 }
 
 // headerLen is the length of a segment header before its CRC24.
-func (s *segmentReader) headerLen() int {
+func (s *SegmentReader) headerLen() int {
 	if s.compressed {
-		return segHeaderLZ4
+		return SegHeaderLZ4
 	}
-	return segHeaderPlain
+	return SegHeaderPlain
 }
 
 // segHeaderBits is a segment header's little-endian bit field.
@@ -104,17 +104,17 @@ func segHeaderBits(h []byte) uint64 {
 
 // headerFields splits a header's bits: payload length, uncompressed
 // length (LZ4 format; 0: not compressed) and the self-contained flag.
-func (s *segmentReader) headerFields(v uint64) (length, uncompressed int, selfContained bool) {
-	length = int(v & maxSegmentPayload)
+func (s *SegmentReader) headerFields(v uint64) (length, uncompressed int, selfContained bool) {
+	length = int(v & MaxSegmentPayload)
 	if s.compressed {
-		return length, int(v >> 17 & maxSegmentPayload), v>>34&1 == 1
+		return length, int(v >> 17 & MaxSegmentPayload), v>>34&1 == 1
 	}
 	return length, 0, v>>17&1 == 1
 }
 
 // nextBuffered tells whether the next segment is wholly in the read
 // buffer (reading it cannot block) and whether it is self-contained.
-func (s *segmentReader) nextBuffered() (whole, selfContained bool) {
+func (s *SegmentReader) nextBuffered() (whole, selfContained bool) {
 	hl := s.headerLen()
 	n := s.r.Buffered()
 	if n < hl {
@@ -125,15 +125,15 @@ func (s *segmentReader) nextBuffered() (whole, selfContained bool) {
 		return false, false
 	}
 	length, _, self := s.headerFields(segHeaderBits(h))
-	return n >= hl+segCRC24Len+length+segCRC32Len, self
+	return n >= hl+SegCRC24Len+length+SegCRC32Len, self
 }
 
 // next returns the next envelope: its header and body.
-func (s *segmentReader) next() (header, []byte, error) {
+func (s *SegmentReader) next() (Header, []byte, error) {
 	for len(s.rest) == 0 {
 		payload, self, err := s.readSegment()
 		if err != nil {
-			return header{}, nil, err
+			return Header{}, nil, err
 		}
 		if self {
 			s.rest = payload
@@ -141,32 +141,32 @@ func (s *segmentReader) next() (header, []byte, error) {
 		}
 		return s.assemble(payload)
 	}
-	if len(s.rest) < headerLen {
-		return header{}, nil, protocolErrorf("self-contained segment ends inside an envelope header")
+	if len(s.rest) < HeaderLen {
+		return Header{}, nil, ProtocolErrorf("self-contained segment ends inside an envelope header")
 	}
-	h := parseHeader(s.rest)
-	if err := checkLength(h, s.maxFrame); err != nil {
+	h := ParseHeader(s.rest)
+	if err := CheckLength(h, s.maxFrame); err != nil {
 		return h, nil, err
 	}
-	end := headerLen + int(h.length)
+	end := HeaderLen + int(h.Length)
 	if end > len(s.rest) {
-		return h, nil, protocolErrorf("self-contained segment ends inside an envelope body")
+		return h, nil, ProtocolErrorf("self-contained segment ends inside an envelope body")
 	}
-	body := s.rest[headerLen:end:end]
+	body := s.rest[HeaderLen:end:end]
 	s.rest = s.rest[end:]
 	return h, body, nil
 }
 
 // assemble collects an envelope split over non-self-contained segments.
-func (s *segmentReader) assemble(first []byte) (header, []byte, error) {
-	if len(first) < headerLen {
-		return header{}, nil, protocolErrorf("first segment of a large envelope is shorter than its header")
+func (s *SegmentReader) assemble(first []byte) (Header, []byte, error) {
+	if len(first) < HeaderLen {
+		return Header{}, nil, ProtocolErrorf("first segment of a large envelope is shorter than its header")
 	}
-	h := parseHeader(first)
-	if err := checkLength(h, s.maxFrame); err != nil {
+	h := ParseHeader(first)
+	if err := CheckLength(h, s.maxFrame); err != nil {
 		return h, nil, err
 	}
-	total := headerLen + int(h.length)
+	total := HeaderLen + int(h.Length)
 	buf := make([]byte, 0, min(total, 1<<20)) // grows as segments arrive
 	buf = append(buf, first...)
 	for len(buf) < total {
@@ -175,47 +175,47 @@ func (s *segmentReader) assemble(first []byte) (header, []byte, error) {
 			return h, nil, err
 		}
 		if self {
-			return h, nil, protocolErrorf("self-contained segment inside a large envelope")
+			return h, nil, ProtocolErrorf("self-contained segment inside a large envelope")
 		}
 		buf = append(buf, part...)
 	}
 	if len(buf) != total {
-		return h, nil, protocolErrorf("large envelope has %d trailing bytes", len(buf)-total)
+		return h, nil, ProtocolErrorf("large envelope has %d trailing bytes", len(buf)-total)
 	}
-	return h, buf[headerLen:], nil
+	return h, buf[HeaderLen:], nil
 }
 
 // setMax sets the envelope limit (raised once the connection is ready).
-func (s *segmentReader) setMax(max int) {
+func (s *SegmentReader) setMax(max int) {
 	if s != nil {
 		s.maxFrame = max
 	}
 }
 
-// checkLength rejects negative bodies and bodies over the limit.
-func checkLength(h header, max int) error {
-	if h.length < 0 {
-		return protocolErrorf("invalid frame body length %d", h.length)
+// CheckLength rejects negative bodies and bodies over the limit.
+func CheckLength(h Header, max int) error {
+	if h.Length < 0 {
+		return ProtocolErrorf("invalid frame body length %d", h.Length)
 	}
-	if int64(h.length) > int64(max) {
-		return &errTooBig{length: int64(h.length), max: max}
+	if int64(h.Length) > int64(max) {
+		return &TooBigError{length: int64(h.Length), max: max}
 	}
 	return nil
 }
 
-// errTooBig is a frame over MaxFrameBytes.
-type errTooBig struct {
+// TooBigError is a frame over MaxFrameBytes.
+type TooBigError struct {
 	length int64
 	max    int
 	stream int16
 }
 
-func (e *errTooBig) Error() string {
+func (e *TooBigError) Error() string {
 	return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", e.length, e.max)
 }
 
-// segmentWriter packs envelopes into segments.
-type segmentWriter struct {
+// SegmentWriter packs envelopes into segments.
+type SegmentWriter struct {
 	w          *bufio.Writer
 	compressed bool
 	pending    []byte // envelopes of the next self-contained segment
@@ -223,13 +223,13 @@ type segmentWriter struct {
 }
 
 // add queues one envelope, splitting it when it exceeds a payload.
-func (s *segmentWriter) add(env []byte) error {
-	if len(env) > maxSegmentPayload {
+func (s *SegmentWriter) add(env []byte) error {
+	if len(env) > MaxSegmentPayload {
 		if err := s.flush(); err != nil {
 			return err
 		}
 		for len(env) > 0 {
-			n := min(len(env), maxSegmentPayload)
+			n := min(len(env), MaxSegmentPayload)
 			if err := s.write(env[:n], false); err != nil {
 				return err
 			}
@@ -237,7 +237,7 @@ func (s *segmentWriter) add(env []byte) error {
 		}
 		return nil
 	}
-	if len(s.pending)+len(env) > maxSegmentPayload {
+	if len(s.pending)+len(env) > MaxSegmentPayload {
 		if err := s.flush(); err != nil {
 			return err
 		}
@@ -247,7 +247,7 @@ func (s *segmentWriter) add(env []byte) error {
 }
 
 // flush writes the pending envelopes as one self-contained segment.
-func (s *segmentWriter) flush() error {
+func (s *SegmentWriter) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
@@ -256,17 +256,17 @@ func (s *segmentWriter) flush() error {
 	return err
 }
 
-func (s *segmentWriter) write(payload []byte, self bool) error {
+func (s *SegmentWriter) write(payload []byte, self bool) error {
 	var selfBit uint64
 	if self {
 		selfBit = 1
 	}
 	var v uint64
-	hl := segHeaderPlain
+	hl := SegHeaderPlain
 	body := payload
 	if s.compressed {
-		hl = segHeaderLZ4
-		s.scratch = lz4Compress(s.scratch[:0], payload)
+		hl = SegHeaderLZ4
+		s.scratch = LZ4Compress(s.scratch[:0], payload)
 		if len(s.scratch) < len(payload) {
 			body = s.scratch
 			v = uint64(len(body)) | uint64(len(payload))<<17 | selfBit<<34
@@ -276,19 +276,19 @@ func (s *segmentWriter) write(payload []byte, self bool) error {
 	} else {
 		v = uint64(len(payload)) | selfBit<<17
 	}
-	var h [segHeaderLZ4 + segCRC24Len]byte
+	var h [SegHeaderLZ4 + SegCRC24Len]byte
 	for i := 0; i < hl; i++ {
 		h[i] = byte(v >> (8 * i))
 	}
 	c := crc.ChecksumKoopman(v, hl)
 	h[hl], h[hl+1], h[hl+2] = byte(c), byte(c>>8), byte(c>>16)
-	if _, err := s.w.Write(h[:hl+segCRC24Len]); err != nil {
+	if _, err := s.w.Write(h[:hl+SegCRC24Len]); err != nil {
 		return err
 	}
 	if _, err := s.w.Write(body); err != nil {
 		return err
 	}
-	var t [segCRC32Len]byte
+	var t [SegCRC32Len]byte
 	binary.LittleEndian.PutUint32(t[:], crc.ChecksumIEEE(body))
 	_, err := s.w.Write(t[:])
 	return err

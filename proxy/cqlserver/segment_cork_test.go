@@ -12,15 +12,15 @@ import (
 // not when the next segment is incomplete.
 func TestNextFrameBufferedV5(t *testing.T) {
 	env := func(stream int16) []byte {
-		f := startFrame(nil, 5, 0, stream, opQuery)
+		f := StartFrame(nil, 5, 0, stream, OpQuery)
 		f = append(f, bytes.Repeat([]byte{'q'}, 20)...)
-		finishFrame(f)
+		FinishFrame(f)
 		return f
 	}
 	for _, lz4 := range []bool{false, true} {
 		var out bytes.Buffer
 		bw := bufio.NewWriter(&out)
-		sw := &segmentWriter{w: bw, compressed: lz4}
+		sw := &SegmentWriter{w: bw, compressed: lz4}
 		// Segment 1: envelopes 1 and 2; segment 2: envelope 3.
 		for _, e := range [][]byte{env(1), env(2)} {
 			if err := sw.add(e); err != nil {
@@ -43,14 +43,14 @@ func TestNextFrameBufferedV5(t *testing.T) {
 		for _, cut := range []int{0, 2} { // all bytes, or segment 2 missing its last 2
 			br := bufio.NewReaderSize(bytes.NewReader(whole[:len(whole)-cut]), 1<<16)
 			c := &conn{br: br}
-			c.seg = &segmentReader{r: br, compressed: lz4, maxFrame: 1 << 20}
+			c.seg = &SegmentReader{r: br, compressed: lz4, maxFrame: 1 << 20}
 			if _, err := br.Peek(len(whole) - cut); err != nil {
 				t.Fatal(err) // everything the client sent is buffered
 			}
 			read := func(want int16) {
 				h, _, err := c.seg.next()
-				if err != nil || h.stream != want {
-					t.Fatalf("lz4=%v cut=%d: envelope %d: stream %d, %v", lz4, cut, want, h.stream, err)
+				if err != nil || h.Stream != want {
+					t.Fatalf("lz4=%v cut=%d: envelope %d: stream %d, %v", lz4, cut, want, h.Stream, err)
 				}
 			}
 			read(1)

@@ -41,9 +41,9 @@ func (s *Server) timeoutFor(req *request) time.Duration {
 // budgeted reports whether a request has a budget at all.
 func budgeted(req *request) bool {
 	switch req.op {
-	case opPrepare:
+	case OpPrepare:
 		return false
-	case opQuery:
+	case OpQuery:
 		return !isSchemaStatement(req.query)
 	}
 	return true
@@ -95,13 +95,13 @@ func (c *conn) timeoutError(req *request) error {
 	c.srv.budgetExceeded(c.requestKeyspace(req))
 	var stmt cql.Statement
 	switch req.op {
-	case opBatch:
+	case OpBatch:
 		return proxy.BatchTimeoutError(req.batch.Type, req.batch.Consistency, msg)
-	case opExecute:
+	case OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			stmt = ps.Parsed.Stmt
 		}
-	case opQuery:
+	case OpQuery:
 		if p, err := c.srv.coord.Parse(req.query); err == nil {
 			stmt = p.Stmt
 		}
@@ -113,21 +113,21 @@ func (c *conn) timeoutError(req *request) error {
 // on the (rare) timeout path.
 func (c *conn) requestKeyspace(req *request) string {
 	switch req.op {
-	case opQuery:
+	case OpQuery:
 		if ks, ok := c.srv.coord.StatementKeyspace(req.query); ok {
 			return ks
 		}
 		if req.params.keyspace != "" {
 			return req.params.keyspace
 		}
-	case opExecute:
+	case OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			if ks, ok := c.srv.coord.StatementKeyspace(ps.Query); ok {
 				return ks
 			}
 			return ps.Keyspace
 		}
-	case opBatch:
+	case OpBatch:
 		if req.keyspace != "" {
 			return req.keyspace
 		}

@@ -25,10 +25,10 @@ import (
 // traceRequests are the request kinds of system_traces.sessions, in
 // Cassandra's words.
 var traceRequests = map[byte]string{
-	opQuery:   "Execute CQL3 query",
-	opExecute: "Execute CQL3 prepared query",
-	opBatch:   "Execute batch of CQL3 queries",
-	opPrepare: "Preparing CQL3 query",
+	OpQuery:   "Execute CQL3 query",
+	OpExecute: "Execute CQL3 prepared query",
+	OpBatch:   "Execute batch of CQL3 queries",
+	OpPrepare: "Preparing CQL3 query",
 }
 
 // traced runs a request with what the plain path leaves out: a malformed
@@ -42,7 +42,7 @@ func (c *conn) traced(ctx context.Context, req *request, run func(context.Contex
 		return c.errorFrame(req.stream, bindings.Errorf(bindings.CodeInvalid, "custom payload %s: %v", "dohyo-budget-ms", err))
 	}
 	ctx = c.withBudget(ctx, req, client, start)
-	tracing := req.flags&flagTracing != 0
+	tracing := req.flags&FlagTracing != 0
 	if !tracing && !c.srv.tel.tracer.Exporting() {
 		return run(ctx, req)
 	}
@@ -59,7 +59,7 @@ func (c *conn) traced(ctx context.Context, req *request, run func(context.Contex
 // session.
 func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (context.Context, *telemetry.Request) {
 	tr := c.srv.tel.tracer
-	rs := telemetry.RequestStart{Name: "cql " + opName(req.op)}
+	rs := telemetry.RequestStart{Name: "cql " + OpName(req.op)}
 	if req.payload != nil {
 		rs.Carrier = telemetry.PayloadCarrier(req.payload)
 	}
@@ -87,7 +87,7 @@ func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (cont
 
 // consistency is the request's consistency level.
 func (req *request) consistency() bindings.Consistency {
-	if req.op == opBatch && req.batch != nil {
+	if req.op == OpBatch && req.batch != nil {
 		return req.batch.Consistency
 	}
 	return req.params.consistency
@@ -98,14 +98,14 @@ func (req *request) consistency() bindings.Consistency {
 func (c *conn) traceParameters(req *request) map[string]string {
 	p := map[string]string{"consistency_level": req.consistency().String()}
 	switch req.op {
-	case opQuery, opPrepare:
+	case OpQuery, OpPrepare:
 		p["query"] = req.query
-	case opExecute:
+	case OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			p["query"] = ps.Query
 		}
 	}
-	if req.op == opQuery || req.op == opExecute {
+	if req.op == OpQuery || req.op == OpExecute {
 		if req.params.pageSize > 0 {
 			p["page_size"] = strconv.Itoa(int(req.params.pageSize))
 		}
@@ -113,7 +113,7 @@ func (c *conn) traceParameters(req *request) map[string]string {
 			p["serial_consistency_level"] = req.params.serial.String()
 		}
 	}
-	if req.op == opBatch && req.batch != nil {
+	if req.op == OpBatch && req.batch != nil {
 		p["batch_type"] = [...]string{"LOGGED", "UNLOGGED", "COUNTER"}[min(int(req.batch.Type), 2)]
 		if req.batch.SerialConsistency != 0 {
 			p["serial_consistency_level"] = req.batch.SerialConsistency.String()
@@ -127,19 +127,19 @@ func (c *conn) traceParameters(req *request) map[string]string {
 // response that carries a tracing id already (one relayed from Cassandra
 // with the flag left on) gets dohyo's instead, whose session it can read.
 func withTracingID(frame []byte, id [16]byte) []byte {
-	if len(frame) < headerLen {
+	if len(frame) < HeaderLen {
 		return frame
 	}
-	if frame[1]&flagTracing != 0 {
-		if len(frame) >= headerLen+16 {
-			copy(frame[headerLen:], id[:])
+	if frame[1]&FlagTracing != 0 {
+		if len(frame) >= HeaderLen+16 {
+			copy(frame[HeaderLen:], id[:])
 		}
 		return frame
 	}
-	out := append(getBuf(), frame[:headerLen]...)
-	out[1] |= flagTracing
+	out := append(getBuf(), frame[:HeaderLen]...)
+	out[1] |= FlagTracing
 	out = append(out, id[:]...)
-	out = append(out, frame[headerLen:]...)
+	out = append(out, frame[HeaderLen:]...)
 	putBuf(frame)
 	return out
 }

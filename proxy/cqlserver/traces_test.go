@@ -364,19 +364,19 @@ func TestTracingFlag(t *testing.T) {
 
 func TestWithTracingID(t *testing.T) {
 	id := [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	f := startFrame(getBuf(), 4, flagWarning, 7, opResult)
-	f = appendStringList(f, []string{"w"})
-	f = appendInt(f, 1)
-	body := append([]byte(nil), f[headerLen:]...)
+	f := StartFrame(getBuf(), 4, FlagWarning, 7, OpResult)
+	f = AppendStringList(f, []string{"w"})
+	f = AppendInt(f, 1)
+	body := append([]byte(nil), f[HeaderLen:]...)
 	out := withTracingID(f, id)
-	finishFrame(out)
-	if out[1] != flagWarning|flagTracing || !bytes.Equal(out[headerLen:headerLen+16], id[:]) || !bytes.Equal(out[headerLen+16:], body) {
+	FinishFrame(out)
+	if out[1] != FlagWarning|FlagTracing || !bytes.Equal(out[HeaderLen:HeaderLen+16], id[:]) || !bytes.Equal(out[HeaderLen+16:], body) {
 		t.Fatalf("frame % x", out)
 	}
 	// Already traced (relayed): the id is replaced in place.
 	other := [16]byte{9}
 	again := withTracingID(out, other)
-	if len(again) != len(out) || !bytes.Equal(again[headerLen:headerLen+16], other[:]) || !bytes.Equal(again[headerLen+16:], body) {
+	if len(again) != len(out) || !bytes.Equal(again[HeaderLen:HeaderLen+16], other[:]) || !bytes.Equal(again[HeaderLen+16:], body) {
 		t.Fatalf("re-traced frame % x", again)
 	}
 }

@@ -13,20 +13,20 @@ import (
 func TestSchemaChangeFunctionTarget(t *testing.T) {
 	ch := &bindings.SchemaChange{Type: bindings.Created, Target: bindings.TargetFunction, Keyspace: "ks", Object: "f",
 		Args: []string{"int", "frozen<tuple<int, bigint>>"}}
-	want := appendString(nil, "CREATED")
-	want = appendString(want, "FUNCTION")
-	want = appendString(want, "ks")
-	want = appendString(want, "f")
-	want = appendStringList(want, ch.Args)
+	want := AppendString(nil, "CREATED")
+	want = AppendString(want, "FUNCTION")
+	want = AppendString(want, "ks")
+	want = AppendString(want, "f")
+	want = AppendStringList(want, ch.Args)
 	if got := appendSchemaChange(nil, ch); !bytes.Equal(got, want) {
 		t.Errorf("function change: %x, want %x", got, want)
 	}
 	ch = &bindings.SchemaChange{Type: bindings.Dropped, Target: bindings.TargetAggr, Keyspace: "ks", Object: "a", Args: []string{}}
-	want = appendString(nil, "DROPPED")
-	want = appendString(want, "AGGREGATE")
-	want = appendString(want, "ks")
-	want = appendString(want, "a")
-	want = appendStringList(want, nil)
+	want = AppendString(nil, "DROPPED")
+	want = AppendString(want, "AGGREGATE")
+	want = AppendString(want, "ks")
+	want = AppendString(want, "a")
+	want = AppendStringList(want, nil)
 	if got := appendSchemaChange(nil, ch); !bytes.Equal(got, want) {
 		t.Errorf("aggregate change: %x, want %x", got, want)
 	}
