@@ -12,6 +12,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // benchBackend answers every statement with the same small row.
@@ -63,15 +64,15 @@ func BenchmarkQueryRoundTrip(b *testing.B) {
 // skipResponse reads one response frame (or one v5 segment holding it).
 func skipResponse(r *bufio.Reader, v5 bool) error {
 	if v5 {
-		h := make([]byte, SegHeaderPlain+SegCRC24Len)
+		h := make([]byte, wire.SegHeaderPlain+wire.SegCRC24Len)
 		if _, err := io.ReadFull(r, h); err != nil {
 			return err
 		}
 		n := int(uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2]&1)<<16)
-		_, err := r.Discard(n + SegCRC32Len)
+		_, err := r.Discard(n + wire.SegCRC32Len)
 		return err
 	}
-	h := make([]byte, HeaderLen)
+	h := make([]byte, wire.HeaderLen)
 	if _, err := io.ReadFull(r, h); err != nil {
 		return err
 	}

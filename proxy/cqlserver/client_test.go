@@ -15,6 +15,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // A test client built on the native-protocol library's client-side codecs,
@@ -29,7 +31,7 @@ func (testLZ4) CompressWithLength(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = dst.Write(LZ4Body{}.compress(nil, b))
+	_, err = dst.Write(wire.LZ4Body{}.Compress(nil, b))
 	return err
 }
 
@@ -38,7 +40,7 @@ func (testLZ4) DecompressWithLength(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := LZ4Body{}.decompress(b, 1<<30)
+	out, err := wire.LZ4Body{}.Decompress(b, 1<<30)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func (testLZ4) Compress(src io.Reader, dst io.Writer) error {
 			return err
 		}
 	}
-	_, err := dst.Write(LZ4Compress(nil, b))
+	_, err := dst.Write(wire.LZ4Compress(nil, b))
 	return err
 }
 
@@ -67,8 +69,8 @@ func (testLZ4) Decompress(src io.Reader, dst io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := make([]byte, MaxSegmentPayload)
-	n, err := LZ4Block(out, b)
+	out := make([]byte, wire.MaxSegmentPayload)
+	n, err := wire.LZ4Block(out, b)
 	if err != nil {
 		return err
 	}
@@ -158,11 +160,11 @@ func (c *client) writeRaw(b []byte) {
 	c.t.Helper()
 	if c.seg != nil {
 		var out bytes.Buffer
-		if len(b) <= MaxSegmentPayload {
+		if len(b) <= wire.MaxSegmentPayload {
 			c.encodeSegment(&out, b, true)
 		} else {
 			for len(b) > 0 {
-				n := min(len(b), MaxSegmentPayload)
+				n := min(len(b), wire.MaxSegmentPayload)
 				c.encodeSegment(&out, b[:n], false)
 				b = b[n:]
 			}
@@ -205,8 +207,8 @@ func (c *client) tryRead() (*frame.Frame, error) {
 		return c.codec.DecodeFrame(c.br)
 	}
 	for {
-		if len(c.buf) >= HeaderLen {
-			n := HeaderLen + int(binary.BigEndian.Uint32(c.buf[5:9]))
+		if len(c.buf) >= wire.HeaderLen {
+			n := wire.HeaderLen + int(binary.BigEndian.Uint32(c.buf[5:9]))
 			if len(c.buf) >= n {
 				f, err := c.codec.DecodeFrame(bytes.NewReader(c.buf[:n]))
 				c.buf = c.buf[n:]

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 )
@@ -57,12 +58,12 @@ type conn struct {
 	// handler goroutine or event registration exists, so those read them
 	// without locks (the goroutine start / registration mutex orders it).
 	br      *bufio.Reader
-	seg     *SegmentReader // v5 framing, after STARTUP
+	seg     *wire.SegmentReader // v5 framing, after STARTUP
 	state   connState
 	version byte
-	body    BodyCodec // v3/v4 frame compression
+	body    wire.BodyCodec // v3/v4 frame compression
 	sasl    SASL
-	hdr     [HeaderLen]byte
+	hdr     [wire.HeaderLen]byte
 	corked  []*backendConn // relay connections with frames to write (relay_async.go)
 
 	wq         answerQueue   // outgoing frames (conn_write.go)
@@ -211,8 +212,8 @@ func (c *conn) stopReading() {
 // fail answers a protocol violation before the connection closes.
 func (c *conn) fail(err error) {
 	var bv *errBadVersion
-	var pe *ProtocolError
-	var tb *TooBigError
+	var pe *wire.ProtocolError
+	var tb *wire.TooBigError
 	var gc *errGuardClosed
 	switch {
 	case errors.As(err, &gc):
@@ -222,11 +223,11 @@ func (c *conn) fail(err error) {
 		c.enqueue(outMsg{frame: versionErrorFrame(bv)}, false)
 	case errors.As(err, &tb):
 		c.srv.guard.tooBig.Add(1)
-		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.length, "limit", tb.max, "authenticated", c.ready)
-		c.send(c.errorFrame(tb.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", tb.Error())))
+		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.Length, "limit", tb.Max, "authenticated", c.ready)
+		c.send(c.errorFrame(tb.Stream, bindings.Errorf(bindings.CodeProtocolError, "%s", tb.Error())))
 	case errors.As(err, &pe):
 		c.log.Debug("protocol error", "err", pe.Msg)
-		c.send(c.errorFrame(pe.stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.Msg)))
+		c.send(c.errorFrame(pe.Stream, bindings.Errorf(bindings.CodeProtocolError, "%s", pe.Msg)))
 	case errors.Is(err, errRejected), errors.Is(err, errOverConnections):
 	default:
 		var ne net.Error
@@ -255,7 +256,7 @@ func (c *conn) readLoop() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("panic while reading a frame", "panic", p, "stack", string(debug.Stack()))
-			err = ProtocolErrorf("internal error while decoding a frame")
+			err = wire.ProtocolErrorf("internal error while decoding a frame")
 		}
 	}()
 	defer c.uncork()
@@ -274,39 +275,39 @@ func (c *conn) readLoop() (err error) {
 			return err
 		}
 		if err := c.handle(h, body); err != nil {
-			return WithStream(err, h.Stream)
+			return wire.WithStream(err, h.Stream)
 		}
 	}
 }
 
 // readFrame reads one frame (or v5 envelope) with its raw body.
-func (c *conn) readFrame() (Header, []byte, error) {
+func (c *conn) readFrame() (wire.Header, []byte, error) {
 	if c.seg != nil {
-		h, body, err := c.seg.next()
+		h, body, err := c.seg.Next()
 		if err != nil {
-			return h, nil, WithStream(c.frameTimeout(err), h.Stream)
+			return h, nil, wire.WithStream(c.frameTimeout(err), h.Stream)
 		}
 		if err := c.checkHeader(h); err != nil {
-			return h, nil, WithStream(err, h.Stream)
+			return h, nil, wire.WithStream(err, h.Stream)
 		}
 		return h, body, nil
 	}
 	b := c.hdr[:]
 	if _, err := io.ReadFull(c.br, b[:1]); err != nil {
-		return Header{}, nil, err
+		return wire.Header{}, nil, err
 	}
-	if v := b[0] & VersionMask; !SupportedVersion(v) {
-		return Header{}, nil, c.badVersion(b[0])
+	if v := b[0] & wire.VersionMask; !wire.SupportedVersion(v) {
+		return wire.Header{}, nil, c.badVersion(b[0])
 	}
 	if _, err := io.ReadFull(c.br, b[1:]); err != nil {
-		return Header{}, nil, unexpectedEOF(c.frameTimeout(err))
+		return wire.Header{}, nil, unexpectedEOF(c.frameTimeout(err))
 	}
-	h := ParseHeader(b)
+	h := wire.ParseHeader(b)
 	if err := c.checkHeader(h); err != nil {
-		return h, nil, WithStream(err, h.Stream)
+		return h, nil, wire.WithStream(err, h.Stream)
 	}
-	if err := CheckLength(h, c.frameLimit()); err != nil {
-		return h, nil, WithStream(err, h.Stream)
+	if err := wire.CheckLength(h, c.frameLimit()); err != nil {
+		return h, nil, wire.WithStream(err, h.Stream)
 	}
 	body, err := readBody(c.br, int(h.Length))
 	if err != nil {
@@ -337,12 +338,12 @@ func readBody(r io.Reader, n int) ([]byte, error) {
 
 // checkHeader enforces one protocol version per connection once STARTUP
 // fixed it (OPTIONS may probe before).
-func (c *conn) checkHeader(h Header) error {
+func (c *conn) checkHeader(h wire.Header) error {
 	if h.Response {
-		return ProtocolErrorf("Invalid frame direction: expected a request, got a response")
+		return wire.ProtocolErrorf("Invalid frame direction: expected a request, got a response")
 	}
 	if c.state != stateInit && h.Version != c.version {
-		return ProtocolErrorf("Invalid message version. Got %d but previous messages on this connection had version %d", h.Version, c.version)
+		return wire.ProtocolErrorf("Invalid message version. Got %d but previous messages on this connection had version %d", h.Version, c.version)
 	}
 	if c.state == stateInit {
 		c.version = h.Version
@@ -353,8 +354,8 @@ func (c *conn) checkHeader(h Header) error {
 // badVersion builds the error for an unsupported version, reading the rest
 // of the header to learn the stream id.
 func (c *conn) badVersion(first byte) error {
-	v := first & VersionMask
-	n := HeaderLen
+	v := first & wire.VersionMask
+	n := wire.HeaderLen
 	if v < 3 {
 		n = 8 // v1/v2 headers have a one-byte stream id
 	}
@@ -504,7 +505,7 @@ func (c *conn) runRequest(w work) {
 	if stopTimer != nil {
 		if !stopTimer() {
 			<-timerDone // its answer must be queued before the writer may stop
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == OpError {
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == wire.OpError {
 			// The backend gave up on the deadline before the timer's
 			// callback ran: answer the timeout, not its ctx error.
 			putBuf(frame)

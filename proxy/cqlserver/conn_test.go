@@ -13,6 +13,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // TestLargeFrames sends and receives envelopes larger than one v5 segment
@@ -87,7 +89,7 @@ func TestPipelining(t *testing.T) {
 }
 
 func envLen(b []byte) int {
-	return HeaderLen + int(uint32(b[5])<<24|uint32(b[6])<<16|uint32(b[7])<<8|uint32(b[8]))
+	return wire.HeaderLen + int(uint32(b[5])<<24|uint32(b[6])<<16|uint32(b[7])<<8|uint32(b[8]))
 }
 
 // TestGracefulShutdown: in-flight requests finish and are answered, new

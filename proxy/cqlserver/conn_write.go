@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // answerQueue is a connection's outgoing frames and the state of the one
@@ -26,7 +27,7 @@ type answerQueue struct {
 
 	// Owned by the writer role.
 	bw     *bufio.Writer // allocated at the first answer
-	seg    *SegmentWriter
+	seg    *wire.SegmentWriter
 	failed bool
 	armed  time.Time
 }
@@ -46,7 +47,7 @@ func (c *conn) sendDirect(frame []byte) { c.enqueue(c.outFrame(frame), true) }
 // outFrame finishes and, where negotiated, compresses a frame for the
 // queue, counting it as unsent.
 func (c *conn) outFrame(frame []byte) outMsg {
-	FinishFrame(frame)
+	wire.FinishFrame(frame)
 	frame = c.compressFrame(frame, true)
 	c.unsent.Add(int64(len(frame)))
 	return outMsg{frame: frame, pooled: true, counted: true}
@@ -57,22 +58,22 @@ func (c *conn) outFrame(frame []byte) outMsg {
 // empty bodies stay as they are). With pooled, the buffer left over goes
 // back to the pool.
 func (c *conn) compressFrame(f []byte, pooled bool) []byte {
-	if c.body == nil || c.version >= 5 || f[4] == OpReady || len(f) <= HeaderLen {
+	if c.body == nil || c.version >= 5 || f[4] == wire.OpReady || len(f) <= wire.HeaderLen {
 		return f
 	}
 	var dst []byte
 	if pooled {
 		dst = getBuf()
 	}
-	z := c.body.compress(append(dst, f[:HeaderLen]...), f[HeaderLen:])
+	z := c.body.Compress(append(dst, f[:wire.HeaderLen]...), f[wire.HeaderLen:])
 	if len(z) >= len(f) {
 		if pooled {
 			putBuf(z)
 		}
 		return f
 	}
-	z[1] |= FlagCompressed
-	FinishFrame(z)
+	z[1] |= wire.FlagCompressed
+	wire.FinishFrame(z)
 	if pooled {
 		putBuf(f)
 	}
@@ -104,7 +105,7 @@ func (c *conn) enqueue(m outMsg, direct bool) {
 // pushEvent queues an event frame without ever blocking the caller (a DDL
 // request on another connection).
 func (c *conn) pushEvent(ch *bindings.SchemaChange) {
-	c.pushEventFrame(encodeEvent(StartFrame(nil, c.version, 0, -1, OpEvent), ch))
+	c.pushEventFrame(encodeEvent(wire.StartFrame(nil, c.version, 0, -1, wire.OpEvent), ch))
 }
 
 // pushEventFrame queues an encoded event body (after its frame header).
@@ -112,7 +113,7 @@ func (c *conn) pushEventFrame(f []byte) {
 	if c.stopping.Load() {
 		return
 	}
-	FinishFrame(f)
+	wire.FinishFrame(f)
 	c.enqueue(outMsg{frame: c.compressFrame(f, false)}, false)
 }
 
@@ -179,7 +180,7 @@ func (c *conn) writeBatch(batch []outMsg) {
 		if m.v5 != nil {
 			c.flushWrites()
 			if w.bw != nil {
-				w.seg = &SegmentWriter{w: w.bw, compressed: m.v5.lz4}
+				w.seg = &wire.SegmentWriter{W: w.bw, Compressed: m.v5.lz4}
 			}
 		}
 	}
@@ -213,7 +214,7 @@ func (c *conn) writeFrame(f []byte) {
 	}
 	var err error
 	if w.seg != nil {
-		err = w.seg.add(f)
+		err = w.seg.Add(f)
 	} else {
 		_, err = w.bw.Write(f)
 	}
@@ -229,7 +230,7 @@ func (c *conn) flushWrites() {
 	}
 	var err error
 	if w.seg != nil {
-		err = w.seg.flush()
+		err = w.seg.Flush()
 	}
 	if err == nil {
 		err = w.bw.Flush()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 )
@@ -11,7 +12,7 @@ import (
 // request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
 // runs it on its own goroutine. body is the whole (decompressed) body,
 // payload the custom payload read from its start (nil without one).
-func (c *conn) request(h Header, body []byte, payload map[string][]byte, r *Reader) error {
+func (c *conn) request(h wire.Header, body []byte, payload map[string][]byte, r *wire.Reader) error {
 	// With a relay, bound values are decoded only where they are used: by
 	// dohyo's own execution, or by a Tap that wants them (observeRelayed).
 	req, err := decodeRequestLazy(h, r, c.version, len(c.srv.relays) > 0)
@@ -35,7 +36,7 @@ func (c *conn) request(h Header, body []byte, payload map[string][]byte, r *Read
 // OpenTelemetry or per-keyspace budgets: it takes the plain path, which
 // allocates nothing for tracing or budgets (traces.go has the other).
 func (c *conn) plain(req *request) bool {
-	return req.payload == nil && req.flags&FlagTracing == 0 && !c.srv.tel.slow
+	return req.payload == nil && req.flags&wire.FlagTracing == 0 && !c.srv.tel.slow
 }
 
 // execute runs a request, traced unless it is plain.
@@ -48,11 +49,11 @@ func (c *conn) execute(ctx context.Context, req *request) []byte {
 
 func (c *conn) run(ctx context.Context, req *request) []byte {
 	switch req.op {
-	case OpQuery:
+	case wire.OpQuery:
 		return c.execQuery(ctx, req)
-	case OpPrepare:
+	case wire.OpPrepare:
 		return c.execPrepare(ctx, req)
-	case OpExecute:
+	case wire.OpExecute:
 		return c.execExecute(ctx, req)
 	default:
 		return c.execBatch(ctx, req)

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // ERROR messages (native_protocol_v5.spec §4.2.1 and §8): <code><message>
@@ -33,48 +34,48 @@ func (c *conn) errorFrame(stream int16, err error) []byte {
 			code = bindings.CodeInvalid
 		}
 	}
-	f := StartFrame(getBuf(), v, 0, stream, OpError)
-	f = AppendInt(f, int32(code))
-	f = AppendString(f, e.Message)
+	f := wire.StartFrame(getBuf(), v, 0, stream, wire.OpError)
+	f = wire.AppendInt(f, int32(code))
+	f = wire.AppendString(f, e.Message)
 	switch code {
 	case bindings.CodeUnavailable:
-		f = AppendShort(f, uint16(e.Consistency))
-		f = AppendInt(f, e.BlockFor) // required
-		f = AppendInt(f, e.Received) // alive
+		f = wire.AppendShort(f, uint16(e.Consistency))
+		f = wire.AppendInt(f, e.BlockFor) // required
+		f = wire.AppendInt(f, e.Received) // alive
 	case bindings.CodeWriteTimeout:
-		f = AppendShort(f, uint16(e.Consistency))
-		f = AppendInt(f, e.Received)
-		f = AppendInt(f, e.BlockFor)
-		f = AppendString(f, writeType(e))
+		f = wire.AppendShort(f, uint16(e.Consistency))
+		f = wire.AppendInt(f, e.Received)
+		f = wire.AppendInt(f, e.BlockFor)
+		f = wire.AppendString(f, writeType(e))
 		if v >= 5 && writeType(e) == "CAS" {
-			f = AppendShort(f, 0) // contentions
+			f = wire.AppendShort(f, 0) // contentions
 		}
 	case bindings.CodeReadTimeout:
-		f = AppendShort(f, uint16(e.Consistency))
-		f = AppendInt(f, e.Received)
-		f = AppendInt(f, e.BlockFor)
+		f = wire.AppendShort(f, uint16(e.Consistency))
+		f = wire.AppendInt(f, e.Received)
+		f = wire.AppendInt(f, e.BlockFor)
 		f = append(f, boolByte(e.DataPresent))
 	case bindings.CodeReadFailure:
-		f = AppendShort(f, uint16(e.Consistency))
-		f = AppendInt(f, e.Received)
-		f = AppendInt(f, e.BlockFor)
-		f = AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = wire.AppendShort(f, uint16(e.Consistency))
+		f = wire.AppendInt(f, e.Received)
+		f = wire.AppendInt(f, e.BlockFor)
+		f = wire.AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
 		f = append(f, boolByte(e.DataPresent))
 	case bindings.CodeWriteFailure:
-		f = AppendShort(f, uint16(e.Consistency))
-		f = AppendInt(f, e.Received)
-		f = AppendInt(f, e.BlockFor)
-		f = AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
-		f = AppendString(f, writeType(e))
+		f = wire.AppendShort(f, uint16(e.Consistency))
+		f = wire.AppendInt(f, e.Received)
+		f = wire.AppendInt(f, e.BlockFor)
+		f = wire.AppendInt(f, 0) // v5: empty <reasonmap>; v4: <numfailures>
+		f = wire.AppendString(f, writeType(e))
 	case bindings.CodeFunctionFail:
-		f = AppendString(f, e.Keyspace)
-		f = AppendString(f, "")
-		f = AppendStringList(f, nil)
+		f = wire.AppendString(f, e.Keyspace)
+		f = wire.AppendString(f, "")
+		f = wire.AppendStringList(f, nil)
 	case bindings.CodeAlreadyExists:
-		f = AppendString(f, e.Keyspace)
-		f = AppendString(f, e.Table)
+		f = wire.AppendString(f, e.Keyspace)
+		f = wire.AppendString(f, e.Table)
 	case bindings.CodeUnprepared:
-		f = AppendShortBytes(f, e.UnpreparedID)
+		f = wire.AppendShortBytes(f, e.UnpreparedID)
 	}
 	return f
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 func TestErrorFramesPerCode(t *testing.T) {
@@ -100,10 +102,10 @@ func readRawError(t *testing.T, r io.Reader) (byte, int16, string) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		t.Fatalf("read body: %v", err)
 	}
-	if h[0]&0x80 == 0 || h[4] != OpError {
+	if h[0]&0x80 == 0 || h[4] != wire.OpError {
 		t.Fatalf("not an error response: % x", h)
 	}
-	rb := &Reader{b: body}
+	rb := wire.NewReader(body)
 	if code := rb.Int(); code != int32(primitive.ErrorCodeProtocolError) {
 		t.Fatalf("code %#x, want ProtocolError", code)
 	}
@@ -120,7 +122,7 @@ func TestVersionNegotiation(t *testing.T) {
 	}{
 		{66, 0, 66}, // DSE v2: answered in its own version
 		{65, 0, 65},
-		{6, FlagUseBeta, 4}, // beta versions are refused
+		{6, wire.FlagUseBeta, 4}, // beta versions are refused
 		{6, 0, 4},
 		{0x7f, 0, 4},
 	}
@@ -129,7 +131,7 @@ func TestVersionNegotiation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nc.Write(rawFrame(tc.version, tc.flags, 3, OpOptions, nil))
+		nc.Write(rawFrame(tc.version, tc.flags, 3, wire.OpOptions, nil))
 		v, stream, msg := readRawError(t, nc)
 		if v != tc.wantVersion || stream != 3 {
 			t.Errorf("version %d: answered as v%d on stream %d, want v%d on 3", tc.version, v, stream, tc.wantVersion)
@@ -147,9 +149,9 @@ func TestVersionNegotiation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc.Write([]byte{0x02, 0, 5, OpOptions, 0, 0, 0, 0})
+	nc.Write([]byte{0x02, 0, 5, wire.OpOptions, 0, 0, 0, 0})
 	h := make([]byte, 8)
-	if _, err := io.ReadFull(nc, h); err != nil || h[0] != 0x82 || h[2] != 5 || h[3] != OpError {
+	if _, err := io.ReadFull(nc, h); err != nil || h[0] != 0x82 || h[2] != 5 || h[3] != wire.OpError {
 		t.Errorf("v2 answer % x (%v)", h, err)
 	}
 	nc.Close()
@@ -163,7 +165,7 @@ func TestVersionNegotiation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	nc.Write(rawFrame(5, FlagUseBeta, 1, OpOptions, nil))
+	nc.Write(rawFrame(5, wire.FlagUseBeta, 1, wire.OpOptions, nil))
 	f, err := frame.NewCodec().DecodeFrame(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -185,14 +187,14 @@ func TestProtocolErrorsCloseTheConnection(t *testing.T) {
 		want  string
 	}{
 		{"unknown opcode", 4, rawFrame(4, 0, 7, 0x42, nil), "Unknown opcode 66"},
-		{"response opcode", 4, rawFrame(4, 0, 7, OpResult, nil), "Wrong protocol direction"},
-		{"truncated body", 4, rawFrame(4, 0, 7, OpQuery, badQuery), "Invalid QUERY message"},
-		{"bad consistency", 4, rawFrame(4, 0, 7, OpQuery, append(binary.BigEndian.AppendUint32(nil, 0), 0, 99, 0)), "consistency"},
-		{"compressed without compression", 4, rawFrame(4, FlagCompressed, 7, OpQuery, []byte{1, 2, 3}), "no compression was negotiated"},
-		{"too big", 4, rawFrame(4, 0, 7, OpQuery, make([]byte, 2048)), "Request is too big"},
-		{"version switch", 4, rawFrame(3, 0, 7, OpOptions, nil), "Invalid message version"},
-		{"second startup", 4, rawFrame(4, 0, 7, OpStartup, nil), "already initialized"},
-		{"v5 bad envelope", 5, rawFrame(5, 0, 7, OpQuery, badQuery), "Invalid QUERY message"},
+		{"response opcode", 4, rawFrame(4, 0, 7, wire.OpResult, nil), "Wrong protocol direction"},
+		{"truncated body", 4, rawFrame(4, 0, 7, wire.OpQuery, badQuery), "Invalid QUERY message"},
+		{"bad consistency", 4, rawFrame(4, 0, 7, wire.OpQuery, append(binary.BigEndian.AppendUint32(nil, 0), 0, 99, 0)), "consistency"},
+		{"compressed without compression", 4, rawFrame(4, wire.FlagCompressed, 7, wire.OpQuery, []byte{1, 2, 3}), "no compression was negotiated"},
+		{"too big", 4, rawFrame(4, 0, 7, wire.OpQuery, make([]byte, 2048)), "Request is too big"},
+		{"version switch", 4, rawFrame(3, 0, 7, wire.OpOptions, nil), "Invalid message version"},
+		{"second startup", 4, rawFrame(4, 0, 7, wire.OpStartup, nil), "already initialized"},
+		{"v5 bad envelope", 5, rawFrame(5, 0, 7, wire.OpQuery, badQuery), "Invalid QUERY message"},
 	}
 	ts := newTestServer(t, func(c *Config) { c.MaxFrameBytes = 1024 })
 	for _, tc := range cases {

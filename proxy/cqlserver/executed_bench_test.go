@@ -13,6 +13,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // BenchmarkExecutedPath measures one prepared point read and one prepared
@@ -80,7 +81,7 @@ func BenchmarkExecutedPath(b *testing.B) {
 				b.Run(op.name, func(b *testing.B) {
 					r := bufio.NewReaderSize(c.nc, 64<<10)
 					c.nc.SetDeadline(time.Time{})
-					var hdr [HeaderLen + SegCRC24Len]byte
+					var hdr [wire.HeaderLen + wire.SegCRC24Len]byte
 					b.ReportAllocs()
 					i := 0
 					for b.Loop() {
@@ -129,15 +130,15 @@ func (c *client) execute(p prepared, vals ...[]byte) {
 // into nothing, without allocating.
 func discardResponse(r *bufio.Reader, hdr []byte, v5 bool) error {
 	if v5 {
-		h := hdr[:SegHeaderPlain+SegCRC24Len]
+		h := hdr[:wire.SegHeaderPlain+wire.SegCRC24Len]
 		if _, err := readFull(r, h); err != nil {
 			return err
 		}
 		n := int(uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2]&1)<<16)
-		_, err := r.Discard(n + SegCRC32Len)
+		_, err := r.Discard(n + wire.SegCRC32Len)
 		return err
 	}
-	h := hdr[:HeaderLen]
+	h := hdr[:wire.HeaderLen]
 	if _, err := readFull(r, h); err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // fuzzSeeds are valid conversations in each version, plus a few broken
@@ -47,11 +49,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, b.Bytes())
 	}
 	seeds = append(seeds,
-		rawFrame(66, 0, 0, OpOptions, nil),
-		[]byte{0x02, 0, 0, OpOptions, 0, 0, 0, 0},
-		rawFrame(4, 0, 0, OpStartup, []byte{0, 1, 0, 11}),
-		rawFrame(4, FlagCompressed, 0, OpQuery, []byte{0xff, 0xff}),
-		rawFrame(4, 0, 0, OpQuery, bytes.Repeat([]byte{0xff}, 20)),
+		rawFrame(66, 0, 0, wire.OpOptions, nil),
+		[]byte{0x02, 0, 0, wire.OpOptions, 0, 0, 0, 0},
+		rawFrame(4, 0, 0, wire.OpStartup, []byte{0, 1, 0, 11}),
+		rawFrame(4, wire.FlagCompressed, 0, wire.OpQuery, []byte{0xff, 0xff}),
+		rawFrame(4, 0, 0, wire.OpQuery, bytes.Repeat([]byte{0xff}, 20)),
 	)
 	return seeds
 }

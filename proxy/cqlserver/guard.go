@@ -9,6 +9,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // Guards for a listener reachable by untrusted clients (docs/SECURITY.md,
@@ -102,11 +104,11 @@ func (c *conn) promote() error {
 	c.promoted = true
 	s.mu.Unlock()
 	c.ready = true
-	c.seg.setMax(s.cfg.MaxFrameBytes)
+	c.seg.SetMax(s.cfg.MaxFrameBytes)
 	// Full-size read buffer from now on; the small one drains first.
 	c.br = bufio.NewReaderSize(c.br, readBufSize)
 	if c.seg != nil {
-		c.seg.r = c.br
+		c.seg.R = c.br
 	}
 	return nil
 }
@@ -165,22 +167,22 @@ func (c *conn) armRead(kind int8, d time.Duration) {
 // read buffer, so reading it cannot block.
 func (c *conn) buffered() bool {
 	if c.seg != nil {
-		whole, _ := c.seg.nextBuffered()
-		return len(c.seg.rest) > 0 || whole
+		whole, _ := c.seg.NextBuffered()
+		return c.seg.Unread() > 0 || whole
 	}
 	n := c.br.Buffered()
-	if n < HeaderLen {
+	if n < wire.HeaderLen {
 		return false
 	}
-	b, err := c.br.Peek(HeaderLen)
-	return err == nil && n-HeaderLen >= int(binary.BigEndian.Uint32(b[5:9]))
+	b, err := c.br.Peek(wire.HeaderLen)
+	return err == nil && n-wire.HeaderLen >= int(binary.BigEndian.Uint32(b[5:9]))
 }
 
 // awaitFrame blocks until the first byte of the next frame (or segment)
 // is readable, under the idle deadline, then arms the frame deadline
 // unless the whole frame is already buffered.
 func (c *conn) awaitFrame() error {
-	if c.br.Buffered() == 0 && (c.seg == nil || len(c.seg.rest) == 0) {
+	if c.br.Buffered() == 0 && (c.seg == nil || c.seg.Unread() == 0) {
 		for {
 			c.armRead(deadlineIdle, c.srv.cfg.IdleTimeout)
 			_, err := c.br.Peek(1)

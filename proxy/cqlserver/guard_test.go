@@ -12,6 +12,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // Raw-socket tests of the listener guards (guard.go): each reproduces an
@@ -36,26 +38,26 @@ func expectProtocolError(t *testing.T, r io.Reader, want string) {
 }
 
 // expectProtocolErrorIn reads an error frame compressed with codec.
-func expectProtocolErrorIn(t *testing.T, r io.Reader, codec BodyCodec, want string) {
+func expectProtocolErrorIn(t *testing.T, r io.Reader, codec wire.BodyCodec, want string) {
 	t.Helper()
-	h := make([]byte, HeaderLen)
+	h := make([]byte, wire.HeaderLen)
 	if _, err := io.ReadFull(r, h); err != nil {
 		t.Fatalf("read header: %v", err)
 	}
-	if h[4] != OpError {
-		t.Fatalf("got opcode %s, want ERROR", OpName(h[4]))
+	if h[4] != wire.OpError {
+		t.Fatalf("got opcode %s, want ERROR", wire.OpName(h[4]))
 	}
 	body := make([]byte, binary.BigEndian.Uint32(h[5:]))
 	if _, err := io.ReadFull(r, body); err != nil {
 		t.Fatalf("read body: %v", err)
 	}
-	if h[1]&FlagCompressed != 0 && codec != nil {
+	if h[1]&wire.FlagCompressed != 0 && codec != nil {
 		var err error
-		if body, err = codec.decompress(body, 1<<20); err != nil {
+		if body, err = codec.Decompress(body, 1<<20); err != nil {
 			t.Fatalf("decompress: %v", err)
 		}
 	}
-	rb := &Reader{b: body}
+	rb := wire.NewReader(body)
 	code, msg := rb.Int(), rb.Str()
 	if code != int32(primitive.ErrorCodeProtocolError) || !strings.Contains(msg, want) {
 		t.Fatalf("got error %#x %q, want ProtocolError containing %q", code, msg, want)
@@ -72,9 +74,9 @@ func expectEOF(t *testing.T, nc net.Conn) {
 }
 
 func startupBody(opts map[string]string) []byte {
-	b := AppendShort(nil, uint16(len(opts)))
+	b := wire.AppendShort(nil, uint16(len(opts)))
 	for k, v := range opts {
-		b = AppendString(AppendString(b, k), v)
+		b = wire.AppendString(wire.AppendString(b, k), v)
 	}
 	return b
 }
@@ -86,7 +88,7 @@ func TestPreAuthFrameLimit(t *testing.T) {
 	ts := newTestServer(t, nil)
 	addr := ts.listen(t)
 	nc := rawConn(t, addr)
-	hdr := rawFrame(4, 0, 3, OpOptions, nil)
+	hdr := rawFrame(4, 0, 3, wire.OpOptions, nil)
 	binary.BigEndian.PutUint32(hdr[5:], 256<<20)
 	nc.Write(hdr)
 	expectProtocolError(t, nc, "exceeds maximum allowed length 262144")
@@ -111,7 +113,7 @@ func TestPreAuthFrameLimit(t *testing.T) {
 func lz4Bomb(op byte, stream int16, n int, declared uint32) []byte {
 	body := binary.BigEndian.AppendUint32(nil, declared)
 	body = append(body, bytes.Repeat([]byte{0xff}, n)...)
-	return rawFrame(4, FlagCompressed, stream, op, body)
+	return rawFrame(4, wire.FlagCompressed, stream, op, body)
 }
 
 // TestCompressedBombs: LZ4 and Snappy bodies declaring more than the frame
@@ -126,9 +128,9 @@ func TestCompressedBombs(t *testing.T) {
 	addr := ts.listen(t)
 	startAuth := func(comp string) net.Conn {
 		nc := rawConn(t, addr)
-		nc.Write(rawFrame(4, 0, 1, OpStartup, startupBody(map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": comp})))
-		h := make([]byte, HeaderLen)
-		if _, err := io.ReadFull(nc, h); err != nil || h[4] != OpAuthenticate {
+		nc.Write(rawFrame(4, 0, 1, wire.OpStartup, startupBody(map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": comp})))
+		h := make([]byte, wire.HeaderLen)
+		if _, err := io.ReadFull(nc, h); err != nil || h[4] != wire.OpAuthenticate {
 			t.Fatalf("STARTUP: %v %v", h, err)
 		}
 		io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:])))
@@ -136,19 +138,19 @@ func TestCompressedBombs(t *testing.T) {
 	}
 	// In AUTHENTICATE: 1 KiB declaring 256 MiB.
 	nc := startAuth("lz4")
-	nc.Write(lz4Bomb(OpAuthResponse, 2, 1<<10, 256<<20))
-	expectProtocolErrorIn(t, nc, LZ4Body{}, "exceeds maximum allowed length 262144")
+	nc.Write(lz4Bomb(wire.OpAuthResponse, 2, 1<<10, 256<<20))
+	expectProtocolErrorIn(t, nc, wire.LZ4Body{}, "exceeds maximum allowed length 262144")
 	expectEOF(t, nc)
 	// In AUTHENTICATE: under the limit but impossible for its size.
 	nc = startAuth("lz4")
-	nc.Write(lz4Bomb(OpAuthResponse, 2, 100, 200<<10))
-	expectProtocolErrorIn(t, nc, LZ4Body{}, "impossible for 100 compressed bytes")
+	nc.Write(lz4Bomb(wire.OpAuthResponse, 2, 100, 200<<10))
+	expectProtocolErrorIn(t, nc, wire.LZ4Body{}, "impossible for 100 compressed bytes")
 	expectEOF(t, nc)
 	// Snappy: a varint length of 200 KiB over 10 bytes.
 	nc = startAuth("snappy")
 	body := binary.AppendUvarint(nil, 200<<10)
-	nc.Write(rawFrame(4, FlagCompressed, 2, OpAuthResponse, append(body, make([]byte, 10)...)))
-	expectProtocolErrorIn(t, nc, SnappyBody{}, "impossible for")
+	nc.Write(rawFrame(4, wire.FlagCompressed, 2, wire.OpAuthResponse, append(body, make([]byte, 10)...)))
+	expectProtocolErrorIn(t, nc, wire.SnappyBody{}, "impossible for")
 	expectEOF(t, nc)
 
 	// Authenticated: 1 MiB declaring 256 MiB is over MaxFrameBytes (16 MiB).
@@ -160,8 +162,8 @@ func TestCompressedBombs(t *testing.T) {
 	if m := c.do(&message.AuthResponse{Token: []byte("\x00alice\x00s3cret")}).Body.Message; m.GetOpCode() != primitive.OpCodeAuthSuccess {
 		t.Fatalf("auth: %v", m)
 	}
-	c.nc.Write(lz4Bomb(OpQuery, 9, 1<<20, 256<<20))
-	expectProtocolErrorIn(t, c.br, LZ4Body{}, "exceeds maximum allowed length 16777216")
+	c.nc.Write(lz4Bomb(wire.OpQuery, 9, 1<<20, 256<<20))
+	expectProtocolErrorIn(t, c.br, wire.LZ4Body{}, "exceeds maximum allowed length 16777216")
 	if got := ts.srv.GuardStats().FramesTooBig; got != 2 {
 		t.Errorf("FramesTooBig = %d, want 2", got)
 	}
@@ -172,19 +174,19 @@ func TestCompressedBombs(t *testing.T) {
 func TestTrailingBytes(t *testing.T) {
 	ts := newTestServer(t, nil)
 	addr := ts.listen(t)
-	query := AppendLongString(nil, "SELECT * FROM ks.t")
-	query = append(AppendShort(query, 1), 0) // consistency ONE, no flags
+	query := wire.AppendLongString(nil, "SELECT * FROM ks.t")
+	query = append(wire.AppendShort(query, 1), 0) // consistency ONE, no flags
 	cases := []struct {
 		name  string
 		ready bool
 		op    byte
 		body  []byte
 	}{
-		{"OPTIONS", false, OpOptions, []byte{1}},
-		{"STARTUP", false, OpStartup, append(startupBody(map[string]string{"CQL_VERSION": "3.0.0"}), 0)},
-		{"QUERY", true, OpQuery, append(query, 0xAB, 0xCD)},
-		{"PREPARE", true, OpPrepare, append(AppendLongString(nil, "SELECT * FROM ks.t"), 7)},
-		{"REGISTER", true, OpRegister, append(AppendStringList(nil, []string{"SCHEMA_CHANGE"}), 1)},
+		{"OPTIONS", false, wire.OpOptions, []byte{1}},
+		{"STARTUP", false, wire.OpStartup, append(startupBody(map[string]string{"CQL_VERSION": "3.0.0"}), 0)},
+		{"QUERY", true, wire.OpQuery, append(query, 0xAB, 0xCD)},
+		{"PREPARE", true, wire.OpPrepare, append(wire.AppendLongString(nil, "SELECT * FROM ks.t"), 7)},
+		{"REGISTER", true, wire.OpRegister, append(wire.AppendStringList(nil, []string{"SCHEMA_CHANGE"}), 1)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,14 +214,14 @@ func TestBatchCountWrap(t *testing.T) {
 	c := ts.tcpClient(t, addr, primitive.ProtocolVersion4)
 	c.startup("")
 	const n = 100000
-	body := AppendShort([]byte{0}, uint16(n%65536)) // LOGGED, wrapped count
+	body := wire.AppendShort([]byte{0}, uint16(n%65536)) // LOGGED, wrapped count
 	for i := 0; i < n; i++ {
 		body = append(body, 0)
-		body = AppendLongString(body, "INSERT INTO ks.t (k) VALUES (1)")
-		body = AppendShort(body, 0)
+		body = wire.AppendLongString(body, "INSERT INTO ks.t (k) VALUES (1)")
+		body = wire.AppendShort(body, 0)
 	}
-	body = append(AppendShort(body, 1), 0)
-	c.nc.Write(rawFrame(4, 0, 7, OpBatch, body))
+	body = append(wire.AppendShort(body, 1), 0)
+	c.nc.Write(rawFrame(4, 0, 7, wire.OpBatch, body))
 	expectProtocolError(t, c.br, "unexpected bytes after the message")
 	if len(ts.fake.batches) != 0 {
 		t.Errorf("%d batches ran", len(ts.fake.batches))
@@ -237,7 +239,7 @@ func TestHandshakeTimeout(t *testing.T) {
 	addr := ts.listen(t)
 	silent := rawConn(t, addr)
 	started := rawConn(t, addr)
-	started.Write(rawFrame(4, 0, 1, OpStartup, startupBody(map[string]string{"CQL_VERSION": "3.0.0"})))
+	started.Write(rawFrame(4, 0, 1, wire.OpStartup, startupBody(map[string]string{"CQL_VERSION": "3.0.0"})))
 	t0 := time.Now()
 	expectEOF(t, silent)
 	expectEOF(t, started)
@@ -301,7 +303,7 @@ func TestFrameReadTimeout(t *testing.T) {
 	addr := ts.listen(t)
 	c := ts.tcpClient(t, addr, primitive.ProtocolVersion4)
 	c.startup("")
-	f := rawFrame(4, 0, 2, OpQuery, make([]byte, 100))
+	f := rawFrame(4, 0, 2, wire.OpQuery, make([]byte, 100))
 	c.nc.Write(f[:20]) // header and part of the body, then nothing
 	c.expectClosed()
 	waitFor(t, "one frame timeout", func() bool { return ts.srv.GuardStats().FrameTimeouts == 1 })

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // Authenticator enables SASL authentication (native_protocol_v4.spec
@@ -56,10 +57,10 @@ func invalidVersionMessage(v byte) string {
 // DSE clients (65, 66) a frame of their own version, everyone else v4,
 // which every driver decodes.
 func versionErrorFrame(e *errBadVersion) []byte {
-	body := AppendInt(nil, int32(bindings.CodeProtocolError))
-	body = AppendString(body, invalidVersionMessage(e.version))
+	body := wire.AppendInt(nil, int32(bindings.CodeProtocolError))
+	body = wire.AppendString(body, invalidVersionMessage(e.version))
 	if e.version == 1 || e.version == 2 {
-		f := []byte{e.version | ResponseBit, 0, byte(int8(e.stream)), OpError, 0, 0, 0, 0}
+		f := []byte{e.version | wire.ResponseBit, 0, byte(int8(e.stream)), wire.OpError, 0, 0, 0, 0}
 		binary.BigEndian.PutUint32(f[4:], uint32(len(body)))
 		return append(f, body...)
 	}
@@ -67,83 +68,83 @@ func versionErrorFrame(e *errBadVersion) []byte {
 	if e.version == 65 || e.version == 66 {
 		v = e.version
 	}
-	f := append(StartFrame(nil, v, 0, e.stream, OpError), body...)
-	FinishFrame(f)
+	f := append(wire.StartFrame(nil, v, 0, e.stream, wire.OpError), body...)
+	wire.FinishFrame(f)
 	return f
 }
 
 // handle dispatches one frame. Handshake messages are answered here;
 // requests go to their own goroutine (dispatch.go).
-func (c *conn) handle(h Header, body []byte) error {
-	if h.Flags&FlagCompressed != 0 && h.Version < 5 { // v5: the flag is ignored
+func (c *conn) handle(h wire.Header, body []byte) error {
+	if h.Flags&wire.FlagCompressed != 0 && h.Version < 5 { // v5: the flag is ignored
 		if c.body == nil {
-			return ProtocolErrorf("Received a compressed frame but no compression was negotiated in STARTUP")
+			return wire.ProtocolErrorf("Received a compressed frame but no compression was negotiated in STARTUP")
 		}
 		var err error
-		if body, err = c.body.decompress(body, c.frameLimit()); err != nil {
-			var tb *TooBigError
+		if body, err = c.body.Decompress(body, c.frameLimit()); err != nil {
+			var tb *wire.TooBigError
 			if errors.As(err, &tb) {
 				return err
 			}
-			return ProtocolErrorf("Cannot decompress frame body: %v", err)
+			return wire.ProtocolErrorf("Cannot decompress frame body: %v", err)
 		}
 	}
-	r := &Reader{b: body}
+	r := wire.NewReader(body)
 	var payload map[string][]byte
-	if h.Flags&FlagCustomPayload != 0 {
+	if h.Flags&wire.FlagCustomPayload != 0 {
 		// Custom payloads carry trace context and budgets for dohyo, and
 		// are relayed as they are to Cassandra.
-		if payload = r.BytesMap(); r.err != nil {
-			return ProtocolErrorf("Invalid custom payload in %s message: %v", OpName(h.Op), r.err)
+		if payload = r.BytesMap(); r.Err() != nil {
+			return wire.ProtocolErrorf("Invalid custom payload in %s message: %v", wire.OpName(h.Op), r.Err())
 		}
 	}
 	switch h.Op {
-	case OpOptions:
+	case wire.OpOptions:
 		if err := noTrailing(r, h.Op); err != nil {
 			return err
 		}
 		c.send(c.supportedFrame(h.Stream))
 		return nil
-	case OpStartup:
+	case wire.OpStartup:
 		return c.startup(h, r)
-	case OpAuthResponse:
+	case wire.OpAuthResponse:
 		return c.authResponse(h, r)
-	case OpRegister, OpQuery, OpPrepare, OpExecute, OpBatch:
+	case wire.OpRegister, wire.OpQuery, wire.OpPrepare, wire.OpExecute, wire.OpBatch:
 		switch c.state {
 		case stateInit:
-			return ProtocolErrorf("Unexpected message %s, expecting STARTUP or OPTIONS", OpName(h.Op))
+			return wire.ProtocolErrorf("Unexpected message %s, expecting STARTUP or OPTIONS", wire.OpName(h.Op))
 		case stateAuth:
-			return ProtocolErrorf("Unexpected message %s, expecting AUTH_RESPONSE", OpName(h.Op))
+			return wire.ProtocolErrorf("Unexpected message %s, expecting AUTH_RESPONSE", wire.OpName(h.Op))
 		}
-		if h.Op == OpRegister {
+		if h.Op == wire.OpRegister {
 			return c.register(h, r)
 		}
 		return c.request(h, body, payload, r)
 	}
-	if _, known := opNames[h.Op]; known {
-		return ProtocolErrorf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.Op, OpName(h.Op))
+	if wire.KnownOp(h.Op) {
+		return wire.ProtocolErrorf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.Op, wire.OpName(h.Op))
 	}
-	return ProtocolErrorf("Unknown opcode %d", h.Op)
+	return wire.ProtocolErrorf("Unknown opcode %d", h.Op)
 }
 
 func (c *conn) supportedFrame(stream int16) []byte {
-	f := StartFrame(getBuf(), c.version, 0, stream, OpSupported)
-	f = AppendShort(f, 3)
-	f = AppendString(f, "COMPRESSION")
-	f = AppendStringList(f, []string{"lz4", "snappy"})
-	f = AppendString(f, "CQL_VERSION")
-	f = AppendStringList(f, []string{CQLVersion})
-	f = AppendString(f, "PROTOCOL_VERSIONS")
-	return AppendStringList(f, supportedVersionNames)
+	f := wire.StartFrame(getBuf(), c.version, 0, stream, wire.OpSupported)
+	f = wire.AppendShort(f, 3)
+	f = wire.AppendString(f, "COMPRESSION")
+	f = wire.AppendStringList(f, []string{"lz4", "snappy"})
+	f = wire.AppendString(f, "CQL_VERSION")
+	f = wire.AppendStringList(f, []string{CQLVersion})
+	f = wire.AppendString(f, "PROTOCOL_VERSIONS")
+	return wire.AppendStringList(f, supportedVersionNames)
 }
 
-func (c *conn) startup(h Header, r *Reader) error {
+func (c *conn) startup(h wire.Header, r *wire.Reader) error {
 	if c.state != stateInit {
-		return ProtocolErrorf("Unexpected message STARTUP, the connection is already initialized")
+		return wire.ProtocolErrorf("Unexpected message STARTUP, the connection is already initialized")
 	}
 	opts := r.StringMap()
-	if r.err != nil {
-		return ProtocolErrorf("Invalid STARTUP message: %v", r.err)
+	if r.Err() != nil {
+		return wire.ProtocolErrorf("Invalid STARTUP message: %v", r.Err())
 	}
 	if err := noTrailing(r, h.Op); err != nil {
 		return err
@@ -155,12 +156,12 @@ func (c *conn) startup(h Header, r *Reader) error {
 	}
 	cqlVersion, ok := opts["CQL_VERSION"]
 	if !ok {
-		return ProtocolErrorf("Missing value CQL_VERSION in STARTUP message")
+		return wire.ProtocolErrorf("Missing value CQL_VERSION in STARTUP message")
 	}
 	if major, ok := cqlMajor(cqlVersion); !ok {
-		return ProtocolErrorf("Invalid version value: %s", cqlVersion)
+		return wire.ProtocolErrorf("Invalid version value: %s", cqlVersion)
 	} else if major < 3 {
-		return ProtocolErrorf("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion)
+		return wire.ProtocolErrorf("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", cqlVersion)
 	}
 	var lz4Segments bool
 	if comp := strings.ToLower(opts["COMPRESSION"]); comp != "" {
@@ -168,11 +169,11 @@ func (c *conn) startup(h Header, r *Reader) error {
 		case h.Version >= 5 && comp == "lz4":
 			lz4Segments = true
 		case h.Version >= 5:
-			return ProtocolErrorf("Unsupported compression type %s for protocol version %d: only lz4 is supported", comp, h.Version)
+			return wire.ProtocolErrorf("Unsupported compression type %s for protocol version %d: only lz4 is supported", comp, h.Version)
 		default:
-			codec, ok := BodyCodecFor(comp)
+			codec, ok := wire.BodyCodecFor(comp)
 			if !ok {
-				return ProtocolErrorf("Unknown compression algorithm: %s", comp)
+				return wire.ProtocolErrorf("Unknown compression algorithm: %s", comp)
 			}
 			c.body = codec
 		}
@@ -182,21 +183,21 @@ func (c *conn) startup(h Header, r *Reader) error {
 	if a := c.srv.cfg.Authenticator; a != nil {
 		c.sasl = a.NewSASL(c.nc.RemoteAddr())
 		c.state = stateAuth
-		reply = AppendString(StartFrame(nil, c.version, 0, h.Stream, OpAuthenticate), a.Class())
+		reply = wire.AppendString(wire.StartFrame(nil, c.version, 0, h.Stream, wire.OpAuthenticate), a.Class())
 	} else {
 		if err := c.promote(); err != nil {
 			c.send(c.errorFrame(h.Stream, c.overConnections()))
 			return err
 		}
 		c.state = stateReady
-		reply = StartFrame(nil, c.version, 0, h.Stream, OpReady)
+		reply = wire.StartFrame(nil, c.version, 0, h.Stream, wire.OpReady)
 	}
-	FinishFrame(reply)
+	wire.FinishFrame(reply)
 	m := outMsg{frame: reply}
 	if c.version >= 5 {
 		// Everything after this reply travels in segments, both ways.
 		m.v5 = &v5Switch{lz4: lz4Segments}
-		c.seg = &SegmentReader{r: c.br, compressed: lz4Segments, maxFrame: c.frameLimit()}
+		c.seg = &wire.SegmentReader{R: c.br, Compressed: lz4Segments, MaxFrame: c.frameLimit()}
 	}
 	c.enqueue(m, false)
 	return nil
@@ -211,9 +212,9 @@ func (c *conn) overConnections() error {
 // noTrailing rejects a message body with bytes after its last field: a
 // client and dohyo that disagree on a body's layout (a BATCH whose
 // [short] count wrapped, say) must not run part of it silently.
-func noTrailing(r *Reader, op byte) error {
-	if r.err == nil && len(r.b) > 0 {
-		return ProtocolErrorf("Invalid %s message: %d unexpected bytes after the message", OpName(op), len(r.b))
+func noTrailing(r *wire.Reader, op byte) error {
+	if r.Err() == nil && len(r.Rest()) > 0 {
+		return wire.ProtocolErrorf("Invalid %s message: %d unexpected bytes after the message", wire.OpName(op), len(r.Rest()))
 	}
 	return nil
 }
@@ -237,13 +238,13 @@ func cqlMajor(v string) (int, bool) {
 	return major, true
 }
 
-func (c *conn) authResponse(h Header, r *Reader) error {
+func (c *conn) authResponse(h wire.Header, r *wire.Reader) error {
 	if c.state != stateAuth {
-		return ProtocolErrorf("Unexpected message AUTH_RESPONSE, no authentication is in progress")
+		return wire.ProtocolErrorf("Unexpected message AUTH_RESPONSE, no authentication is in progress")
 	}
 	token := r.Bytes()
-	if r.err != nil {
-		return ProtocolErrorf("Invalid AUTH_RESPONSE message: %v", r.err)
+	if r.Err() != nil {
+		return wire.ProtocolErrorf("Invalid AUTH_RESPONSE message: %v", r.Err())
 	}
 	if err := noTrailing(r, h.Op); err != nil {
 		return err
@@ -278,17 +279,17 @@ func (c *conn) authResponse(h Header, r *Reader) error {
 				c.session.SetRole(user) // the role dohyo authorizes (proxy/authz.go)
 			}
 		}
-		c.send(AppendBytes(StartFrame(getBuf(), c.version, 0, h.Stream, OpAuthSuccess), challenge))
+		c.send(wire.AppendBytes(wire.StartFrame(getBuf(), c.version, 0, h.Stream, wire.OpAuthSuccess), challenge))
 	default:
-		c.send(AppendBytes(StartFrame(getBuf(), c.version, 0, h.Stream, OpAuthChallenge), challenge))
+		c.send(wire.AppendBytes(wire.StartFrame(getBuf(), c.version, 0, h.Stream, wire.OpAuthChallenge), challenge))
 	}
 	return nil
 }
 
-func (c *conn) register(h Header, r *Reader) error {
+func (c *conn) register(h wire.Header, r *wire.Reader) error {
 	types := r.StringList()
-	if r.err != nil {
-		return ProtocolErrorf("Invalid REGISTER message: %v", r.err)
+	if r.Err() != nil {
+		return wire.ProtocolErrorf("Invalid REGISTER message: %v", r.Err())
 	}
 	if err := noTrailing(r, h.Op); err != nil {
 		return err
@@ -303,13 +304,13 @@ func (c *conn) register(h Header, r *Reader) error {
 		case "STATUS_CHANGE":
 			want |= eventStatus
 		default:
-			return ProtocolErrorf("Invalid event type %q in REGISTER", t)
+			return wire.ProtocolErrorf("Invalid event type %q in REGISTER", t)
 		}
 	}
 	if want != 0 {
 		c.evTypes.Or(want)
 		c.srv.registerEvents(c)
 	}
-	c.send(StartFrame(getBuf(), c.version, 0, h.Stream, OpReady))
+	c.send(wire.StartFrame(getBuf(), c.version, 0, h.Stream, wire.OpReady))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 var slowQuery = &message.Query{Query: "SELECT * FROM ks.slow", Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}}
@@ -235,7 +236,7 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("Stats().TimedOut = %d, want %d", got, len(cases)*len(allVersions))
 	}
 	// DDL is not bounded by the request timeout.
-	if got := ts.srv.timeoutFor(&request{op: OpQuery, query: " /* x */ CREATE TABLE ks.x (k int PRIMARY KEY)"}); got != 0 {
+	if got := ts.srv.timeoutFor(&request{op: wire.OpQuery, query: " /* x */ CREATE TABLE ks.x (k int PRIMARY KEY)"}); got != 0 {
 		t.Errorf("DDL deadline %v, want none", got)
 	}
 }

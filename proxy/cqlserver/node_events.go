@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // Event types a connection registers for (conn.evTypes).
@@ -45,12 +47,12 @@ func (s *Server) PushNodeEvent(change, addr string) error {
 		ip = v4
 	}
 	for _, c := range s.eventTargets(bit) {
-		f := StartFrame(nil, c.version, 0, -1, OpEvent)
-		f = AppendString(f, typ)
-		f = AppendString(f, change)
+		f := wire.StartFrame(nil, c.version, 0, -1, wire.OpEvent)
+		f = wire.AppendString(f, typ)
+		f = wire.AppendString(f, change)
 		f = append(f, byte(len(ip)))
 		f = append(f, ip...)
-		f = AppendInt(f, int32(port))
+		f = wire.AppendInt(f, int32(port))
 		c.pushEventFrame(f)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/internal/lru"
 )
 
@@ -217,12 +218,12 @@ func (rl *Relay) connectControl(ctx context.Context) error {
 }
 
 func (rl *Relay) register(ctx context.Context, bc *backendConn) error {
-	body := AppendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
-	r, err := bc.roundTrip(ctx, 0, OpRegister, body)
+	body := wire.AppendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
+	r, err := bc.roundTrip(ctx, 0, wire.OpRegister, body)
 	if err != nil {
 		return err
 	}
-	if r.h.Op == OpError {
+	if r.h.Op == wire.OpError {
 		return decodeErrorBody(r.body)
 	}
 	return nil
@@ -258,24 +259,24 @@ func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) 
 
 // controlQuery runs a query on the control connection and returns its rows.
 func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([][][]byte, error) {
-	r, err := bc.roundTrip(ctx, 0, OpQuery, queryBody(q, bc.version))
+	r, err := bc.roundTrip(ctx, 0, wire.OpQuery, queryBody(q, bc.version))
 	if err != nil {
 		return nil, err
 	}
-	if r.h.Op == OpError {
+	if r.h.Op == wire.OpError {
 		return nil, decodeErrorBody(r.body)
 	}
-	rb := ResponseBody(r.h, r.body)
-	if rb.Int() != ResultRows {
+	rb := wire.ResponseBody(r.h, r.body)
+	if rb.Int() != wire.ResultRows {
 		return nil, errors.New("not a rows result")
 	}
-	rows, _, err := DecodeRows(&rb)
+	rows, _, err := wire.DecodeRows(&rb)
 	return rows, err
 }
 
 // event handles an event pushed on the control connection.
-func (rl *Relay) event(h Header, body []byte) {
-	r := &Reader{b: body}
+func (rl *Relay) event(h wire.Header, body []byte) {
+	r := wire.NewReader(body)
 	switch r.Str() {
 	case "SCHEMA_CHANGE":
 		if rl.cfg.OnSchemaChange != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // The relay's fast path. A request without tracing, custom payload or
@@ -94,8 +95,8 @@ func (x *asyncRelay) recycle() {
 // deliver runs on the backend connection's reader with Cassandra's
 // answer (or the error that closed the connection).
 func (x *asyncRelay) deliver(resp relayResp, err error) {
-	if err == nil && resp.h.Op == OpError && (x.req.op == OpExecute || x.req.op == OpBatch) {
-		e := decodeErrorBody(ResponseBody(resp.h, resp.body).b)
+	if err == nil && resp.h.Op == wire.OpError && (x.req.op == wire.OpExecute || x.req.op == wire.OpBatch) {
+		e := respError(resp)
 		if e.Code == bindings.CodeUnprepared {
 			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
 				resp.hold = nil
@@ -120,7 +121,7 @@ func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
 	defer cancel()
 	resp := unprepared // when the client must prepare again (see Relay.reprepare)
 	changed, err := x.p.rl.reprepare(ctx, x.key, rp)
-	if err == nil && (!changed || x.req.op != OpExecute) {
+	if err == nil && (!changed || x.req.op != wire.OpExecute) {
 		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
 	} else if err != nil && ctx.Err() == nil {
 		x.p.rl.log.Debug("relay: re-prepare failed", "node", x.key.node, "err", err)
@@ -228,22 +229,22 @@ func (c *conn) nextFrameBuffered() bool {
 	if c.seg == nil {
 		return frameBuffered(c.br)
 	}
-	if len(c.seg.rest) > 0 {
+	if c.seg.Unread() > 0 {
 		return true
 	}
-	whole, self := c.seg.nextBuffered()
+	whole, self := c.seg.NextBuffered()
 	return whole && self
 }
 
 // frameBuffered tells whether br holds a whole v3/v4 frame.
 func frameBuffered(br *bufio.Reader) bool {
-	if br.Buffered() < HeaderLen {
+	if br.Buffered() < wire.HeaderLen {
 		return false
 	}
-	hb, err := br.Peek(HeaderLen)
+	hb, err := br.Peek(wire.HeaderLen)
 	if err != nil {
 		return false
 	}
-	h := ParseHeader(hb)
-	return h.Length >= 0 && br.Buffered() >= HeaderLen+int(h.Length)
+	h := wire.ParseHeader(hb)
+	return h.Length >= 0 && br.Buffered() >= wire.HeaderLen+int(h.Length)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // A backendConn is one native-protocol connection from the relay to a
@@ -36,7 +37,7 @@ const relayStreams = 1024
 var errBackendClosed = errors.New("connection to Cassandra closed")
 
 type relayResp struct {
-	h    Header
+	h    wire.Header
 	body []byte
 	node string // the node that answered
 	// hold, set by the reader, collects answers to clients to send once
@@ -69,7 +70,7 @@ type backendConn struct {
 	lastRead atomic.Int64 // unix nanos of the last frame read
 	inflight atomic.Int32
 	orphans  atomic.Int32 // stream ids reserved by abandoned requests
-	onEvent  func(h Header, body []byte)
+	onEvent  func(h wire.Header, body []byte)
 }
 
 // dialBackend connects to addr, runs STARTUP (and SASL PLAIN when the node
@@ -112,34 +113,34 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 	bc.lastRead.Store(time.Now().UnixNano())
 	bc.wq.bw = hs.bw
 	if version >= 5 {
-		bc.wq.seg = &SegmentWriter{w: hs.bw}
+		bc.wq.seg = &wire.SegmentWriter{W: hs.bw}
 	}
 	go bc.readLoop(hs.reader(), hs.buffered)
 	return bc, nil
 }
 
 // frameReader reads response frames: plain frames or v5 segments.
-type frameReader func() (Header, []byte, error)
+type frameReader func() (wire.Header, []byte, error)
 
 // handshakeIO runs the synchronous start of a backend connection.
 type handshakeIO struct {
 	br      *bufio.Reader
 	bw      *bufio.Writer
 	version byte
-	seg     *SegmentReader
-	segw    *SegmentWriter
+	seg     *wire.SegmentReader
+	segw    *wire.SegmentWriter
 
 	authenticated bool
 }
 
 func (h *handshakeIO) write(op byte, body []byte) error {
-	f := append(make([]byte, 0, HeaderLen+len(body)), h.version, 0, 0, 0, op, 0, 0, 0, 0)
+	f := append(make([]byte, 0, wire.HeaderLen+len(body)), h.version, 0, 0, 0, op, 0, 0, 0, 0)
 	f = append(f, body...)
-	FinishFrame(f)
+	wire.FinishFrame(f)
 	var err error
 	if h.segw != nil {
-		if err = h.segw.add(f); err == nil {
-			err = h.segw.flush()
+		if err = h.segw.Add(f); err == nil {
+			err = h.segw.Flush()
 		}
 	} else {
 		_, err = h.bw.Write(f)
@@ -150,7 +151,7 @@ func (h *handshakeIO) write(op byte, body []byte) error {
 	return err
 }
 
-func (h *handshakeIO) read() (Header, []byte, error) { return h.reader()() }
+func (h *handshakeIO) read() (wire.Header, []byte, error) { return h.reader()() }
 
 // buffered tells whether the next response frame is read in full already
 // (v3/v4 framing; v5 segments say no).
@@ -163,15 +164,15 @@ func (h *handshakeIO) buffered() bool {
 
 func (h *handshakeIO) reader() frameReader {
 	if h.seg != nil {
-		return h.seg.next
+		return h.seg.Next
 	}
-	var hb [HeaderLen]byte
+	var hb [wire.HeaderLen]byte
 	var buf []byte // reused for bodies up to reuseBody (see waiter)
-	return func() (Header, []byte, error) {
+	return func() (wire.Header, []byte, error) {
 		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
-			return Header{}, nil, err
+			return wire.Header{}, nil, err
 		}
-		hd := ParseHeader(hb[:])
+		hd := wire.ParseHeader(hb[:])
 		n := int(hd.Length)
 		if n < 0 || n > maxRelayFrame {
 			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.Length)
@@ -199,16 +200,16 @@ const maxRelayFrame = 256 << 20
 
 func (h *handshakeIO) switchV5() {
 	if h.version >= 5 && h.seg == nil {
-		h.seg = &SegmentReader{r: h.br, maxFrame: maxRelayFrame, reuse: true}
-		h.segw = &SegmentWriter{w: h.bw}
+		h.seg = &wire.SegmentReader{R: h.br, MaxFrame: maxRelayFrame, Reuse: true}
+		h.segw = &wire.SegmentWriter{W: h.bw}
 	}
 }
 
 func (h *handshakeIO) startup(creds *credentials) error {
-	body := AppendShort(nil, 1)
-	body = AppendString(body, "CQL_VERSION")
-	body = AppendString(body, "3.0.0")
-	if err := h.write(OpStartup, body); err != nil {
+	body := wire.AppendShort(nil, 1)
+	body = wire.AppendString(body, "CQL_VERSION")
+	body = wire.AppendString(body, "3.0.0")
+	if err := h.write(wire.OpStartup, body); err != nil {
 		return err
 	}
 	hd, rb, err := h.read()
@@ -218,20 +219,20 @@ func (h *handshakeIO) startup(creds *credentials) error {
 	// v5 framing starts after the node's answer to STARTUP.
 	h.switchV5()
 	switch hd.Op {
-	case OpReady:
+	case wire.OpReady:
 		return nil
-	case OpError:
+	case wire.OpError:
 		return decodeErrorBody(rb)
-	case OpAuthenticate:
+	case wire.OpAuthenticate:
 		h.authenticated = true
 	default:
-		return fmt.Errorf("unexpected %s in answer to STARTUP", OpName(hd.Op))
+		return fmt.Errorf("unexpected %s in answer to STARTUP", wire.OpName(hd.Op))
 	}
 	if creds == nil {
 		return &bindings.Error{Code: bindings.CodeAuthError,
 			Message: "Cassandra requires authentication and no credentials were given"}
 	}
-	if err := h.write(OpAuthResponse, AppendBytes(nil, creds.plainToken())); err != nil {
+	if err := h.write(wire.OpAuthResponse, wire.AppendBytes(nil, creds.plainToken())); err != nil {
 		return err
 	}
 	hd, rb, err = h.read()
@@ -239,24 +240,24 @@ func (h *handshakeIO) startup(creds *credentials) error {
 		return err
 	}
 	switch hd.Op {
-	case OpAuthSuccess:
+	case wire.OpAuthSuccess:
 		return nil
-	case OpError:
+	case wire.OpError:
 		return decodeErrorBody(rb)
 	default:
-		return fmt.Errorf("unexpected %s in answer to AUTH_RESPONSE", OpName(hd.Op))
+		return fmt.Errorf("unexpected %s in answer to AUTH_RESPONSE", wire.OpName(hd.Op))
 	}
 }
 
 func (h *handshakeIO) use(keyspace string) error {
-	if err := h.write(OpQuery, queryBody("USE "+cql.QuoteIdent(keyspace), h.version)); err != nil {
+	if err := h.write(wire.OpQuery, queryBody("USE "+cql.QuoteIdent(keyspace), h.version)); err != nil {
 		return err
 	}
 	hd, rb, err := h.read()
 	if err != nil {
 		return err
 	}
-	if hd.Op == OpError {
+	if hd.Op == wire.OpError {
 		return decodeErrorBody(rb)
 	}
 	return nil
@@ -264,10 +265,10 @@ func (h *handshakeIO) use(keyspace string) error {
 
 // queryBody encodes a QUERY of q at consistency ONE, without flags.
 func queryBody(q string, version byte) []byte {
-	b := AppendLongString(nil, q)
-	b = AppendShort(b, uint16(bindings.One))
+	b := wire.AppendLongString(nil, q)
+	b = wire.AppendShort(b, uint16(bindings.One))
 	if version >= 5 {
-		return AppendInt(b, 0)
+		return wire.AppendInt(b, 0)
 	}
 	return append(b, 0)
 }
@@ -340,9 +341,9 @@ func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter, ti
 	bc.mu.Unlock()
 	bc.inflight.Add(1)
 	f := getBuf()
-	f = append(f, bc.version, flags&^FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
+	f = append(f, bc.version, flags&^wire.FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
-	FinishFrame(f)
+	wire.FinishFrame(f)
 	if !bc.wq.add(f) { // closed: the sweep answers w
 		putBuf(f)
 	}
@@ -432,7 +433,7 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 		}
 		bc.lastRead.Store(time.Now().UnixNano())
 		if h.Stream < 0 {
-			if h.Op == OpEvent && bc.onEvent != nil {
+			if h.Op == wire.OpEvent && bc.onEvent != nil {
 				bc.onEvent(h, body)
 			}
 			continue
@@ -512,9 +513,9 @@ func (bc *backendConn) idle(d time.Duration) bool {
 func (bc *backendConn) heartbeat(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	r, err := bc.roundTrip(ctx, 0, OpOptions, nil)
-	if err == nil && r.h.Op != OpSupported {
-		err = fmt.Errorf("unexpected %s in answer to OPTIONS", OpName(r.h.Op))
+	r, err := bc.roundTrip(ctx, 0, wire.OpOptions, nil)
+	if err == nil && r.h.Op != wire.OpSupported {
+		err = fmt.Errorf("unexpected %s in answer to OPTIONS", wire.OpName(r.h.Op))
 	}
 	if err != nil {
 		bc.close(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // testExpirer records how a request with a deadline ended.
@@ -55,7 +57,7 @@ func TestRelayDeadlineSweep(t *testing.T) {
 		w       *testExpirer
 		timeout time.Duration
 	}{{late, time.Hour}, {mid, 300 * time.Millisecond}, {early, 20 * time.Millisecond}} {
-		if _, ok, err := bc.submitTimeout(0, OpOptions, nil, r.w, r.timeout); !ok || err != nil {
+		if _, ok, err := bc.submitTimeout(0, wire.OpOptions, nil, r.w, r.timeout); !ok || err != nil {
 			t.Fatalf("submit: %v %v", ok, err)
 		}
 	}
@@ -96,7 +98,7 @@ func TestRelayDeadlineAnswered(t *testing.T) {
 	}
 	defer bc.close(errBackendClosed)
 	w := newTestExpirer()
-	id, ok, err := bc.submitTimeout(0, OpQuery, []byte("x"), w, 50*time.Millisecond)
+	id, ok, err := bc.submitTimeout(0, wire.OpQuery, []byte("x"), w, 50*time.Millisecond)
 	if !ok || err != nil {
 		t.Fatalf("submit: %v %v", ok, err)
 	}
@@ -113,7 +115,7 @@ func TestRelayDeadlineAnswered(t *testing.T) {
 	// The sweep at the 50ms deadline finds nothing to expire and the
 	// stream id (taken back by the reader) is free.
 	w2 := newTestExpirer()
-	if _, ok, err := bc.submitTimeout(0, OpQuery, []byte("y"), w2, time.Millisecond); !ok || err != nil {
+	if _, ok, err := bc.submitTimeout(0, wire.OpQuery, []byte("y"), w2, time.Millisecond); !ok || err != nil {
 		t.Fatalf("submit: %v %v", ok, err)
 	}
 	bc.flush()

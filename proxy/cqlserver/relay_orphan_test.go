@@ -7,6 +7,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // fakeNode listens on loopback and serves each accepted connection with
@@ -60,7 +62,7 @@ func TestRelayRetiresConnectionWithOrphans(t *testing.T) {
 			t.Fatalf("retired after %d orphans, want %d", bc.orphans.Load(), maxOrphans)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		_, err := bc.roundTrip(ctx, 0, OpOptions, nil)
+		_, err := bc.roundTrip(ctx, 0, wire.OpOptions, nil)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("request %d: %v, want a timeout", i, err)

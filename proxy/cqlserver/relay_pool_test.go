@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // readyNode is a fake Cassandra node (unit test) that answers STARTUP with
@@ -21,7 +23,7 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 		if accepts != nil {
 			accepts.Add(1)
 		}
-		h := make([]byte, HeaderLen)
+		h := make([]byte, wire.HeaderLen)
 		for {
 			if _, err := io.ReadFull(nc, h); err != nil {
 				return
@@ -29,8 +31,8 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 			if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
 				return
 			}
-			if h[4] == OpStartup {
-				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), OpReady, nil))
+			if h[4] == wire.OpStartup {
+				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), wire.OpReady, nil))
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/telemetry"
@@ -44,9 +45,9 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 	coord := c.srv.coord
 	sessKS, explicit := c.session.Keyspace(), ""
 	switch req.op {
-	case OpQuery:
+	case wire.OpQuery:
 		explicit = req.params.keyspace
-	case OpPrepare, OpBatch:
+	case wire.OpPrepare, wire.OpBatch:
 		explicit = req.keyspace
 	}
 	if explicit != "" {
@@ -60,7 +61,7 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 		return p
 	}
 	switch req.op {
-	case OpExecute:
+	case wire.OpExecute:
 		for _, rl := range c.srv.relays {
 			if rp, ok := rl.prepared.Get(string(req.id)); ok {
 				p := plan(rl, false)
@@ -69,10 +70,10 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 			}
 		}
 		return relayPlan{}, nil
-	case OpBatch:
+	case wire.OpBatch:
 		return c.planBatch(req, sessKS, plan)
 	}
-	if req.op == OpQuery && systemks.IsDescribe(req.query) {
+	if req.op == wire.OpQuery && systemks.IsDescribe(req.query) {
 		return relayPlan{}, nil
 	}
 	parsed, err := coord.Parse(req.query)
@@ -206,13 +207,13 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	creds := c.relayCreds(p.rl)
 	ks := p.keyspace
 	bctx, cancel, exceeded := ctx, func() {}, func(error) bool { return false }
-	if req.op != OpPrepare && !(req.op == OpQuery && isSchemaStatement(req.query)) {
+	if req.op != wire.OpPrepare && !(req.op == wire.OpQuery && isSchemaStatement(req.query)) {
 		bctx, cancel, exceeded = proxy.Bound(ctx, ks)
 	}
 	defer cancel()
 	sctx, sp := telemetry.StartClient(bctx, "relay round trip")
 	if sp.Exporting() {
-		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: OpName(req.op)})
+		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: wire.OpName(req.op)})
 	}
 	resp, err := p.rl.do(sctx, c.version, creds, p.group, req)
 	if err != nil && exceeded(err) {
@@ -222,7 +223,7 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 		sp.Fail(bindings.AsError(err).Code.String(), err)
 	} else {
 		sp.Event("Relayed to Cassandra node " + resp.node)
-		if resp.h.Flags&FlagTracing != 0 && len(resp.body) >= 16 {
+		if resp.h.Flags&wire.FlagTracing != 0 && len(resp.body) >= 16 {
 			c.srv.relayTraces.link(ctx, p.rl, resp.body[:16])
 		}
 	}
@@ -240,10 +241,10 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {
-		frame = StartFrame(getBuf(), c.version, resp.h.Flags&^FlagCompressed, req.stream, resp.h.Op)
+		frame = wire.StartFrame(getBuf(), c.version, resp.h.Flags&^wire.FlagCompressed, req.stream, resp.h.Op)
 		frame = append(frame, resp.body...)
 		out = summarize(resp, c.srv.coord.TapWantsRows())
-		if req.op == OpPrepare {
+		if req.op == wire.OpPrepare {
 			if id, shape := preparedResult(resp); id != nil {
 				// Re-prepared on a connection using the keyspace it was
 				// prepared under (a v5 PREPARE may carry its own), so that
@@ -286,9 +287,9 @@ func (c *conn) relayCreds(rl *Relay) *credentials {
 // request the Tap records, as for local requests).
 func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out proxy.Relayed) {
 	switch req.op {
-	case OpQuery, OpExecute:
+	case wire.OpQuery, wire.OpExecute:
 		query := req.query
-		if req.op == OpExecute {
+		if req.op == wire.OpExecute {
 			query = p.prepared.query
 		}
 		r := bindingsRequest(query, &req.params)
@@ -296,8 +297,8 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 		if req.params.lazy != nil && c.srv.coord.TapWantsValues() {
 			r.Values, r.Names = req.params.lazyValues(c.version)
 		}
-		c.session.ObserveRelayed(start, r, req.op == OpExecute, out, 0, 0, 0)
-	case OpBatch:
+		c.session.ObserveRelayed(start, r, req.op == wire.OpExecute, out, 0, 0, 0)
+	case wire.OpBatch:
 		b := req.batch
 		for i, e := range b.Entries {
 			r := &bindings.Request{Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: p.keyspace,
@@ -348,10 +349,10 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 			rl.failures.Add(1)
 			return relayResp{}, bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
 		}
-		if resp.h.Op != OpError || (req.op != OpExecute && req.op != OpBatch) || attempt > 8 {
+		if resp.h.Op != wire.OpError || (req.op != wire.OpExecute && req.op != wire.OpBatch) || attempt > 8 {
 			return resp, nil
 		}
-		e := decodeErrorBody(ResponseBody(resp.h, resp.body).b)
+		e := respError(resp)
 		if e.Code != bindings.CodeUnprepared {
 			return resp, nil
 		}
@@ -364,7 +365,7 @@ func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *
 			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
 			return resp, nil
 		}
-		if changed && req.op == OpExecute {
+		if changed && req.op == wire.OpExecute {
 			return resp, nil // the client must learn the new shape: it prepares again
 		}
 	}
@@ -384,16 +385,16 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) 
 	if err != nil {
 		return false, err
 	}
-	body := AppendLongString(nil, rp.query)
+	body := wire.AppendLongString(nil, rp.query)
 	if key.version >= 5 {
-		body = AppendInt(body, 0) // no flags: the group's USE gives the keyspace
+		body = wire.AppendInt(body, 0) // no flags: the group's USE gives the keyspace
 	}
-	resp, err := bc.roundTrip(ctx, 0, OpPrepare, body)
+	resp, err := bc.roundTrip(ctx, 0, wire.OpPrepare, body)
 	if err != nil {
 		return false, err
 	}
-	if resp.h.Op == OpError {
-		return false, decodeErrorBody(ResponseBody(resp.h, resp.body).b)
+	if resp.h.Op == wire.OpError {
+		return false, respError(resp)
 	}
 	_, shape := preparedResult(resp)
 	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -30,15 +31,15 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 		return err == nil && coord.Stamps(proxy.StatementKeyspace(parsed.Stmt, ks), parsed.Stmt)
 	}
 	switch req.op {
-	case OpQuery:
+	case wire.OpQuery:
 		if req.params.hasTimestamp || !stamps(req.query, p.keyspace) {
 			return
 		}
-	case OpExecute:
+	case wire.OpExecute:
 		if req.params.hasTimestamp || p.prepared == nil || !stamps(p.prepared.query, p.prepared.keyspace) {
 			return
 		}
-	case OpBatch:
+	case wire.OpBatch:
 		b := req.batch
 		if b.HasTimestamp || b.Type == cql.BatchCounter || len(b.Entries) == 0 {
 			return
@@ -61,7 +62,7 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 	}
 	ts := coord.Now().UnixMicro()
 	req.body = withTimestamp(req.body, c.version, req.stamp, ts)
-	if req.op == OpBatch {
+	if req.op == wire.OpBatch {
 		req.batch.Timestamp, req.batch.HasTimestamp = ts, true
 	} else {
 		req.params.timestamp, req.params.hasTimestamp = ts, true
@@ -81,6 +82,6 @@ func withTimestamp(body []byte, version byte, pos stampPos, ts int64) []byte {
 	if version >= 5 {
 		low += 3
 	}
-	out[low] |= byte(qfTimestamp)
+	out[low] |= byte(wire.QueryFlagTimestamp)
 	return out
 }

@@ -2,6 +2,8 @@ package cqlserver
 
 import (
 	"testing"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // TestWithTimestamp: a QUERY and a BATCH body given a timestamp decode to
@@ -12,50 +14,50 @@ func TestWithTimestamp(t *testing.T) {
 	for _, version := range []byte{3, 4, 5} {
 		flags := func(f uint32) []byte {
 			if version >= 5 {
-				return AppendInt(nil, int32(f))
+				return wire.AppendInt(nil, int32(f))
 			}
 			return []byte{byte(f)}
 		}
 		// QUERY: values, page size, serial consistency (and a v5 keyspace).
-		q := AppendLongString(nil, "UPDATE t SET v = ? WHERE k = ?")
-		q = AppendShort(q, 1)
-		f := qfValues | qfPageSize | qfSerial
+		q := wire.AppendLongString(nil, "UPDATE t SET v = ? WHERE k = ?")
+		q = wire.AppendShort(q, 1)
+		f := wire.QueryFlagValues | wire.QueryFlagPageSize | wire.QueryFlagSerial
 		if version >= 5 {
-			f |= qfKeyspace
+			f |= wire.QueryFlagKeyspace
 		}
 		q = append(q, flags(f)...)
-		q = AppendShort(q, 2)
-		q = AppendBytes(q, []byte("x"))
-		q = AppendBytes(q, []byte{0, 0, 0, 7})
-		q = AppendInt(q, 100)
-		q = AppendShort(q, 9)
+		q = wire.AppendShort(q, 2)
+		q = wire.AppendBytes(q, []byte("x"))
+		q = wire.AppendBytes(q, []byte{0, 0, 0, 7})
+		q = wire.AppendInt(q, 100)
+		q = wire.AppendShort(q, 9)
 		if version >= 5 {
-			q = AppendString(q, "ks")
+			q = wire.AppendString(q, "ks")
 		}
 		// BATCH: one query child, serial consistency.
 		b := []byte{0}
-		b = AppendShort(b, 1)
+		b = wire.AppendShort(b, 1)
 		b = append(b, 0)
-		b = AppendLongString(b, "INSERT INTO t (k) VALUES (?)")
-		b = AppendShort(b, 1)
-		b = AppendBytes(b, []byte{0, 0, 0, 1})
-		b = AppendShort(b, 1)
-		b = append(b, flags(qfSerial)...)
-		b = AppendShort(b, 9)
+		b = wire.AppendLongString(b, "INSERT INTO t (k) VALUES (?)")
+		b = wire.AppendShort(b, 1)
+		b = wire.AppendBytes(b, []byte{0, 0, 0, 1})
+		b = wire.AppendShort(b, 1)
+		b = append(b, flags(wire.QueryFlagSerial)...)
+		b = wire.AppendShort(b, 9)
 		for _, tc := range []struct {
 			op   byte
 			body []byte
-		}{{OpQuery, q}, {OpBatch, b}} {
-			h := Header{Op: tc.op}
-			req, err := decodeRequest(h, &Reader{b: tc.body}, version)
+		}{{wire.OpQuery, q}, {wire.OpBatch, b}} {
+			h := wire.Header{Op: tc.op}
+			req, err := decodeRequest(h, wire.NewReader(tc.body), version)
 			if err != nil {
 				t.Fatalf("v%d op %d: %v", version, tc.op, err)
 			}
-			stamped, err := decodeRequest(h, &Reader{b: withTimestamp(tc.body, version, req.stamp, ts)}, version)
+			stamped, err := decodeRequest(h, wire.NewReader(withTimestamp(tc.body, version, req.stamp, ts)), version)
 			if err != nil {
 				t.Fatalf("v%d op %d stamped: %v", version, tc.op, err)
 			}
-			if tc.op == OpBatch {
+			if tc.op == wire.OpBatch {
 				if !stamped.batch.HasTimestamp || stamped.batch.Timestamp != ts || stamped.batch.SerialConsistency != 9 ||
 					stamped.batch.Entries[0].Query != req.batch.Entries[0].Query {
 					t.Fatalf("v%d stamped batch %+v", version, stamped.batch)

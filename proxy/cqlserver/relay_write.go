@@ -3,6 +3,8 @@ package cqlserver
 import (
 	"bufio"
 	"sync"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // writeQueue is a backend connection's outgoing frames. Any goroutine may
@@ -17,8 +19,8 @@ type writeQueue struct {
 	writing bool     // a flush is writing
 	closed  bool
 
-	bw  *bufio.Writer  // flusher only
-	seg *SegmentWriter // v5 framing (flusher only)
+	bw  *bufio.Writer       // flusher only
+	seg *wire.SegmentWriter // v5 framing (flusher only)
 }
 
 // add queues f; false when the queue is closed (f was not taken).
@@ -69,7 +71,7 @@ func (q *writeQueue) write(batch [][]byte) error {
 	for _, f := range batch {
 		if err == nil {
 			if q.seg != nil {
-				err = q.seg.add(f)
+				err = q.seg.Add(f)
 			} else {
 				_, err = q.bw.Write(f)
 			}
@@ -77,7 +79,7 @@ func (q *writeQueue) write(batch [][]byte) error {
 		putBuf(f)
 	}
 	if err == nil && q.seg != nil {
-		err = q.seg.flush()
+		err = q.seg.Flush()
 	}
 	if err == nil {
 		err = q.bw.Flush()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -14,20 +15,6 @@ import (
 // (native_protocol_v5.spec §4.1.4-4.1.7). Decoding happens on the reader
 // goroutine so that a malformed body closes the connection before anything
 // runs; values stay slices of the frame body (which is never reused).
-
-const (
-	qfValues       = uint32(primitive.QueryFlagValues)
-	qfSkipMetadata = uint32(primitive.QueryFlagSkipMetadata)
-	qfPageSize     = uint32(primitive.QueryFlagPageSize)
-	qfPagingState  = uint32(primitive.QueryFlagPagingState)
-	qfSerial       = uint32(primitive.QueryFlagSerialConsistency)
-	qfTimestamp    = uint32(primitive.QueryFlagDefaultTimestamp)
-	qfNames        = uint32(primitive.QueryFlagValueNames)
-	qfKeyspace     = uint32(primitive.QueryFlagWithKeyspace)
-	qfNowInSeconds = uint32(primitive.QueryFlagNowInSeconds)
-
-	prepareWithKeyspace = 0x01
-)
 
 // queryParams are <query_parameters>.
 type queryParams struct {
@@ -66,8 +53,7 @@ func (p *queryParams) lazyValues(version byte) ([]bindings.Value, []string) {
 	if p.lazy == nil {
 		return p.values, p.names
 	}
-	r := Reader{b: p.lazy}
-	return readValues(&r, version, p.named)
+	return readValues(wire.NewReader(p.lazy), version, p.named)
 }
 
 // request is a decoded QUERY, PREPARE, EXECUTE or BATCH.
@@ -90,41 +76,41 @@ type request struct {
 	payload map[string][]byte // custom payload (nil if none)
 }
 
-func decodeRequest(h Header, r *Reader, version byte) (*request, error) {
+func decodeRequest(h wire.Header, r *wire.Reader, version byte) (*request, error) {
 	return decodeRequestLazy(h, r, version, false)
 }
 
 // decodeRequestLazy is decodeRequest that, with lazy set, checks the bound
 // values of a QUERY or EXECUTE without decoding them (queryParams.lazy):
 // a relayed request needs them only for a Tap that wants them.
-func decodeRequestLazy(h Header, r *Reader, version byte, lazy bool) (*request, error) {
+func decodeRequestLazy(h wire.Header, r *wire.Reader, version byte, lazy bool) (*request, error) {
 	req := &request{op: h.Op, stream: h.Stream}
 	var err error
 	switch h.Op {
-	case OpQuery:
+	case wire.OpQuery:
 		req.query = r.LongStr()
 		req.params, err = decodeParams(r, version, &req.stamp, lazy)
-	case OpPrepare:
+	case wire.OpPrepare:
 		req.query = r.LongStr()
 		if version >= 5 {
-			if flags := r.Int(); flags&prepareWithKeyspace != 0 {
+			if flags := r.Int(); flags&wire.PrepareWithKeyspace != 0 {
 				req.keyspace = r.Str()
 			}
 		}
-	case OpExecute:
+	case wire.OpExecute:
 		req.id = r.ShortBytes()
 		if version >= 5 {
 			req.resultMetaID = r.ShortBytes()
 		}
 		req.params, err = decodeParams(r, version, &req.stamp, lazy)
-	case OpBatch:
+	case wire.OpBatch:
 		req.batch, req.keyspace, err = decodeBatch(r, version, &req.stamp)
 	}
 	if err == nil {
-		err = r.err
+		err = r.Err()
 	}
 	if err != nil {
-		return nil, ProtocolErrorf("Invalid %s message: %v", OpName(h.Op), err)
+		return nil, wire.ProtocolErrorf("Invalid %s message: %v", wire.OpName(h.Op), err)
 	}
 	if err := noTrailing(r, h.Op); err != nil {
 		return nil, err
@@ -132,71 +118,63 @@ func decodeRequestLazy(h Header, r *Reader, version byte, lazy bool) (*request, 
 	return req, nil
 }
 
-func readConsistency(r *Reader) (bindings.Consistency, error) {
-	v := r.short()
+func readConsistency(r *wire.Reader) (bindings.Consistency, error) {
+	v := r.Short()
 	if v > uint16(bindings.LocalOne) {
 		return 0, fmt.Errorf("unknown code %d for a consistency level", v)
 	}
 	return bindings.Consistency(v), nil
 }
 
-// readFlags reads query flags: a [byte] before v5, an [int] since.
-func readFlags(r *Reader, version byte) uint32 {
-	if version >= 5 {
-		return uint32(r.Int())
-	}
-	return uint32(r.Byte())
-}
-
-func decodeParams(r *Reader, version byte, pos *stampPos, lazy bool) (queryParams, error) {
+func decodeParams(r *wire.Reader, version byte, pos *stampPos, lazy bool) (queryParams, error) {
 	var p queryParams
 	var err error
 	if p.consistency, err = readConsistency(r); err != nil {
 		return p, err
 	}
-	pos.flags = len(r.b)
-	flags := readFlags(r, version)
-	if flags&qfValues != 0 {
+	pos.flags = len(r.Rest())
+	flags := wire.QueryFlags(r, version)
+	if flags&wire.QueryFlagValues != 0 {
 		if lazy {
-			p.lazy, p.named = r.b, flags&qfNames != 0
+			p.lazy, p.named = r.Rest(), flags&wire.QueryFlagNames != 0
 			skipValues(r, version, p.named)
 		} else {
-			p.values, p.names = readValues(r, version, flags&qfNames != 0)
+			p.values, p.names = readValues(r, version, flags&wire.QueryFlagNames != 0)
 		}
 	}
-	p.skipMetadata = flags&qfSkipMetadata != 0
-	if flags&qfPageSize != 0 {
+	p.skipMetadata = flags&wire.QueryFlagSkipMetadata != 0
+	if flags&wire.QueryFlagPageSize != 0 {
 		p.pageSize = r.Int()
 	}
-	if flags&qfPagingState != 0 {
+	if flags&wire.QueryFlagPagingState != 0 {
 		p.pagingState = r.Bytes()
 	}
-	if flags&qfSerial != 0 {
+	if flags&wire.QueryFlagSerial != 0 {
 		if p.serial, err = readConsistency(r); err != nil {
 			return p, err
 		}
 	}
-	pos.ts = len(r.b)
-	if flags&qfTimestamp != 0 {
-		p.timestamp, p.hasTimestamp = r.long(), true
+	pos.ts = len(r.Rest())
+	if flags&wire.QueryFlagTimestamp != 0 {
+		p.timestamp, p.hasTimestamp = r.Long(), true
 	}
 	if version >= 5 {
-		if flags&qfKeyspace != 0 {
+		if flags&wire.QueryFlagKeyspace != 0 {
 			p.keyspace = r.Str()
 		}
-		if flags&qfNowInSeconds != 0 {
+		if flags&wire.QueryFlagNowInSeconds != 0 {
 			r.Int()
 		}
 	}
-	return p, r.err
+	return p, r.Err()
 }
 
 // readValues reads <n> [name] <value> pairs; every value takes at least
 // four bytes, which bounds n by what is left before allocating.
-func readValues(r *Reader, version byte, named bool) ([]bindings.Value, []string) {
-	n := int(r.short())
-	if n*4 > len(r.b) {
-		r.fail(ErrShortBody)
+func readValues(r *wire.Reader, version byte, named bool) ([]bindings.Value, []string) {
+	n := int(r.Short())
+	if n*4 > len(r.Rest()) {
+		r.Fail(wire.ErrShortBody)
 		return nil, nil
 	}
 	values := make([]bindings.Value, n)
@@ -204,42 +182,48 @@ func readValues(r *Reader, version byte, named bool) ([]bindings.Value, []string
 	if named {
 		names = make([]string, n)
 	}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err() == nil; i++ {
 		if named {
 			names[i] = r.Str()
 		}
-		values[i] = r.value(version)
+		values[i] = readValue(r, version)
 	}
 	return values, names
 }
 
+// readValue reads a [value].
+func readValue(r *wire.Reader, version byte) bindings.Value {
+	b, unset := r.Value(version)
+	return bindings.Value{Bytes: b, Unset: unset}
+}
+
 // skipValues reads past values as readValues does, failing as it would,
 // without decoding them.
-func skipValues(r *Reader, version byte, named bool) {
-	n := int(r.short())
-	if n*4 > len(r.b) {
-		r.fail(ErrShortBody)
+func skipValues(r *wire.Reader, version byte, named bool) {
+	n := int(r.Short())
+	if n*4 > len(r.Rest()) {
+		r.Fail(wire.ErrShortBody)
 		return
 	}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err() == nil; i++ {
 		if named {
-			r.take(int(r.short()))
+			r.Take(int(r.Short()))
 		}
-		r.value(version)
+		r.Value(version)
 	}
 }
 
-func decodeBatch(r *Reader, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {
+func decodeBatch(r *wire.Reader, version byte, pos *stampPos) (*proxy.BatchRequest, string, error) {
 	typ := r.Byte()
 	if typ > byte(primitive.BatchTypeCounter) {
 		return nil, "", fmt.Errorf("unknown batch type %d", typ)
 	}
-	n := int(r.short())
-	if n*5 > len(r.b) { // kind, an empty id, a value count
-		return nil, "", ErrShortBody
+	n := int(r.Short())
+	if n*5 > len(r.Rest()) { // kind, an empty id, a value count
+		return nil, "", wire.ErrShortBody
 	}
 	req := &proxy.BatchRequest{Type: cql.BatchType(typ), Entries: make([]proxy.BatchEntry, n)}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err() == nil; i++ {
 		e := &req.Entries[i]
 		switch kind := r.Byte(); kind {
 		case byte(primitive.BatchChildTypeQueryString):
@@ -257,28 +241,28 @@ func decodeBatch(r *Reader, version byte, pos *stampPos) (*proxy.BatchRequest, s
 	if req.Consistency, err = readConsistency(r); err != nil {
 		return nil, "", err
 	}
-	pos.flags = len(r.b)
-	flags := readFlags(r, version)
-	if flags&qfNames != 0 {
+	pos.flags = len(r.Rest())
+	flags := wire.QueryFlags(r, version)
+	if flags&wire.QueryFlagNames != 0 {
 		return nil, "", fmt.Errorf("named values in BATCH are not supported")
 	}
-	if flags&qfSerial != 0 {
+	if flags&wire.QueryFlagSerial != 0 {
 		if req.SerialConsistency, err = readConsistency(r); err != nil {
 			return nil, "", err
 		}
 	}
-	pos.ts = len(r.b)
-	if flags&qfTimestamp != 0 {
-		req.Timestamp, req.HasTimestamp = r.long(), true
+	pos.ts = len(r.Rest())
+	if flags&wire.QueryFlagTimestamp != 0 {
+		req.Timestamp, req.HasTimestamp = r.Long(), true
 	}
 	var keyspace string
 	if version >= 5 {
-		if flags&qfKeyspace != 0 {
+		if flags&wire.QueryFlagKeyspace != 0 {
 			keyspace = r.Str()
 		}
-		if flags&qfNowInSeconds != 0 {
+		if flags&wire.QueryFlagNowInSeconds != 0 {
 			r.Int()
 		}
 	}
-	return req, keyspace, r.err
+	return req, keyspace, r.Err()
 }

@@ -3,40 +3,42 @@ package cqlserver
 import (
 	"reflect"
 	"testing"
+
+	"github.com/dohyo/dohyo/cql/wire"
 )
 
 // queryWithValues encodes a v4 QUERY body with values (named or not),
 // the last one a null, then a page size.
 func queryWithValues(named bool, vals ...[]byte) []byte {
-	b := AppendLongString(nil, "SELECT v FROM ks.t WHERE k = ?")
-	b = AppendShort(b, 1)
-	flags := byte(qfValues | qfPageSize)
+	b := wire.AppendLongString(nil, "SELECT v FROM ks.t WHERE k = ?")
+	b = wire.AppendShort(b, 1)
+	flags := byte(wire.QueryFlagValues | wire.QueryFlagPageSize)
 	if named {
-		flags |= byte(qfNames)
+		flags |= byte(wire.QueryFlagNames)
 	}
 	b = append(b, flags)
-	b = AppendShort(b, uint16(len(vals)))
+	b = wire.AppendShort(b, uint16(len(vals)))
 	for i, v := range vals {
 		if named {
-			b = AppendString(b, string(rune('a'+i)))
+			b = wire.AppendString(b, string(rune('a'+i)))
 		}
-		b = AppendBytes(b, v)
+		b = wire.AppendBytes(b, v)
 	}
-	return AppendInt(b, 100)
+	return wire.AppendInt(b, 100)
 }
 
 // TestDecodeRequestLazy: values left encoded decode to what a full decode
 // gives, the other parameters are read alike, and malformed values fail
 // the lazy decode as they fail the full one.
 func TestDecodeRequestLazy(t *testing.T) {
-	h := Header{Version: 4, Op: OpQuery, Stream: 3}
+	h := wire.Header{Version: 4, Op: wire.OpQuery, Stream: 3}
 	for _, named := range []bool{false, true} {
 		body := queryWithValues(named, []byte{0, 0, 0, 1}, []byte("xy"), nil)
-		full, err := decodeRequest(h, &Reader{b: body}, 4)
+		full, err := decodeRequest(h, wire.NewReader(body), 4)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lazy, err := decodeRequestLazy(h, &Reader{b: body}, 4, true)
+		lazy, err := decodeRequestLazy(h, wire.NewReader(body), 4, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +57,8 @@ func TestDecodeRequestLazy(t *testing.T) {
 		}
 		// Truncated inside the values: both decodes refuse it.
 		short := body[:len(body)-8]
-		_, errFull := decodeRequest(h, &Reader{b: short}, 4)
-		_, errLazy := decodeRequestLazy(h, &Reader{b: short}, 4, true)
+		_, errFull := decodeRequest(h, wire.NewReader(short), 4)
+		_, errLazy := decodeRequestLazy(h, wire.NewReader(short), 4, true)
 		if errFull == nil || errLazy == nil || errFull.Error() != errLazy.Error() {
 			t.Fatalf("named %v: truncated: full %v, lazy %v", named, errFull, errLazy)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -141,7 +142,7 @@ func TestTypeOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/v%d", tc.typ, tc.v), func(t *testing.T) {
-			b := AppendType(nil, tc.typ, byte(tc.v))
+			b := wire.AppendType(nil, tc.typ, byte(tc.v))
 			got, err := datatype.ReadDataType(bytes.NewReader(b), tc.v)
 			if err != nil {
 				t.Fatal(err)

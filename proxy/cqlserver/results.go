@@ -8,17 +8,11 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
 
 // RESULT messages (native_protocol_v5.spec §4.2.5).
-
-const (
-	rowsGlobalTableSpec = int32(primitive.RowsFlagGlobalTablesSpec)
-	rowsHasMorePages    = int32(primitive.RowsFlagHasMorePages)
-	rowsNoMetadata      = int32(primitive.RowsFlagNoMetadata)
-	rowsMetadataChanged = int32(primitive.RowsFlagMetadataChanged)
-)
 
 // resultOpts tells how to encode a Rows result.
 type resultOpts struct {
@@ -31,29 +25,29 @@ type resultOpts struct {
 func (c *conn) resultFrame(stream int16, res *bindings.Result, o resultOpts) []byte {
 	var flags byte
 	if res != nil && len(res.Warnings) > 0 && c.version >= 4 {
-		flags |= FlagWarning
+		flags |= wire.FlagWarning
 	}
-	f := StartFrame(getBuf(), c.version, flags, stream, OpResult)
-	if flags&FlagWarning != 0 {
-		f = AppendStringList(f, res.Warnings)
+	f := wire.StartFrame(getBuf(), c.version, flags, stream, wire.OpResult)
+	if flags&wire.FlagWarning != 0 {
+		f = wire.AppendStringList(f, res.Warnings)
 	}
 	if res == nil {
-		return AppendInt(f, int32(primitive.ResultTypeVoid))
+		return wire.AppendInt(f, wire.ResultVoid)
 	}
 	switch res.Kind {
 	case bindings.ResultRows:
-		f = AppendInt(f, int32(primitive.ResultTypeRows))
+		f = wire.AppendInt(f, wire.ResultRows)
 		return c.appendRows(f, res, o)
 	case bindings.ResultSetKeyspace:
-		f = AppendInt(f, int32(primitive.ResultTypeSetKeyspace))
-		return AppendString(f, res.Keyspace)
+		f = wire.AppendInt(f, wire.ResultSetKeyspace)
+		return wire.AppendString(f, res.Keyspace)
 	case bindings.ResultSchemaChange:
 		if res.Change != nil {
-			f = AppendInt(f, int32(primitive.ResultTypeSchemaChange))
+			f = wire.AppendInt(f, wire.ResultSchemaChange)
 			return appendSchemaChange(f, res.Change)
 		}
 	}
-	return AppendInt(f, int32(primitive.ResultTypeVoid))
+	return wire.AppendInt(f, wire.ResultVoid)
 }
 
 func (c *conn) appendRows(f []byte, res *bindings.Result, o resultOpts) []byte {
@@ -70,40 +64,40 @@ func (c *conn) appendRows(f []byte, res *bindings.Result, o resultOpts) []byte {
 	var newID []byte
 	if c.version >= 5 && o.prepared != nil {
 		if id := currentMetadataID(o.prepared, res.Columns); !bytes.Equal(id, o.clientMetaID) {
-			flags |= rowsMetadataChanged
+			flags |= wire.RowsMetadataChanged
 			newID, noMeta = id, false
 		}
 	}
 	if noMeta || len(cols) != n {
-		flags |= rowsNoMetadata
+		flags |= wire.RowsNoMetadata
 		noMeta = true
 	}
 	if res.PagingState != nil {
-		flags |= rowsHasMorePages
+		flags |= wire.RowsHasMorePages
 	}
 	global := !noMeta && n > 0 && sameTable(cols)
 	if global {
-		flags |= rowsGlobalTableSpec
+		flags |= wire.RowsGlobalTableSpec
 	}
-	f = AppendInt(f, flags)
-	f = AppendInt(f, int32(n))
+	f = wire.AppendInt(f, flags)
+	f = wire.AppendInt(f, int32(n))
 	if res.PagingState != nil {
-		f = AppendBytes(f, res.PagingState)
+		f = wire.AppendBytes(f, res.PagingState)
 	}
 	if newID != nil {
-		f = AppendShortBytes(f, newID)
+		f = wire.AppendShortBytes(f, newID)
 	}
 	if !noMeta {
 		f = appendColumnSpecs(f, cols, global, c.version)
 	}
-	f = AppendInt(f, int32(len(res.Rows)))
+	f = wire.AppendInt(f, int32(len(res.Rows)))
 	for _, row := range res.Rows {
 		for i := 0; i < n; i++ {
 			var v []byte
 			if i < len(row) {
 				v = row[i]
 			}
-			f = AppendBytes(f, v)
+			f = wire.AppendBytes(f, v)
 		}
 	}
 	return f
@@ -136,11 +130,11 @@ func sameColumns(a, b []bindings.ColumnSpec) bool {
 }
 
 func (c *conn) preparedFrame(stream int16, ps *proxy.PreparedStatement) []byte {
-	f := StartFrame(getBuf(), c.version, 0, stream, OpResult)
-	f = AppendInt(f, int32(primitive.ResultTypePrepared))
-	f = AppendShortBytes(f, ps.ID)
+	f := wire.StartFrame(getBuf(), c.version, 0, stream, wire.OpResult)
+	f = wire.AppendInt(f, wire.ResultPrepared)
+	f = wire.AppendShortBytes(f, ps.ID)
 	if c.version >= 5 {
-		f = AppendShortBytes(f, ps.ResultMetadataID)
+		f = wire.AppendShortBytes(f, ps.ResultMetadataID)
 	}
 	meta := ps.Meta
 	if meta == nil {
@@ -150,48 +144,48 @@ func (c *conn) preparedFrame(stream int16, ps *proxy.PreparedStatement) []byte {
 	global := len(meta.Bind) > 0 && sameTable(meta.Bind)
 	var flags int32
 	if global {
-		flags |= rowsGlobalTableSpec
+		flags |= wire.RowsGlobalTableSpec
 	}
-	f = AppendInt(f, flags)
-	f = AppendInt(f, int32(len(meta.Bind)))
+	f = wire.AppendInt(f, flags)
+	f = wire.AppendInt(f, int32(len(meta.Bind)))
 	if c.version >= 4 {
-		f = AppendInt(f, int32(len(meta.PKIndexes)))
+		f = wire.AppendInt(f, int32(len(meta.PKIndexes)))
 		for _, i := range meta.PKIndexes {
-			f = AppendShort(f, i)
+			f = wire.AppendShort(f, i)
 		}
 	}
 	f = appendColumnSpecs(f, meta.Bind, global, c.version)
 	// Result metadata: empty (NO_METADATA, 0 columns) unless a SELECT.
 	if len(meta.Result) == 0 {
-		f = AppendInt(f, rowsNoMetadata)
-		return AppendInt(f, 0)
+		f = wire.AppendInt(f, wire.RowsNoMetadata)
+		return wire.AppendInt(f, 0)
 	}
 	global = sameTable(meta.Result)
 	flags = 0
 	if global {
-		flags |= rowsGlobalTableSpec
+		flags |= wire.RowsGlobalTableSpec
 	}
-	f = AppendInt(f, flags)
-	f = AppendInt(f, int32(len(meta.Result)))
+	f = wire.AppendInt(f, flags)
+	f = wire.AppendInt(f, int32(len(meta.Result)))
 	return appendColumnSpecs(f, meta.Result, global, c.version)
 }
 
 // appendSchemaChange writes <change_type><target><options>, shared by the
 // Schema_change result and the SCHEMA_CHANGE event.
 func appendSchemaChange(f []byte, ch *bindings.SchemaChange) []byte {
-	f = AppendString(f, string(ch.Type))
-	f = AppendString(f, string(ch.Target))
-	f = AppendString(f, ch.Keyspace)
+	f = wire.AppendString(f, string(ch.Type))
+	f = wire.AppendString(f, string(ch.Target))
+	f = wire.AppendString(f, ch.Keyspace)
 	if ch.Target != bindings.TargetKeyspace {
-		f = AppendString(f, ch.Object)
+		f = wire.AppendString(f, ch.Object)
 	}
 	if ch.Target == bindings.TargetFunction || ch.Target == bindings.TargetAggr {
-		f = AppendStringList(f, ch.Args)
+		f = wire.AppendStringList(f, ch.Args)
 	}
 	return f
 }
 
 func encodeEvent(f []byte, ch *bindings.SchemaChange) []byte {
-	f = AppendString(f, string(primitive.EventTypeSchemaChange))
+	f = wire.AppendString(f, string(primitive.EventTypeSchemaChange))
 	return appendSchemaChange(f, ch)
 }

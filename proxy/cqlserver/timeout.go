@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -41,9 +42,9 @@ func (s *Server) timeoutFor(req *request) time.Duration {
 // budgeted reports whether a request has a budget at all.
 func budgeted(req *request) bool {
 	switch req.op {
-	case OpPrepare:
+	case wire.OpPrepare:
 		return false
-	case OpQuery:
+	case wire.OpQuery:
 		return !isSchemaStatement(req.query)
 	}
 	return true
@@ -95,13 +96,13 @@ func (c *conn) timeoutError(req *request) error {
 	c.srv.budgetExceeded(c.requestKeyspace(req))
 	var stmt cql.Statement
 	switch req.op {
-	case OpBatch:
+	case wire.OpBatch:
 		return proxy.BatchTimeoutError(req.batch.Type, req.batch.Consistency, msg)
-	case OpExecute:
+	case wire.OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			stmt = ps.Parsed.Stmt
 		}
-	case OpQuery:
+	case wire.OpQuery:
 		if p, err := c.srv.coord.Parse(req.query); err == nil {
 			stmt = p.Stmt
 		}
@@ -113,21 +114,21 @@ func (c *conn) timeoutError(req *request) error {
 // on the (rare) timeout path.
 func (c *conn) requestKeyspace(req *request) string {
 	switch req.op {
-	case OpQuery:
+	case wire.OpQuery:
 		if ks, ok := c.srv.coord.StatementKeyspace(req.query); ok {
 			return ks
 		}
 		if req.params.keyspace != "" {
 			return req.params.keyspace
 		}
-	case OpExecute:
+	case wire.OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			if ks, ok := c.srv.coord.StatementKeyspace(ps.Query); ok {
 				return ks
 			}
 			return ps.Keyspace
 		}
-	case OpBatch:
+	case wire.OpBatch:
 		if req.keyspace != "" {
 			return req.keyspace
 		}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -25,10 +26,10 @@ import (
 // traceRequests are the request kinds of system_traces.sessions, in
 // Cassandra's words.
 var traceRequests = map[byte]string{
-	OpQuery:   "Execute CQL3 query",
-	OpExecute: "Execute CQL3 prepared query",
-	OpBatch:   "Execute batch of CQL3 queries",
-	OpPrepare: "Preparing CQL3 query",
+	wire.OpQuery:   "Execute CQL3 query",
+	wire.OpExecute: "Execute CQL3 prepared query",
+	wire.OpBatch:   "Execute batch of CQL3 queries",
+	wire.OpPrepare: "Preparing CQL3 query",
 }
 
 // traced runs a request with what the plain path leaves out: a malformed
@@ -42,7 +43,7 @@ func (c *conn) traced(ctx context.Context, req *request, run func(context.Contex
 		return c.errorFrame(req.stream, bindings.Errorf(bindings.CodeInvalid, "custom payload %s: %v", "dohyo-budget-ms", err))
 	}
 	ctx = c.withBudget(ctx, req, client, start)
-	tracing := req.flags&FlagTracing != 0
+	tracing := req.flags&wire.FlagTracing != 0
 	if !tracing && !c.srv.tel.tracer.Exporting() {
 		return run(ctx, req)
 	}
@@ -59,7 +60,7 @@ func (c *conn) traced(ctx context.Context, req *request, run func(context.Contex
 // session.
 func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (context.Context, *telemetry.Request) {
 	tr := c.srv.tel.tracer
-	rs := telemetry.RequestStart{Name: "cql " + OpName(req.op)}
+	rs := telemetry.RequestStart{Name: "cql " + wire.OpName(req.op)}
 	if req.payload != nil {
 		rs.Carrier = telemetry.PayloadCarrier(req.payload)
 	}
@@ -87,7 +88,7 @@ func (c *conn) startTrace(ctx context.Context, req *request, tracing bool) (cont
 
 // consistency is the request's consistency level.
 func (req *request) consistency() bindings.Consistency {
-	if req.op == OpBatch && req.batch != nil {
+	if req.op == wire.OpBatch && req.batch != nil {
 		return req.batch.Consistency
 	}
 	return req.params.consistency
@@ -98,14 +99,14 @@ func (req *request) consistency() bindings.Consistency {
 func (c *conn) traceParameters(req *request) map[string]string {
 	p := map[string]string{"consistency_level": req.consistency().String()}
 	switch req.op {
-	case OpQuery, OpPrepare:
+	case wire.OpQuery, wire.OpPrepare:
 		p["query"] = req.query
-	case OpExecute:
+	case wire.OpExecute:
 		if ps, err := c.srv.coord.Lookup(req.id); err == nil {
 			p["query"] = ps.Query
 		}
 	}
-	if req.op == OpQuery || req.op == OpExecute {
+	if req.op == wire.OpQuery || req.op == wire.OpExecute {
 		if req.params.pageSize > 0 {
 			p["page_size"] = strconv.Itoa(int(req.params.pageSize))
 		}
@@ -113,7 +114,7 @@ func (c *conn) traceParameters(req *request) map[string]string {
 			p["serial_consistency_level"] = req.params.serial.String()
 		}
 	}
-	if req.op == OpBatch && req.batch != nil {
+	if req.op == wire.OpBatch && req.batch != nil {
 		p["batch_type"] = [...]string{"LOGGED", "UNLOGGED", "COUNTER"}[min(int(req.batch.Type), 2)]
 		if req.batch.SerialConsistency != 0 {
 			p["serial_consistency_level"] = req.batch.SerialConsistency.String()
@@ -127,19 +128,19 @@ func (c *conn) traceParameters(req *request) map[string]string {
 // response that carries a tracing id already (one relayed from Cassandra
 // with the flag left on) gets dohyo's instead, whose session it can read.
 func withTracingID(frame []byte, id [16]byte) []byte {
-	if len(frame) < HeaderLen {
+	if len(frame) < wire.HeaderLen {
 		return frame
 	}
-	if frame[1]&FlagTracing != 0 {
-		if len(frame) >= HeaderLen+16 {
-			copy(frame[HeaderLen:], id[:])
+	if frame[1]&wire.FlagTracing != 0 {
+		if len(frame) >= wire.HeaderLen+16 {
+			copy(frame[wire.HeaderLen:], id[:])
 		}
 		return frame
 	}
-	out := append(getBuf(), frame[:HeaderLen]...)
-	out[1] |= FlagTracing
+	out := append(getBuf(), frame[:wire.HeaderLen]...)
+	out[1] |= wire.FlagTracing
 	out = append(out, id[:]...)
-	out = append(out, frame[HeaderLen:]...)
+	out = append(out, frame[wire.HeaderLen:]...)
 	putBuf(frame)
 	return out
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -364,19 +365,19 @@ func TestTracingFlag(t *testing.T) {
 
 func TestWithTracingID(t *testing.T) {
 	id := [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	f := StartFrame(getBuf(), 4, FlagWarning, 7, OpResult)
-	f = AppendStringList(f, []string{"w"})
-	f = AppendInt(f, 1)
-	body := append([]byte(nil), f[HeaderLen:]...)
+	f := wire.StartFrame(getBuf(), 4, wire.FlagWarning, 7, wire.OpResult)
+	f = wire.AppendStringList(f, []string{"w"})
+	f = wire.AppendInt(f, 1)
+	body := append([]byte(nil), f[wire.HeaderLen:]...)
 	out := withTracingID(f, id)
-	FinishFrame(out)
-	if out[1] != FlagWarning|FlagTracing || !bytes.Equal(out[HeaderLen:HeaderLen+16], id[:]) || !bytes.Equal(out[HeaderLen+16:], body) {
+	wire.FinishFrame(out)
+	if out[1] != wire.FlagWarning|wire.FlagTracing || !bytes.Equal(out[wire.HeaderLen:wire.HeaderLen+16], id[:]) || !bytes.Equal(out[wire.HeaderLen+16:], body) {
 		t.Fatalf("frame % x", out)
 	}
 	// Already traced (relayed): the id is replaced in place.
 	other := [16]byte{9}
 	again := withTracingID(out, other)
-	if len(again) != len(out) || !bytes.Equal(again[HeaderLen:HeaderLen+16], other[:]) || !bytes.Equal(again[HeaderLen+16:], body) {
+	if len(again) != len(out) || !bytes.Equal(again[wire.HeaderLen:wire.HeaderLen+16], other[:]) || !bytes.Equal(again[wire.HeaderLen+16:], body) {
 		t.Fatalf("re-traced frame % x", again)
 	}
 }

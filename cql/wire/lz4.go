@@ -1,4 +1,4 @@
-package cqlserver
+package wire
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package cqlserver
+package wire
 
 import (
 	"encoding/binary"
@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
-
-	"github.com/dohyo/dohyo/bindings"
 )
 
 // Frame layout (native_protocol_v4.spec §2, v5 §2.4): a 9-byte header
@@ -59,6 +57,13 @@ var opNames = map[byte]string{
 	OpAuthSuccess: "AUTH_SUCCESS",
 }
 
+// KnownOp reports whether op is an opcode of protocol v3-v5.
+func KnownOp(op byte) bool {
+	_, ok := opNames[op]
+	return ok
+}
+
+// OpName is an opcode's name as the specification writes it.
 func OpName(op byte) string {
 	if n, ok := opNames[op]; ok {
 		return n
@@ -103,7 +108,7 @@ func FinishFrame(frame []byte) {
 // ProtocolError on the offending stream and the connection is closed.
 type ProtocolError struct {
 	Msg    string
-	stream int16
+	Stream int16 // the offending frame's stream (see WithStream)
 }
 
 func (e *ProtocolError) Error() string { return e.Msg }
@@ -113,19 +118,22 @@ func (e *ProtocolError) Error() string { return e.Msg }
 func WithStream(err error, stream int16) error {
 	switch e := err.(type) {
 	case *ProtocolError:
-		if e.stream == 0 {
-			return &ProtocolError{Msg: e.Msg, stream: stream}
+		if e.Stream == 0 {
+			return &ProtocolError{Msg: e.Msg, Stream: stream}
 		}
 	case *TooBigError:
-		if e.stream == 0 {
-			return &TooBigError{length: e.length, max: e.max, stream: stream}
+		if e.Stream == 0 {
+			return &TooBigError{Length: e.Length, Max: e.Max, Stream: stream}
 		}
 	}
 	return err
 }
 
+// SupportedVersion reports whether v is a protocol version this codec
+// speaks (3, 4 or 5).
 func SupportedVersion(v byte) bool { return v >= 3 && v <= 5 }
 
+// ProtocolErrorf formats a *ProtocolError.
 func ProtocolErrorf(format string, args ...any) error {
 	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
 }
@@ -133,27 +141,41 @@ func ProtocolErrorf(format string, args ...any) error {
 // ---- decoding ----
 
 // Reader reads protocol notations from a body. The first failure sticks: every
-// later read returns zero values, and err reports it.
+// later read returns zero values, and Err reports it. Every length is
+// checked against what is left before anything is taken or allocated;
+// byte values are slices of the body (capacity clipped), never copies.
 type Reader struct {
 	b   []byte
 	err error
 }
 
+// NewReader reads body.
+func NewReader(body []byte) *Reader { return &Reader{b: body} }
+
+// ErrShortBody is the error of a read past the end of the body.
 var ErrShortBody = errors.New("not enough bytes to read")
 
-func (r *Reader) fail(err error) {
+// Err is the first failure, or nil.
+func (r *Reader) Err() error { return r.err }
+
+// Rest is what is left to read (nil after a failure).
+func (r *Reader) Rest() []byte { return r.b }
+
+// Fail records err (unless an earlier failure is recorded) and empties
+// the reader.
+func (r *Reader) Fail(err error) {
 	if r.err == nil {
 		r.err = err
 	}
 	r.b = nil
 }
 
-func (r *Reader) take(n int) []byte {
+func (r *Reader) Take(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
 	if n < 0 || n > len(r.b) {
-		r.fail(ErrShortBody)
+		r.Fail(ErrShortBody)
 		return nil
 	}
 	out := r.b[:n:n]
@@ -162,47 +184,47 @@ func (r *Reader) take(n int) []byte {
 }
 
 func (r *Reader) Byte() byte {
-	if b := r.take(1); b != nil {
+	if b := r.Take(1); b != nil {
 		return b[0]
 	}
 	return 0
 }
 
-func (r *Reader) short() uint16 {
-	if b := r.take(2); b != nil {
+func (r *Reader) Short() uint16 {
+	if b := r.Take(2); b != nil {
 		return binary.BigEndian.Uint16(b)
 	}
 	return 0
 }
 
 func (r *Reader) Int() int32 {
-	if b := r.take(4); b != nil {
+	if b := r.Take(4); b != nil {
 		return int32(binary.BigEndian.Uint32(b))
 	}
 	return 0
 }
 
-func (r *Reader) long() int64 {
-	if b := r.take(8); b != nil {
+func (r *Reader) Long() int64 {
+	if b := r.Take(8); b != nil {
 		return int64(binary.BigEndian.Uint64(b))
 	}
 	return 0
 }
 
 func (r *Reader) Str() string {
-	n := int(r.short())
-	return string(r.take(n))
+	n := int(r.Short())
+	return string(r.Take(n))
 }
 
 func (r *Reader) LongStr() string {
 	n := r.Int()
 	if n < 0 {
-		r.fail(fmt.Errorf("negative [long string] length %d", n))
+		r.Fail(fmt.Errorf("negative [long string] length %d", n))
 		return ""
 	}
-	b := r.take(int(n))
+	b := r.Take(int(n))
 	if r.err == nil && !utf8.Valid(b) {
-		r.fail(errors.New("invalid UTF-8 in [long string]"))
+		r.Fail(errors.New("invalid UTF-8 in [long string]"))
 	}
 	return string(b)
 }
@@ -213,7 +235,7 @@ func (r *Reader) Bytes() []byte {
 	if n < 0 || r.err != nil {
 		return nil
 	}
-	b := r.take(int(n))
+	b := r.Take(int(n))
 	if b == nil && r.err == nil {
 		return []byte{}
 	}
@@ -221,42 +243,44 @@ func (r *Reader) Bytes() []byte {
 }
 
 func (r *Reader) ShortBytes() []byte {
-	n := int(r.short())
-	b := r.take(n)
+	n := int(r.Short())
+	b := r.Take(n)
 	if b == nil && r.err == nil {
 		return []byte{}
 	}
 	return b
 }
 
-// value reads a [value]: null for -1, and (v4+) unset for -2.
-func (r *Reader) value(version byte) bindings.Value {
+// Value reads a [value]: b is nil for null (-1; in v3 every negative
+// length), an empty slice for an empty value; unset is true for v4+'s
+// unset (-2).
+func (r *Reader) Value(version byte) (b []byte, unset bool) {
 	n := r.Int()
 	if r.err != nil {
-		return bindings.Value{}
+		return nil, false
 	}
 	switch {
 	case n >= 0:
-		b := r.take(int(n))
+		b := r.Take(int(n))
 		if b == nil && r.err == nil {
 			b = []byte{}
 		}
-		return bindings.Value{Bytes: b}
+		return b, false
 	case n == -1:
-		return bindings.Value{}
+		return nil, false
 	case n == -2 && version >= 4:
-		return bindings.Value{Unset: true}
+		return nil, true
 	case version < 4:
-		return bindings.Value{} // v3: every negative length is null
+		return nil, false // v3: every negative length is null
 	}
-	r.fail(fmt.Errorf("invalid [value] length %d", n))
-	return bindings.Value{}
+	r.Fail(fmt.Errorf("invalid [value] length %d", n))
+	return nil, false
 }
 
 func (r *Reader) StringList() []string {
-	n := int(r.short())
+	n := int(r.Short())
 	if n*2 > len(r.b) {
-		r.fail(ErrShortBody)
+		r.Fail(ErrShortBody)
 		return nil
 	}
 	out := make([]string, 0, n)
@@ -267,9 +291,9 @@ func (r *Reader) StringList() []string {
 }
 
 func (r *Reader) StringMap() map[string]string {
-	n := int(r.short())
+	n := int(r.Short())
 	if n*4 > len(r.b) {
-		r.fail(ErrShortBody)
+		r.Fail(ErrShortBody)
 		return nil
 	}
 	out := make(map[string]string, n)
@@ -283,17 +307,17 @@ func (r *Reader) StringMap() map[string]string {
 // skipBytesMap skips a [bytes map] (a request's custom payload).
 // BytesMap reads a [bytes map] (custom payloads); a null value is nil.
 func (r *Reader) BytesMap() map[string][]byte {
-	n := int(r.short())
+	n := int(r.Short())
 	if n*6 > len(r.b) { // a key length, a value length
-		r.fail(ErrShortBody)
+		r.Fail(ErrShortBody)
 		return nil
 	}
 	m := make(map[string][]byte, n)
 	for i := 0; i < n && r.err == nil; i++ {
-		k := string(r.take(int(r.short())))
+		k := string(r.Take(int(r.Short())))
 		var v []byte
 		if l := r.Int(); l > 0 {
-			v = r.take(int(l))
+			v = r.Take(int(l))
 		}
 		m[k] = v
 	}

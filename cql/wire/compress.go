@@ -1,4 +1,4 @@
-package cqlserver
+package wire
 
 import (
 	"encoding/binary"
@@ -14,23 +14,25 @@ import (
 
 // BodyCodec compresses and decompresses frame bodies.
 type BodyCodec interface {
-	name() string
-	// compress appends the compressed form of src to dst.
-	compress(dst, src []byte) []byte
-	// decompress returns the body; max bounds the uncompressed size.
-	decompress(src []byte, max int) ([]byte, error)
+	// Name is the STARTUP COMPRESSION option naming the codec.
+	Name() string
+	// Compress appends the compressed form of src to dst.
+	Compress(dst, src []byte) []byte
+	// Decompress returns the body; max bounds the uncompressed size
+	// (checked before anything is allocated for it).
+	Decompress(src []byte, max int) ([]byte, error)
 }
 
 type LZ4Body struct{}
 
-func (LZ4Body) name() string { return "lz4" }
+func (LZ4Body) Name() string { return "lz4" }
 
-func (LZ4Body) compress(dst, src []byte) []byte {
+func (LZ4Body) Compress(dst, src []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
 	return LZ4Compress(dst, src)
 }
 
-func (LZ4Body) decompress(src []byte, max int) ([]byte, error) {
+func (LZ4Body) Decompress(src []byte, max int) ([]byte, error) {
 	if len(src) < 4 {
 		return nil, fmt.Errorf("lz4 body of %d bytes has no length", len(src))
 	}
@@ -50,9 +52,9 @@ func (LZ4Body) decompress(src []byte, max int) ([]byte, error) {
 
 type SnappyBody struct{}
 
-func (SnappyBody) name() string { return "snappy" }
+func (SnappyBody) Name() string { return "snappy" }
 
-func (SnappyBody) compress(dst, src []byte) []byte {
+func (SnappyBody) Compress(dst, src []byte) []byte {
 	need := snappy.MaxEncodedLen(len(src))
 	if cap(dst)-len(dst) < need {
 		grown := make([]byte, len(dst), len(dst)+need)
@@ -63,7 +65,7 @@ func (SnappyBody) compress(dst, src []byte) []byte {
 	return dst[:len(dst)+len(enc)]
 }
 
-func (SnappyBody) decompress(src []byte, max int) ([]byte, error) {
+func (SnappyBody) Decompress(src []byte, max int) ([]byte, error) {
 	n, err := snappy.DecodedLen(src)
 	if err != nil {
 		return nil, fmt.Errorf("snappy: %w", err)
@@ -90,7 +92,7 @@ const (
 // compressed bytes of that format can expand to, it is refused.
 func checkDecompressed(declared int64, compressed, ratio, max int) error {
 	if declared > int64(max) {
-		return &TooBigError{length: declared, max: max}
+		return &TooBigError{Length: declared, Max: max}
 	}
 	if declared > int64(compressed)*int64(ratio)+64 {
 		return fmt.Errorf("declared decompressed length %d is impossible for %d compressed bytes", declared, compressed)

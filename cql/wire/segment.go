@@ -1,4 +1,4 @@
-package cqlserver
+package wire
 
 import (
 	"bufio"
@@ -27,23 +27,28 @@ const (
 
 // SegmentReader reads envelopes from segments.
 type SegmentReader struct {
-	r          *bufio.Reader
-	compressed bool
-	maxFrame   int
-	rest       []byte // unread envelopes of the current self-contained payload
-	hdr        [SegHeaderLZ4 + SegCRC24Len]byte
-	// reuse reads every payload into buf, overwritten by the next
+	R          *bufio.Reader
+	Compressed bool // the LZ4 segment format
+	MaxFrame   int  // envelope body limit (SetMax)
+	// Reuse reads every payload into one buffer, overwritten by the next
 	// segment: for readers whose envelopes are consumed before the next
-	// one is read (a backend connection's reader, see waiter).
-	reuse bool
-	buf   []byte
+	// one is read (a relay's backend connection reader).
+	Reuse bool
+
+	rest []byte // unread envelopes of the current self-contained payload
+	hdr  [SegHeaderLZ4 + SegCRC24Len]byte
+	buf  []byte
 }
+
+// Unread is the length of the envelopes left in the current
+// self-contained payload: Next returns them without reading.
+func (s *SegmentReader) Unread() int { return len(s.rest) }
 
 // readSegment reads one segment and returns its (decompressed) payload.
 func (s *SegmentReader) readSegment() (payload []byte, selfContained bool, err error) {
 	hl := s.headerLen()
 	h := s.hdr[:hl+SegCRC24Len]
-	if _, err := io.ReadFull(s.r, h); err != nil {
+	if _, err := io.ReadFull(s.R, h); err != nil {
 		return nil, false, err
 	}
 	v := segHeaderBits(h[:hl])
@@ -53,14 +58,14 @@ func (s *SegmentReader) readSegment() (payload []byte, selfContained bool, err e
 	}
 	length, uncompressed, selfContained := s.headerFields(v)
 	raw := s.payloadBuf(length + SegCRC32Len)
-	if _, err := io.ReadFull(s.r, raw); err != nil {
+	if _, err := io.ReadFull(s.R, raw); err != nil {
 		return nil, false, err
 	}
 	raw, sum := raw[:length], binary.LittleEndian.Uint32(raw[length:])
 	if got := crc.ChecksumIEEE(raw); got != sum {
 		return nil, false, ProtocolErrorf("segment payload CRC32 mismatch: received %08x, computed %08x", sum, got)
 	}
-	if !s.compressed || uncompressed == 0 {
+	if !s.Compressed || uncompressed == 0 {
 		return raw, selfContained, nil
 	}
 	if err := checkDecompressed(int64(uncompressed), len(raw), lz4MaxRatio, MaxSegmentPayload); err != nil {
@@ -76,7 +81,7 @@ func (s *SegmentReader) readSegment() (payload []byte, selfContained bool, err e
 // payloadBuf returns n bytes to read a payload into: the reused buffer
 // with reuse, else a new one.
 func (s *SegmentReader) payloadBuf(n int) []byte {
-	if !s.reuse {
+	if !s.Reuse {
 		return make([]byte, n)
 	}
 	if cap(s.buf) < n {
@@ -87,7 +92,7 @@ func (s *SegmentReader) payloadBuf(n int) []byte {
 
 // headerLen is the length of a segment header before its CRC24.
 func (s *SegmentReader) headerLen() int {
-	if s.compressed {
+	if s.Compressed {
 		return SegHeaderLZ4
 	}
 	return SegHeaderPlain
@@ -106,7 +111,7 @@ func segHeaderBits(h []byte) uint64 {
 // length (LZ4 format; 0: not compressed) and the self-contained flag.
 func (s *SegmentReader) headerFields(v uint64) (length, uncompressed int, selfContained bool) {
 	length = int(v & MaxSegmentPayload)
-	if s.compressed {
+	if s.Compressed {
 		return length, int(v >> 17 & MaxSegmentPayload), v>>34&1 == 1
 	}
 	return length, 0, v>>17&1 == 1
@@ -114,13 +119,13 @@ func (s *SegmentReader) headerFields(v uint64) (length, uncompressed int, selfCo
 
 // nextBuffered tells whether the next segment is wholly in the read
 // buffer (reading it cannot block) and whether it is self-contained.
-func (s *SegmentReader) nextBuffered() (whole, selfContained bool) {
+func (s *SegmentReader) NextBuffered() (whole, selfContained bool) {
 	hl := s.headerLen()
-	n := s.r.Buffered()
+	n := s.R.Buffered()
 	if n < hl {
 		return false, false
 	}
-	h, err := s.r.Peek(hl)
+	h, err := s.R.Peek(hl)
 	if err != nil {
 		return false, false
 	}
@@ -129,7 +134,7 @@ func (s *SegmentReader) nextBuffered() (whole, selfContained bool) {
 }
 
 // next returns the next envelope: its header and body.
-func (s *SegmentReader) next() (Header, []byte, error) {
+func (s *SegmentReader) Next() (Header, []byte, error) {
 	for len(s.rest) == 0 {
 		payload, self, err := s.readSegment()
 		if err != nil {
@@ -145,7 +150,7 @@ func (s *SegmentReader) next() (Header, []byte, error) {
 		return Header{}, nil, ProtocolErrorf("self-contained segment ends inside an envelope header")
 	}
 	h := ParseHeader(s.rest)
-	if err := CheckLength(h, s.maxFrame); err != nil {
+	if err := CheckLength(h, s.MaxFrame); err != nil {
 		return h, nil, err
 	}
 	end := HeaderLen + int(h.Length)
@@ -163,7 +168,7 @@ func (s *SegmentReader) assemble(first []byte) (Header, []byte, error) {
 		return Header{}, nil, ProtocolErrorf("first segment of a large envelope is shorter than its header")
 	}
 	h := ParseHeader(first)
-	if err := CheckLength(h, s.maxFrame); err != nil {
+	if err := CheckLength(h, s.MaxFrame); err != nil {
 		return h, nil, err
 	}
 	total := HeaderLen + int(h.Length)
@@ -186,9 +191,9 @@ func (s *SegmentReader) assemble(first []byte) (Header, []byte, error) {
 }
 
 // setMax sets the envelope limit (raised once the connection is ready).
-func (s *SegmentReader) setMax(max int) {
+func (s *SegmentReader) SetMax(max int) {
 	if s != nil {
-		s.maxFrame = max
+		s.MaxFrame = max
 	}
 }
 
@@ -198,34 +203,34 @@ func CheckLength(h Header, max int) error {
 		return ProtocolErrorf("invalid frame body length %d", h.Length)
 	}
 	if int64(h.Length) > int64(max) {
-		return &TooBigError{length: int64(h.Length), max: max}
+		return &TooBigError{Length: int64(h.Length), Max: max}
 	}
 	return nil
 }
 
 // TooBigError is a frame over MaxFrameBytes.
 type TooBigError struct {
-	length int64
-	max    int
-	stream int16
+	Length int64
+	Max    int
+	Stream int16 // the offending frame's stream (see WithStream)
 }
 
 func (e *TooBigError) Error() string {
-	return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", e.length, e.max)
+	return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", e.Length, e.Max)
 }
 
 // SegmentWriter packs envelopes into segments.
 type SegmentWriter struct {
-	w          *bufio.Writer
-	compressed bool
+	W          *bufio.Writer
+	Compressed bool   // the LZ4 segment format
 	pending    []byte // envelopes of the next self-contained segment
 	scratch    []byte
 }
 
 // add queues one envelope, splitting it when it exceeds a payload.
-func (s *SegmentWriter) add(env []byte) error {
+func (s *SegmentWriter) Add(env []byte) error {
 	if len(env) > MaxSegmentPayload {
-		if err := s.flush(); err != nil {
+		if err := s.Flush(); err != nil {
 			return err
 		}
 		for len(env) > 0 {
@@ -238,7 +243,7 @@ func (s *SegmentWriter) add(env []byte) error {
 		return nil
 	}
 	if len(s.pending)+len(env) > MaxSegmentPayload {
-		if err := s.flush(); err != nil {
+		if err := s.Flush(); err != nil {
 			return err
 		}
 	}
@@ -247,7 +252,7 @@ func (s *SegmentWriter) add(env []byte) error {
 }
 
 // flush writes the pending envelopes as one self-contained segment.
-func (s *SegmentWriter) flush() error {
+func (s *SegmentWriter) Flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
@@ -264,7 +269,7 @@ func (s *SegmentWriter) write(payload []byte, self bool) error {
 	var v uint64
 	hl := SegHeaderPlain
 	body := payload
-	if s.compressed {
+	if s.Compressed {
 		hl = SegHeaderLZ4
 		s.scratch = LZ4Compress(s.scratch[:0], payload)
 		if len(s.scratch) < len(payload) {
@@ -282,14 +287,14 @@ func (s *SegmentWriter) write(payload []byte, self bool) error {
 	}
 	c := crc.ChecksumKoopman(v, hl)
 	h[hl], h[hl+1], h[hl+2] = byte(c), byte(c>>8), byte(c>>16)
-	if _, err := s.w.Write(h[:hl+SegCRC24Len]); err != nil {
+	if _, err := s.W.Write(h[:hl+SegCRC24Len]); err != nil {
 		return err
 	}
-	if _, err := s.w.Write(body); err != nil {
+	if _, err := s.W.Write(body); err != nil {
 		return err
 	}
 	var t [SegCRC32Len]byte
 	binary.LittleEndian.PutUint32(t[:], crc.ChecksumIEEE(body))
-	_, err := s.w.Write(t[:])
+	_, err := s.W.Write(t[:])
 	return err
 }

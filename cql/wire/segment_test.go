@@ -1,0 +1,58 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// TestSegmentReaderReuse: with reuse, payloads are read into one buffer
+// (no allocation per segment once it is large enough), every envelope
+// still comes out whole and in order, and a large envelope split over
+// segments is assembled into a buffer of its own.
+func TestSegmentReaderReuse(t *testing.T) {
+	env := func(stream int16, n int) []byte {
+		f := StartFrame(nil, 5, 0, stream, OpResult)
+		f = append(f, bytes.Repeat([]byte{byte('a' + stream)}, n)...)
+		FinishFrame(f)
+		return f
+	}
+	var out bytes.Buffer
+	bw := bufio.NewWriter(&out)
+	sw := &SegmentWriter{W: bw}
+	sizes := []int{100, 200, 3, MaxSegmentPayload + 10, 50}
+	for i, n := range sizes {
+		if err := sw.Add(env(int16(i+1), n)); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 { // segments of one and of two envelopes
+			if err := sw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	s := &SegmentReader{R: bufio.NewReader(&out), MaxFrame: 1 << 20, Reuse: true}
+	for i, n := range sizes {
+		h, body, err := s.Next()
+		if err != nil {
+			t.Fatalf("envelope %d: %v", i+1, err)
+		}
+		if h.Stream != int16(i+1) || !bytes.Equal(body, bytes.Repeat([]byte{byte('a' + i + 1)}, n)) {
+			t.Fatalf("envelope %d: stream %d, %d bytes: not what was sent", i+1, h.Stream, len(body))
+		}
+	}
+	if _, _, err := s.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the last envelope: %v, want EOF", err)
+	}
+	if cap(s.buf) == 0 {
+		t.Error("reuse read no payload into the reused buffer")
+	}
+}
