@@ -23,15 +23,20 @@ type BodyCodec interface {
 	Decompress(src []byte, max int) ([]byte, error)
 }
 
+// LZ4Body is the lz4 body codec: a big-endian [int] uncompressed length,
+// then an LZ4 block.
 type LZ4Body struct{}
 
+// Name is "lz4".
 func (LZ4Body) Name() string { return "lz4" }
 
+// Compress appends the length-prefixed LZ4 block of src to dst.
 func (LZ4Body) Compress(dst, src []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
 	return LZ4Compress(dst, src)
 }
 
+// Decompress decodes an lz4 body of at most max bytes.
 func (LZ4Body) Decompress(src []byte, max int) ([]byte, error) {
 	if len(src) < 4 {
 		return nil, fmt.Errorf("lz4 body of %d bytes has no length", len(src))
@@ -50,10 +55,13 @@ func (LZ4Body) Decompress(src []byte, max int) ([]byte, error) {
 	return out, nil
 }
 
+// SnappyBody is the snappy body codec: a bare Snappy block.
 type SnappyBody struct{}
 
+// Name is "snappy".
 func (SnappyBody) Name() string { return "snappy" }
 
+// Compress appends the Snappy block of src to dst.
 func (SnappyBody) Compress(dst, src []byte) []byte {
 	need := snappy.MaxEncodedLen(len(src))
 	if cap(dst)-len(dst) < need {
@@ -65,6 +73,7 @@ func (SnappyBody) Compress(dst, src []byte) []byte {
 	return dst[:len(dst)+len(enc)]
 }
 
+// Decompress decodes a snappy body of at most max bytes.
 func (SnappyBody) Decompress(src []byte, max int) ([]byte, error) {
 	n, err := snappy.DecodedLen(src)
 	if err != nil {

@@ -215,6 +215,7 @@ type TooBigError struct {
 	Stream int16 // the offending frame's stream (see WithStream)
 }
 
+// Error is the message Cassandra sends for a frame over its limit.
 func (e *TooBigError) Error() string {
 	return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", e.Length, e.Max)
 }
