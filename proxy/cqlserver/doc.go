@@ -11,10 +11,11 @@
 // finishes while nobody writes writes its answer itself, with whatever was
 // queued meanwhile, in one syscall; relayed answers, handshake replies and
 // SCHEMA_CHANGE events are queued for the connection's writer goroutine,
-// so a backend connection's reader never blocks on a slow client. Frame bodies
-// are decoded by hand from byte slices with every length checked; the
-// native-protocol library supplies constants and CRCs here and serves as
-// the independent client codec in tests.
+// so a backend connection's reader never blocks on a slow client. The
+// codec (frame headers, segments, compression, the bounds-checked body
+// Reader) is package cql/wire; this package decodes requests into proxy
+// and bindings types and encodes results. The native-protocol library
+// serves as the independent client codec in tests.
 //
 // The system keyspaces are an ordinary backend (proxy/systemks) that the
 // server registers with the coordinator for them; it gives that backend
