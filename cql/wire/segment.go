@@ -117,7 +117,7 @@ func (s *SegmentReader) headerFields(v uint64) (length, uncompressed int, selfCo
 	return length, 0, v>>17&1 == 1
 }
 
-// nextBuffered tells whether the next segment is wholly in the read
+// NextBuffered tells whether the next segment is wholly in the read
 // buffer (reading it cannot block) and whether it is self-contained.
 func (s *SegmentReader) NextBuffered() (whole, selfContained bool) {
 	hl := s.headerLen()
@@ -133,7 +133,7 @@ func (s *SegmentReader) NextBuffered() (whole, selfContained bool) {
 	return n >= hl+SegCRC24Len+length+SegCRC32Len, self
 }
 
-// next returns the next envelope: its header and body.
+// Next returns the next envelope: its header and body.
 func (s *SegmentReader) Next() (Header, []byte, error) {
 	for len(s.rest) == 0 {
 		payload, self, err := s.readSegment()
@@ -190,7 +190,7 @@ func (s *SegmentReader) assemble(first []byte) (Header, []byte, error) {
 	return h, buf[HeaderLen:], nil
 }
 
-// setMax sets the envelope limit (raised once the connection is ready).
+// SetMax sets the envelope limit (raised once the connection is ready).
 func (s *SegmentReader) SetMax(max int) {
 	if s != nil {
 		s.MaxFrame = max
@@ -228,7 +228,7 @@ type SegmentWriter struct {
 	scratch    []byte
 }
 
-// add queues one envelope, splitting it when it exceeds a payload.
+// Add queues one envelope, splitting it when it exceeds a payload.
 func (s *SegmentWriter) Add(env []byte) error {
 	if len(env) > MaxSegmentPayload {
 		if err := s.Flush(); err != nil {
@@ -252,7 +252,7 @@ func (s *SegmentWriter) Add(env []byte) error {
 	return nil
 }
 
-// flush writes the pending envelopes as one self-contained segment.
+// Flush writes the pending envelopes as one self-contained segment.
 func (s *SegmentWriter) Flush() error {
 	if len(s.pending) == 0 {
 		return nil
