@@ -6,6 +6,7 @@
 package region
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -441,13 +442,22 @@ func (c *client) trySend(rpc hrpc.Call) (err error) {
 	return nil
 }
 
+// readBufferSize is the size of the buffer responses are read through
+// (dohyo patch): one read system call takes in a whole response, or several
+// queued ones, instead of one call for the 4-byte length and one for the body.
+const readBufferSize = 64 << 10
+
 func (c *client) receiveRPCs() {
+	// dohyo patch: responses are read through a buffer on the connection.
+	// Only this goroutine reads the connection, so the buffer needs no lock;
+	// read deadlines and errors reach it unchanged from the connection.
+	r := bufio.NewReaderSize(c.conn, readBufferSize)
 	for {
 		select {
 		case <-c.done:
 			return
 		default:
-			if err := c.receive(); err != nil {
+			if err := c.receive(r); err != nil {
 				if _, ok := err.(ServerError); ok {
 					// fail the client and let the callers establish a new one
 					c.fail(err)
@@ -460,14 +470,16 @@ func (c *client) receiveRPCs() {
 	}
 }
 
-func (c *client) receive() (err error) {
+// receive reads one response from r (dohyo patch: r, the connection's
+// buffered reader, instead of the connection itself).
+func (c *client) receive(r io.Reader) (err error) {
 	var (
 		sz       [4]byte
 		header   pb.ResponseHeader
 		response proto.Message
 	)
 
-	err = c.readFully(sz[:])
+	_, err = io.ReadFull(r, sz[:])
 	if err != nil {
 		return ServerError{err}
 	}
@@ -475,7 +487,7 @@ func (c *client) receive() (err error) {
 	size := binary.BigEndian.Uint32(sz[:])
 	b := make([]byte, size)
 
-	err = c.readFully(b)
+	_, err = io.ReadFull(r, b)
 	if err != nil {
 		return ServerError{err}
 	}
@@ -578,12 +590,6 @@ func exceptionToError(class, stack string) error {
 // write sends the given buffer to the RegionServer.
 func (c *client) write(buf []byte) error {
 	_, err := c.conn.Write(buf)
-	return err
-}
-
-// Tries to read enough data to fully fill up the given buffer.
-func (c *client) readFully(buf []byte) error {
-	_, err := io.ReadFull(c.conn, buf)
 	return err
 }
 
