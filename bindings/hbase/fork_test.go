@@ -1,12 +1,14 @@
 package hbase
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,31 +24,35 @@ import (
 // against a fake region server on loopback, so they need no HBase.
 
 // fakeRegionServer accepts one region client connection and reads its
-// connection preamble.
-func fakeRegionServer(t *testing.T) (addr string, conns <-chan net.Conn) {
+// connection preamble. The connection is closed when the test ends, after
+// the client (dialed later, so cleaned up first) has closed its end.
+func fakeRegionServer(t testing.TB) (addr string, conns <-chan net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
 	ch := make(chan net.Conn, 1)
+	accepted := make(chan net.Conn, 1)
+	t.Cleanup(func() {
+		ln.Close()
+		if c, ok := <-accepted; ok {
+			c.Close()
+		}
+	})
 	go func() {
+		defer close(accepted)
+		defer close(ch)
 		c, err := ln.Accept()
 		if err != nil {
-			close(ch)
 			return
 		}
-		t.Cleanup(func() { c.Close() })
+		accepted <- c
 		var pre [10]byte // "HBas", version, auth, 4-byte header length
 		if _, err := io.ReadFull(c, pre[:]); err != nil || string(pre[:4]) != "HBas" {
-			c.Close()
-			close(ch)
 			return
 		}
 		if _, err := io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(pre[6:]))); err != nil {
-			c.Close()
-			close(ch)
 			return
 		}
 		ch <- c
@@ -56,7 +62,7 @@ func fakeRegionServer(t *testing.T) (addr string, conns <-chan net.Conn) {
 
 // readGetRequest reads one framed request and returns its call id and the
 // row its Get asks for.
-func readGetRequest(c net.Conn) (uint32, []byte, error) {
+func readGetRequest(c io.Reader) (uint32, []byte, error) {
 	var sz [4]byte
 	if _, err := io.ReadFull(c, sz[:]); err != nil {
 		return 0, nil, err
@@ -84,23 +90,32 @@ func readGetRequest(c net.Conn) (uint32, []byte, error) {
 	return h.GetCallId(), req.GetGet().GetRow(), nil
 }
 
-// getResponse frames the response to call id: one cell of row with value.
-func getResponse(t *testing.T, id uint32, row, value []byte) []byte {
-	t.Helper()
+// frameGetResponse frames the response to call id: one cell of row with
+// value.
+func frameGetResponse(id uint32, row, value []byte) ([]byte, error) {
 	h, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(id)})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	r, err := proto.Marshal(&pb.GetResponse{Result: &pb.Result{Cell: []*pb.Cell{{
 		Row: row, Family: []byte("f"), Qualifier: []byte("q"), Value: value}}}})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	body := protowire.AppendBytes(protowire.AppendBytes(nil, h), r)
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...), nil
 }
 
-func dialFake(t *testing.T, addr string) hrpc.RegionClient {
+func getResponse(t testing.TB, id uint32, row, value []byte) []byte {
+	t.Helper()
+	b, err := frameGetResponse(id, row, value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func dialFake(t testing.TB, addr string) hrpc.RegionClient {
 	t.Helper()
 	rc := region.NewClient(addr, region.RegionClient, 1, 0, "dohyo", 10*time.Second, nil)
 	if err := rc.Dial(t.Context()); err != nil {
@@ -110,7 +125,7 @@ func dialFake(t *testing.T, addr string) hrpc.RegionClient {
 	return rc
 }
 
-func fakeGet(t *testing.T, ctx context.Context, row string) *hrpc.Get {
+func fakeGet(t testing.TB, ctx context.Context, row string) *hrpc.Get {
 	t.Helper()
 	g, err := hrpc.NewGetStr(ctx, "t", row)
 	if err != nil {
@@ -120,7 +135,7 @@ func fakeGet(t *testing.T, ctx context.Context, row string) *hrpc.Get {
 	return g
 }
 
-func awaitResult(t *testing.T, g *hrpc.Get) hrpc.RPCResult {
+func awaitResult(t testing.TB, g *hrpc.Get) hrpc.RPCResult {
 	t.Helper()
 	select {
 	case r := <-g.ResultChan():
@@ -225,5 +240,77 @@ func TestForkTruncatedResponse(t *testing.T) {
 				t.Fatalf("result %v, %v; want %v", r.Msg, r.Error, region.ErrClientClosed)
 			}
 		})
+	}
+}
+
+// BenchmarkForkRegionClient measures the forked region client alone: Gets
+// answered at once by the fake region server in this process (it reads
+// requests through a buffer and writes each response on its own, as a region
+// server does), one at a time and 16 in flight, with the process's CPU time
+// and read/write system calls per Get (client and fake server together; the
+// server's share is the same whichever client is built). Compare builds of
+// third_party/gohbase with and without its read buffer:
+//
+//	go test -run '^$' -bench ForkRegionClient -benchtime 20000x ./bindings/hbase/
+func BenchmarkForkRegionClient(b *testing.B) {
+	for _, inflight := range []int{1, 16} {
+		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
+			addr, conns := fakeRegionServer(b)
+			rc := dialFake(b, addr)
+			srv, ok := <-conns
+			if !ok {
+				b.Fatal("fake region server: no connection")
+			}
+			go serveFakeGets(srv)
+			ctx := b.Context()
+			info := region.NewInfo(0, nil, []byte("t"), []byte("t,,1.fake."), nil, nil)
+			get := func() {
+				g, err := hrpc.NewGetStr(ctx, "t", "k")
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				g.SetRegion(info)
+				rc.QueueRPC(g)
+				if r := <-g.ResultChan(); r.Error != nil {
+					b.Error(r.Error)
+				}
+			}
+			start := readProcessCost(b)
+			b.ResetTimer()
+			if inflight == 1 {
+				for range b.N {
+					get()
+				}
+			} else {
+				b.SetParallelism((inflight + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						get()
+					}
+				})
+			}
+			start.report(b)
+		})
+	}
+}
+
+// serveFakeGets answers every Get on c with one 100-byte cell until c is
+// closed.
+func serveFakeGets(c net.Conn) {
+	r := bufio.NewReader(c)
+	value := bytes.Repeat([]byte("v"), 100)
+	for {
+		id, row, err := readGetRequest(r)
+		if err != nil {
+			return
+		}
+		resp, err := frameGetResponse(id, row, value)
+		if err != nil {
+			return
+		}
+		if _, err := c.Write(resp); err != nil {
+			return
+		}
 	}
 }
