@@ -77,3 +77,5 @@ require (
 )
 
 replace github.com/graphql-go/graphql => ./third_party/graphql-go
+
+replace github.com/tsuna/gohbase => ./third_party/gohbase

@@ -103,7 +103,10 @@ func TestDirectPointRPCs(t *testing.T) {
 // BenchmarkPointRPC measures one single-row Apply and one single-key Get
 // against the test HBase, one at a time, queued for gohbase's batching
 // writer (batched) and written by the caller (direct): with -benchmem, the
-// allocations and latency of the point path in dohyo and gohbase.
+// allocations and latency of the point path in dohyo and gohbase, and the
+// test process's read and write system calls (syscr/op, syscw/op, from
+// /proc/self/io) and CPU time (cpu-µs/op, user + system) per RPC, whatever
+// its goroutines did meanwhile (the store's background work included).
 //
 //	DOHYO_TEST_HBASE_ZK=127.0.0.1:2181 go test -run '^$' -bench PointRPC -benchmem ./bindings/hbase/
 func BenchmarkPointRPC(b *testing.B) {
@@ -121,6 +124,7 @@ func BenchmarkPointRPC(b *testing.B) {
 	}{{"batched", 0}, {"direct", defaultDirectMax}} {
 		s.directMax = mode.limit
 		b.Run(mode.name+"/put", func(b *testing.B) {
+			start := readProcessCost(b)
 			for i := range b.N {
 				k := []byte{byte(i), byte(i >> 8)}
 				if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: k,
@@ -128,13 +132,16 @@ func BenchmarkPointRPC(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			start.report(b)
 		})
 		b.Run(mode.name+"/get", func(b *testing.B) {
+			start := readProcessCost(b)
 			for i := range b.N {
 				if _, err := s.Get(ctx, ts, [][]byte{{byte(i), byte(i >> 8)}}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			start.report(b)
 		})
 	}
 }

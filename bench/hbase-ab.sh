@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# hbase-ab.sh BASE_DOHYO PATCHED_DOHYO [--zk HOST:PORT] [--threads "4 16"] [--duration 6s] [--rounds 3]
+#
+# Two dohyo builds side by side over one HBase: one `dohyo serve --backend
+# hbase://ZK?salt=4&catalog=<own>` per binary (each its own catalog and
+# keyspace, 10,000 records of 100 bytes loaded once), driven in turn by
+# bench/loadgen (workload a: 50 % reads, 50 % updates) for DURATION per
+# round at each thread count, the order of the two alternating from round
+# to round. Around each round the script reads the server's CPU (user +
+# system, /proc/PID/stat) and read/write system calls (syscr, syscw,
+# /proc/PID/io); it prints one line per round and the medians per build and
+# thread count as a Markdown table (also in OUT/result.md), with the load
+# average before and after. Built for A/B comparisons of the HBase client
+# path (third_party/gohbase); the keyspaces are dropped at the end.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+[[ $# -ge 2 && "$1" != -* ]] || { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+bins=("$(realpath "$1")" "$(realpath "$2")")
+names=(base patched)
+shift 2
+zk=127.0.0.1:2181 threads="4 16" duration=6s rounds=3
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --zk) zk="$2" ;;
+    --threads) threads="$2" ;;
+    --duration) duration="$2" ;;
+    --rounds) rounds="$2" ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+out="$root/bench/out/hbase-ab-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$out"
+(cd "$root" && go build -o "$out/loadgen" ./bench/loadgen)
+
+tag="ab$$"
+pids=() addrs=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+for i in 0 1; do
+  "${bins[$i]}" serve --backend "hbase://$zk?salt=4&catalog=${tag}${names[$i]}" \
+    --cql-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 \
+    >"$out/serve-${names[$i]}.out" 2>"$out/serve-${names[$i]}.log" &
+  pids+=($!)
+done
+for i in 0 1; do
+  a=""
+  for _ in $(seq 300); do
+    a="$(awk '$1 == "CQL:" { print $2 }' "$out/serve-${names[$i]}.out")"
+    [[ -n "$a" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$a" ]] || { echo "${names[$i]}: no CQL address; see $out/serve-${names[$i]}.log" >&2; exit 1; }
+  addrs+=("$a")
+  "$out/loadgen" -hosts "$a" -keyspace "${tag}${names[$i]}" -workload a -threads 8 \
+    -duration 1s >"$out/load-${names[$i]}.txt" 2>&1
+done
+
+# cost PID: CPU ticks, syscr, syscw
+cost() {
+  local ticks
+  ticks="$(awk '{ print $14 + $15 }' "/proc/$1/stat")"
+  echo "$ticks $(awk '$1 == "syscr:" { r = $2 } $1 == "syscw:" { w = $2 } END { print r, w }' "/proc/$1/io")"
+}
+hz="$(getconf CLK_TCK)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/rounds.txt"
+for r in $(seq "$rounds"); do
+  order=(0 1)
+  (( r % 2 == 0 )) && order=(1 0)
+  for t in $threads; do
+    for i in "${order[@]}"; do
+      read -r c0 r0 w0 < <(cost "${pids[$i]}")
+      "$out/loadgen" -hosts "${addrs[$i]}" -keyspace "${tag}${names[$i]}" -workload a \
+        -threads "$t" -duration "$duration" -skip-load >"$out/run-$r-$t-${names[$i]}.txt" 2>&1
+      read -r c1 r1 w1 < <(cost "${pids[$i]}")
+      awk -v n="${names[$i]}" -v t="$t" -v r="$r" -v hz="$hz" \
+        -v c="$((c1 - c0))" -v sr="$((r1 - r0))" -v sw="$((w1 - w0))" '
+        /\[OVERALL\], RunTime/ { ms = $3 } /\[OVERALL\], Throughput/ { tp = $3 }
+        END { ops = tp * ms / 1000; if (ops < 1) ops = 1
+          printf "round %d threads %d %s ops/s %.0f cpu-us/op %.1f syscr/op %.2f syscw/op %.2f\n",
+            r, t, n, tp, c * 1e6 / hz / ops, sr / ops, sw / ops }' \
+        "$out/run-$r-$t-${names[$i]}.txt" | tee -a "$out/rounds.txt"
+    done
+  done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/rounds.txt"
+
+{
+  echo "| threads | build | ops/s | dohyo CPU µs/op | read syscalls/op | write syscalls/op |"
+  echo "|---|---|---|---|---|---|"
+  for t in $threads; do
+    for n in "${names[@]}"; do
+      awk -v t="$t" -v n="$n" '$1 == "round" && $4 == t && $5 == n {
+          tp[++k] = $7; cpu[k] = $9; sr[k] = $11; sw[k] = $13 }
+        function med(a, k,   i, j, x) {
+          for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+          return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+        END { printf "| %d | %s | %.0f | %.1f | %.2f | %.2f |\n", t, n, med(tp, k), med(cpu, k), med(sr, k), med(sw, k) }' \
+        "$out/rounds.txt"
+    done
+  done
+} | tee "$out/result.md"
+
+if [[ -n "${DOHYO_TEST_CQLSH:-}" ]]; then
+  for i in 0 1; do
+    "$DOHYO_TEST_CQLSH" "${addrs[$i]%:*}" "${addrs[$i]##*:}" \
+      -e "DROP KEYSPACE IF EXISTS ${tag}${names[$i]}" >/dev/null 2>&1 || true
+  done
+fi
