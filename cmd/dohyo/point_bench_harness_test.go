@@ -233,13 +233,14 @@ func loadAverage(b *testing.B) string {
 	return strings.Join(f[:3], " ")
 }
 
-// fixedHostsSession is a gocql session that sends to exactly addrs
-// (host:port each), round-robin, without reading system.peers or following
-// topology events: every proxy is reached the same way, whatever it says
-// about its peers.
-func fixedHostsSession(b *testing.B, addrs ...string) *gocql.Session {
+// fixedHostsSession is a gocql session with conns connections to each of
+// exactly addrs (host:port each), round-robin, without reading system.peers
+// or following topology events: every proxy is reached the same way,
+// whatever it says about its peers.
+func fixedHostsSession(b *testing.B, conns int, addrs ...string) *gocql.Session {
 	b.Helper()
 	c := gocql.NewCluster(addrs...)
+	c.NumConns = conns
 	c.ProtoVersion = 4
 	c.Timeout = 10 * time.Second
 	c.ConnectTimeout = 10 * time.Second

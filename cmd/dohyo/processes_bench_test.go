@@ -27,8 +27,11 @@ import (
 //   - Cassandra directly, for reference.
 //
 // The three processes of a proxy listen on 127.0.0.1, .2 and .3 (one port)
-// and are all up in both of its targets; `x1` sends to the first only,
-// `x3` to all three. Both go through fixedHostsSession: the given hosts,
+// and are all up in all of its targets; `x1` sends to the first only,
+// `x3` to all three, `x1 6 conns` to the first only but over as many
+// connections as x3 has (gocql's default is 2 per host), which tells the
+// cost of more processes from that of more connections with fewer requests
+// in flight on each. All go through fixedHostsSession: the given hosts,
 // round-robin per query, no host lookup (token-aware routing would need
 // each proxy's view of the ring, which the two proxies present
 // differently). Rounds as in BenchmarkTierPointOps (DOHYO_BENCH_ROUNDS,
@@ -47,7 +50,7 @@ func BenchmarkProcessesPointOps(b *testing.B) {
 	cqlProxy := cqlProxyBinary(b)
 	bin := plainBinary(b)
 	rounds, round := benchRounds()
-	direct := fixedHostsSession(b, cass)
+	direct := fixedHostsSession(b, 2, cass)
 	ks := fmt.Sprintf("proc_bench_%d", time.Now().UnixNano()%1e9)
 	for _, q := range []string{
 		"CREATE KEYSPACE " + ks + " WITH replication = " + tierReplication,
@@ -78,11 +81,16 @@ func BenchmarkProcessesPointOps(b *testing.B) {
 		relayAddrs, relayPIDs = append(relayAddrs, addr), append(relayPIDs, p.cmd.Process.Pid)
 	}
 	fixed := func(pids []int) func() []int { return func() []int { return pids } }
+	// gocql's default, 2 connections per host: x3 has 6 in all; "x1 6
+	// conns" has the same 6 to one process, to tell the cost of more
+	// processes from that of more, emptier connections.
 	targets := []pointTarget{
-		{"cql-proxy x1", fixedHostsSession(b, cqlAddrs[0]), fixed(cqlPIDs)},
-		{"cql-proxy x3", fixedHostsSession(b, cqlAddrs...), fixed(cqlPIDs)},
-		{"dohyo-relay x1", fixedHostsSession(b, relayAddrs[0]), fixed(relayPIDs)},
-		{"dohyo-relay x3", fixedHostsSession(b, relayAddrs...), fixed(relayPIDs)},
+		{"cql-proxy x1", fixedHostsSession(b, 2, cqlAddrs[0]), fixed(cqlPIDs)},
+		{"cql-proxy x3", fixedHostsSession(b, 2, cqlAddrs...), fixed(cqlPIDs)},
+		{"cql-proxy x1 6 conns", fixedHostsSession(b, 6, cqlAddrs[0]), fixed(cqlPIDs)},
+		{"dohyo-relay x1", fixedHostsSession(b, 2, relayAddrs[0]), fixed(relayPIDs)},
+		{"dohyo-relay x3", fixedHostsSession(b, 2, relayAddrs...), fixed(relayPIDs)},
+		{"dohyo-relay x1 6 conns", fixedHostsSession(b, 6, relayAddrs[0]), fixed(relayPIDs)},
 		{"direct", direct, nil},
 	}
 	cfg := pointRounds{ks: ks, rounds: rounds, round: round, clients: 16}
@@ -109,19 +117,21 @@ func BenchmarkProcessesPointOps(b *testing.B) {
 		b.Log(msg + " (medians over the rounds)")
 	}
 	for _, pair := range []struct {
-		name   string
-		x1, x3 int
-	}{{"cql-proxy", 0, 1}, {"relay", 2, 3}} {
-		one, three := stats[pair.x1], stats[pair.x3]
-		ops := pairedMedian(one, three, func(a, c pointRound) float64 { return c.rate() / a.rate() })
-		cpu := pairedMedian(one, three, func(a, c pointRound) float64 { return a.perOp(a.cpu) / c.perOp(c.cpu) })
-		b.Logf("%s: ratio x3/x1 ops/s %.2f, ratio x1/x3 proxy CPU per op %.2f (medians of the per-round ratios)", pair.name, ops, cpu)
+		name           string
+		x1, x3, x1wide int
+	}{{"cql-proxy", 0, 1, 2}, {"relay", 3, 4, 5}} {
+		one, three, wide := stats[pair.x1], stats[pair.x3], stats[pair.x1wide]
+		rate := func(a, c pointRound) float64 { return c.rate() / a.rate() }
+		cpu := func(a, c pointRound) float64 { return a.perOp(a.cpu) / c.perOp(c.cpu) }
+		ops3, cpu3 := pairedMedian(one, three, rate), pairedMedian(one, three, cpu)
+		b.Logf("%s: x3 vs x1: ratio ops/s %.2f, ratio of proxy CPU per op (x1/x3) %.2f; x1 6 conns vs x1: %.2f, %.2f (medians of the per-round ratios)",
+			pair.name, ops3, cpu3, pairedMedian(one, wide, rate), pairedMedian(one, wide, cpu))
 		b.ReportMetric(roundsMedian(one, pointRound.rate), "ops/s-"+pair.name+"-1")
 		b.ReportMetric(roundsMedian(three, pointRound.rate), "ops/s-"+pair.name+"-3")
-		b.ReportMetric(ops, "ratio-ops-"+pair.name)
-		b.ReportMetric(cpu, "ratio-cpu-"+pair.name)
+		b.ReportMetric(ops3, "ratio-ops-"+pair.name)
+		b.ReportMetric(cpu3, "ratio-cpu-"+pair.name)
 	}
-	b.ReportMetric(roundsMedian(stats[4], pointRound.rate), "ops/s-direct")
+	b.ReportMetric(roundsMedian(stats[len(targets)-1], pointRound.rate), "ops/s-direct")
 }
 
 // cqlProxyBinary is the cql-proxy binary: $DOHYO_BENCH_CQL_PROXY, else
