@@ -136,7 +136,7 @@ func BenchmarkProcessesPointOps(b *testing.B) {
 
 // cqlProxyBinary is the cql-proxy binary: $DOHYO_BENCH_CQL_PROXY, else
 // bench/out/peers-bin/cql-proxy as bench/relay-peers.sh builds it (run
-// `bench/relay-peers.sh --build-peers` once). Without it the benchmark is
+// `bench/relay-peers.sh --build-peers --targets cql-proxy` once). Without it the benchmark is
 // skipped.
 func cqlProxyBinary(b *testing.B) string {
 	b.Helper()
@@ -149,7 +149,7 @@ func cqlProxyBinary(b *testing.B) string {
 		b.Fatal(err)
 	}
 	if fi, err := os.Stat(abs); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		b.Skipf("no cql-proxy binary at %s: build it with `bench/relay-peers.sh --build-peers` or set DOHYO_BENCH_CQL_PROXY", abs)
+		b.Skipf("no cql-proxy binary at %s: build it with `bench/relay-peers.sh --build-peers --targets cql-proxy` or set DOHYO_BENCH_CQL_PROXY", abs)
 	}
 	if v, err := os.ReadFile(abs + ".version"); err == nil {
 		b.Logf("cql-proxy %s (%s)", strings.TrimSpace(string(v)), abs)

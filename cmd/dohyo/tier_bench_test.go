@@ -24,10 +24,10 @@ import (
 //
 //	DOHYO_TEST_HBASE_ZK=127.0.0.1:2181 go test -run '^$' -bench TierPointOps -benchtime 1x ./cmd/dohyo/
 func BenchmarkTierPointOps(b *testing.B) {
-	bin := plainBinary(b)
 	if os.Getenv("DOHYO_TEST_HBASE_ZK") == "" {
 		b.Skip("DOHYO_TEST_HBASE_ZK not set")
 	}
+	bin := plainBinary(b)
 	rounds, round := benchRounds()
 	// DOHYO_BENCH_PROFILE=dir: CPU profiles of every instance in every
 	// round, as dir/<target>-r<round>-i<instance>.pprof.
