@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # relay-peers.sh CASSANDRA_HOST:PORT [options]
+# relay-peers.sh --build-peers [--targets "cql-proxy zdm-proxy"]
 #
 # dohyo's Cassandra relay side by side with two peer proxies, in one run
 # against the same real Cassandra: direct (no proxy), dohyo (capture off),
@@ -23,6 +24,10 @@
 #   --workloads "W .." YCSB workloads (default "a c")
 #   --targets "X ..." subset of: direct dohyo dohyo-capture zdm-proxy cql-proxy
 #   --keyspace K      keyspace for the records (default relay_ycsb)
+#   --build-peers     (first, instead of CASSANDRA_HOST:PORT) only build the
+#                     peers of --targets into bench/out/peers-bin and exit
+#                     (cmd/dohyo's BenchmarkProcessesPointOps runs that
+#                     cql-proxy)
 #   --taskset         pin the proxies to CPU 0 and Cassandra to CPU 1 (needs
 #                     Cassandra's PID: found by its port, or CASSANDRA_PID);
 #                     Cassandra's affinity is restored on exit. The YCSB
@@ -49,9 +54,15 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-[[ $# -ge 1 && "$1" != -* ]] || { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
-cass="$1"
-shift
+build_only=0 cass=""
+if [[ "${1:-}" == --build-peers ]]; then
+  build_only=1
+  shift
+else
+  [[ $# -ge 1 && "$1" != -* ]] || { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+  cass="$1"
+  shift
+fi
 rounds=3 ops=20000 records=10000 threads="8 32" workloads="a c" keyspace=relay_ycsb pin=0
 targets="direct dohyo dohyo-capture zdm-proxy cql-proxy"
 while [[ $# -gt 0 ]]; do
@@ -71,7 +82,8 @@ done
 chost="${cass%:*}" cport="${cass##*:}"
 out="$root/bench/out/relay-peers-$(date +%Y%m%d-%H%M%S)"
 bin="$root/bench/out/peers-bin"
-mkdir -p "$out" "$bin"
+mkdir -p "$bin"
+[[ $build_only == 1 ]] || mkdir -p "$out"
 log() { echo "relay-peers: $*" >&2; }
 
 # --- build -----------------------------------------------------------------
@@ -85,6 +97,19 @@ build_module() {
   [[ -n "$dir" && -d "$dir" ]] || return 1
   (cd "$dir" && go build -o "$4" "$3") && echo "$2" >"$4.version"
 }
+if [[ $build_only == 1 ]]; then
+  rc=0
+  for t in $targets; do
+    case "$t" in
+      cql-proxy) build_module github.com/datastax/cql-proxy "$cql_version" . "$bin/cql-proxy" || { log "cannot build cql-proxy@$cql_version"; rc=1; } ;;
+      zdm-proxy) build_module github.com/datastax/zdm-proxy "$zdm_version" ./proxy "$bin/zdm-proxy" ||
+        { [[ -n "${ZDM_PROXY_SRC:-}" ]] && (cd "$ZDM_PROXY_SRC" && go build -o "$bin/zdm-proxy" ./proxy); } ||
+        { log "cannot build zdm-proxy (module proxy refused $zdm_version; set ZDM_PROXY_SRC)"; rc=1; } ;;
+    esac
+  done
+  ls -l "$bin" >&2
+  exit "$rc"
+fi
 if [[ -n "${DOHYO_BIN:-}" ]]; then cp "$DOHYO_BIN" "$out/dohyo"; else (cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo); fi
 want=""
 for t in $targets; do
