@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
@@ -18,8 +19,8 @@ import (
 // Schema changes seen by a relay (a relayed DDL's result, or an event
 // from the cluster) refresh that backend's catalog and are pushed to
 // dohyo's clients when the keyspace is routed to that backend.
-func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*cqlserver.Relay, error) {
-	relays := map[string]*cqlserver.Relay{}
+func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*relay.Relay, error) {
+	relays := map[string]*relay.Relay{}
 	for name, b := range set.byName {
 		rb, ok := b.(bindings.Relayable)
 		if !ok {
@@ -35,7 +36,7 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 			}
 			coord.NotifySchemaChange(ch)
 		}
-		rl, err := cqlserver.NewRelay(ctx, cqlserver.RelayConfig{
+		rl, err := relay.New(ctx, relay.Config{
 			Hosts:          t.Hosts,
 			ConnsPerNode:   t.ConnsPerNode,
 			ConnectTimeout: t.ConnectTimeout,
@@ -53,7 +54,7 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 	return relays, nil
 }
 
-func closeRelays(relays map[string]*cqlserver.Relay) error {
+func closeRelays(relays map[string]*relay.Relay) error {
 	var errs []error
 	for _, rl := range relays {
 		errs = append(errs, rl.Close())
@@ -64,7 +65,7 @@ func closeRelays(relays map[string]*cqlserver.Relay) error {
 // relayAuthenticator returns the authenticator for clients when a relayed
 // Cassandra cluster requires authentication and dohyo has no users of its
 // own: the clients' credentials are checked by Cassandra (pass-through).
-func relayAuthenticator(relays map[string]*cqlserver.Relay) cqlserver.Authenticator {
+func relayAuthenticator(relays map[string]*relay.Relay) cqlserver.Authenticator {
 	for _, rl := range relays {
 		if rl.RequiresAuth() {
 			return cqlserver.RelayAuthenticator{Relay: rl}
@@ -74,7 +75,7 @@ func relayAuthenticator(relays map[string]*cqlserver.Relay) cqlserver.Authentica
 }
 
 // watchRelays exports each relay's counters on /metrics.
-func watchRelays(m *metrics.Metrics, relays map[string]*cqlserver.Relay) error {
+func watchRelays(m *metrics.Metrics, relays map[string]*relay.Relay) error {
 	for name, rl := range relays {
 		err := m.WatchRelay(name, func() metrics.RelayStats {
 			st := rl.Stats()

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dohyo/dohyo/auth"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/capture/control"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
@@ -95,7 +96,7 @@ type server struct {
 	cql         *cqlserver.Server
 	gql         *graphql.Server
 	health      *health
-	relays      map[string]*cqlserver.Relay
+	relays      map[string]*relay.Relay
 	labels      backendLabels // metrics label by backend name
 	// roles are dohyo's users, roles and grants (nil: no store for them);
 	// the HTTP door authenticates and authorizes with them too.

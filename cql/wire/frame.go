@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
@@ -134,4 +137,48 @@ func SupportedVersion(v byte) bool { return v >= 3 && v <= 5 }
 // ProtocolErrorf formats a *ProtocolError.
 func ProtocolErrorf(format string, args ...any) error {
 	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ReadBody reads a frame body of n bytes. Bodies over 64 KiB grow
+// (doubling) as their bytes arrive, so a length prefix alone never
+// reserves its length.
+func ReadBody(r io.Reader, n int) ([]byte, error) {
+	const direct = 64 << 10
+	b := make([]byte, min(n, direct))
+	for got := 0; ; {
+		k, err := io.ReadFull(r, b[got:])
+		got += k
+		if err != nil {
+			return nil, err
+		}
+		if got == n {
+			return b, nil
+		}
+		grown := make([]byte, min(n, 2*len(b)))
+		copy(grown, b)
+		b = grown
+	}
+}
+
+// UnexpectedEOF turns io.EOF into io.ErrUnexpectedEOF: a stream that ends
+// within a frame was cut short.
+func UnexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// FrameBuffered tells whether br holds a whole v3/v4 frame, so that reading
+// it will not wait.
+func FrameBuffered(br *bufio.Reader) bool {
+	if br.Buffered() < HeaderLen {
+		return false
+	}
+	hb, err := br.Peek(HeaderLen)
+	if err != nil {
+		return false
+	}
+	h := ParseHeader(hb)
+	return h.Length >= 0 && br.Buffered() >= HeaderLen+int(h.Length)
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/bufpool"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 )
@@ -40,8 +42,6 @@ const (
 	// connection that never authenticates holds little memory.
 	preAuthBufSize = 4 << 10
 	writeBufSize   = 64 << 10
-	// maxPooledBuf keeps huge result frames out of the pool.
-	maxPooledBuf = 256 << 10
 )
 
 type conn struct {
@@ -64,7 +64,7 @@ type conn struct {
 	body    wire.BodyCodec // v3/v4 frame compression
 	sasl    SASL
 	hdr     [wire.HeaderLen]byte
-	corked  []*backendConn // relay connections with frames to write (relay_async.go)
+	corked  []*relay.Conn // relay connections with frames to write (relay_async.go)
 
 	wq         answerQueue   // outgoing frames (conn_write.go)
 	wake       chan struct{} // wakes writeLoop for frames queued by send
@@ -81,7 +81,7 @@ type conn struct {
 	stopping    atomic.Bool
 	refused     bool // over MaxConnections: STARTUP is answered with an error
 	// creds are the client's SASL PLAIN credentials, relayed to Cassandra.
-	creds *credentials
+	creds *relay.Credentials
 
 	// Guards (guard.go). ready is set by the reader once READY or
 	// AUTH_SUCCESS is sent; promoted counts it in Server.active.
@@ -105,7 +105,7 @@ type outMsg struct {
 	// v5 is set on the response to STARTUP of a v5 connection: after
 	// writing it the writer switches to segment framing.
 	v5 *v5Switch
-	// pooled frames go back to bufPool once written.
+	// pooled frames go back to the pool (putBuf) once written.
 	pooled bool
 	// counted frames are in conn.unsent.
 	counted bool
@@ -113,30 +113,11 @@ type outMsg struct {
 
 type v5Switch struct{ lz4 bool }
 
-// bufPool holds frame buffers. sync.Pool wants pointers, and a buffer
-// travels as a plain []byte between getBuf and putBuf, so the *[]byte
-// holders are pooled too (holderPool): putting &b would allocate a new
-// holder for every frame.
-var (
-	bufPool    = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-	holderPool = sync.Pool{New: func() any { return new([]byte) }}
-)
+// getBuf and putBuf take frame buffers from, and return them to, the pool
+// shared with the relay (internal/bufpool).
+func getBuf() []byte { return bufpool.Get() }
 
-func getBuf() []byte {
-	h := bufPool.Get().(*[]byte)
-	b := (*h)[:0]
-	*h = nil
-	holderPool.Put(h)
-	return b
-}
-
-func putBuf(b []byte) {
-	if cap(b) <= maxPooledBuf {
-		h := holderPool.Get().(*[]byte)
-		*h = b
-		bufPool.Put(h)
-	}
-}
+func putBuf(b []byte) { bufpool.Put(b) }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
@@ -300,7 +281,7 @@ func (c *conn) readFrame() (wire.Header, []byte, error) {
 		return wire.Header{}, nil, c.badVersion(b[0])
 	}
 	if _, err := io.ReadFull(c.br, b[1:]); err != nil {
-		return wire.Header{}, nil, unexpectedEOF(c.frameTimeout(err))
+		return wire.Header{}, nil, wire.UnexpectedEOF(c.frameTimeout(err))
 	}
 	h := wire.ParseHeader(b)
 	if err := c.checkHeader(h); err != nil {
@@ -309,31 +290,11 @@ func (c *conn) readFrame() (wire.Header, []byte, error) {
 	if err := wire.CheckLength(h, c.frameLimit()); err != nil {
 		return h, nil, wire.WithStream(err, h.Stream)
 	}
-	body, err := readBody(c.br, int(h.Length))
+	body, err := wire.ReadBody(c.br, int(h.Length))
 	if err != nil {
-		return h, nil, unexpectedEOF(c.frameTimeout(err))
+		return h, nil, wire.UnexpectedEOF(c.frameTimeout(err))
 	}
 	return h, body, nil
-}
-
-// readBody reads n bytes. Bodies over 64 KiB grow (doubling) as their
-// bytes arrive, so a length prefix alone never reserves its length.
-func readBody(r io.Reader, n int) ([]byte, error) {
-	const direct = 64 << 10
-	b := make([]byte, min(n, direct))
-	for got := 0; ; {
-		k, err := io.ReadFull(r, b[got:])
-		got += k
-		if err != nil {
-			return nil, err
-		}
-		if got == n {
-			return b, nil
-		}
-		grown := make([]byte, min(n, 2*len(b)))
-		copy(grown, b)
-		b = grown
-	}
 }
 
 // checkHeader enforces one protocol version per connection once STARTUP
@@ -370,13 +331,6 @@ func (c *conn) badVersion(first byte) error {
 		}
 	}
 	return &errBadVersion{version: v, stream: stream}
-}
-
-func unexpectedEOF(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // dispatch runs a request on a goroutine of its own once it holds an

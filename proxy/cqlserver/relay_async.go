@@ -1,13 +1,12 @@
 package cqlserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"sync/atomic"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
 )
 
@@ -18,19 +17,19 @@ import (
 // request (on a 2-core machine shared with Cassandra, the relay's CPU per
 // request is what its throughput costs Cassandra). The backend
 // connection's deadline sweep answers the request timeout (no timer per
-// request; relay_deadline.go). Anything unusual — no live connection yet (dialing),
+// request; bindings/cassandra/relay). Anything unusual — no live connection yet (dialing),
 // no free stream id, no request timeout to bound the wait, an UNPREPARED
 // answer to re-prepare — goes the general way (relayRun on a goroutine).
 
-// asyncRelay is one request on the fast path.
+// asyncRelay is one request on the fast path: the relay.Expirer its
+// answer (or its timeout) is delivered to.
 type asyncRelay struct {
 	c     *conn
 	p     *relayPlan // &plan
 	plan  relayPlan
 	req   *request
-	bc    *backendConn
-	key   poolKey
-	creds *credentials
+	route relay.Route
+	creds *relay.Credentials
 	start time.Time
 	done  atomic.Bool // answered (by the response or the timeout)
 }
@@ -43,8 +42,8 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		return false // nothing would bound the wait for Cassandra
 	}
 	creds := c.relayCreds(p.rl)
-	key, bc := p.rl.liveConn(c.version, creds, p.group)
-	if bc == nil {
+	route, ok := p.rl.Pick(c.version, creds, p.group)
+	if !ok {
 		return false
 	}
 	if err := c.acquire(); err != nil {
@@ -52,143 +51,109 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 		return true
 	}
 	c.inflight.Add(1)
-	x := p.rl.newAsync()
-	x.c, x.plan, x.req, x.bc, x.key, x.creds, x.start = c, *p, req, bc, key, creds, c.srv.coord.Now()
+	x := c.srv.newAsync()
+	x.c, x.plan, x.req, x.route, x.creds, x.start = c, *p, req, route, creds, c.srv.coord.Now()
 	x.p = &x.plan
 	// From here x belongs to the connection (answer, timeout or close),
 	// which recycles it: it must not be touched once submitted.
-	_, ok, err := bc.submitTimeout(req.flags, req.op, req.body, x, timeout)
+	ok, err := route.Submit(req.flags, req.op, req.body, x, timeout)
 	if !ok {
 		x.recycle()
 		c.release()
 		c.inflight.Done()
 		return false
 	}
-	c.cork(bc)
-	p.rl.requests.Add(1)
+	c.cork(route.Conn())
 	if err != nil {
-		x.deliver(relayResp{}, err)
+		x.Deliver(relay.Response{}, err)
 	}
 	return true
 }
 
 // newAsync returns a recycled asyncRelay, or a new one.
-func (rl *Relay) newAsync() *asyncRelay {
-	if x, ok := rl.asyncs.Get().(*asyncRelay); ok {
+func (s *Server) newAsync() *asyncRelay {
+	if x, ok := s.asyncs.Get().(*asyncRelay); ok {
 		return x
 	}
 	return &asyncRelay{}
 }
 
-// recycle clears x and hands it back to its Relay's pool. Only the one
+// recycle clears x and hands it back to its Server's pool. Only the one
 // that answered the request calls it (finish, expired), once nothing else
 // can reach x: the backend connection has taken it off its stream (the
 // reader before deliver, the sweep before expired, close before deliver)
 // and the re-prepare goroutine, if any, is the one finishing.
 func (x *asyncRelay) recycle() {
-	rl := x.plan.rl
-	x.c, x.p, x.plan, x.req, x.bc, x.key, x.creds, x.start = nil, nil, relayPlan{}, nil, nil, poolKey{}, nil, time.Time{}
+	srv := x.c.srv
+	x.c, x.p, x.plan, x.req, x.route, x.creds, x.start = nil, nil, relayPlan{}, nil, relay.Route{}, nil, time.Time{}
 	x.done.Store(false)
-	rl.asyncs.Put(x)
+	srv.asyncs.Put(x)
 }
 
-// deliver runs on the backend connection's reader with Cassandra's
-// answer (or the error that closed the connection).
-func (x *asyncRelay) deliver(resp relayResp, err error) {
-	if err == nil && resp.h.Op == wire.OpError && (x.req.op == wire.OpExecute || x.req.op == wire.OpBatch) {
-		e := respError(resp)
-		if e.Code == bindings.CodeUnprepared {
-			if rp, ok := x.p.rl.prepared.Get(string(e.UnpreparedID)); ok {
-				resp.hold = nil
-				resp.body = bytes.Clone(resp.body) // the reader's buffer (waiter)
-				go x.reprepare(rp, resp)           // needs more round trips: off this reader
-				return
-			}
+// Deliver runs on the backend connection's reader with Cassandra's
+// answer (or the error that closed the connection): relay.Waiter.
+func (x *asyncRelay) Deliver(resp relay.Response, err error) {
+	if err == nil && (x.req.op == wire.OpExecute || x.req.op == wire.OpBatch) {
+		if rp, ok := x.p.rl.Unprepared(resp); ok {
+			resp.Hold = nil
+			resp.Body = bytes.Clone(resp.Body) // the reader's buffer (relay.Waiter)
+			go x.reprepare(rp, resp)           // needs more round trips: off this reader
+			return
 		}
 	}
 	if err != nil {
-		x.p.rl.failures.Add(1)
-		err = bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
+		err = x.route.Lost(err)
 	}
-	resp.node = x.key.node
+	resp.Node = x.route.Node()
 	x.finish(resp, err)
 }
 
 // reprepare prepares the statement again on the node that forgot it and
 // relays the request once more, within what is left of its timeout.
-func (x *asyncRelay) reprepare(rp *relayPrepared, unprepared relayResp) {
+func (x *asyncRelay) reprepare(rp *relay.Prepared, unprepared relay.Response) {
 	ctx, cancel := context.WithTimeout(x.c.reqCtx, x.c.srv.timeoutFor(x.req)-time.Since(x.start))
 	defer cancel()
-	resp := unprepared // when the client must prepare again (see Relay.reprepare)
-	changed, err := x.p.rl.reprepare(ctx, x.key, rp)
-	if err == nil && (!changed || x.req.op != wire.OpExecute) {
-		resp, err = x.p.rl.send(ctx, x.bc, x.key, x.creds, x.req)
-	} else if err != nil && ctx.Err() == nil {
-		x.p.rl.log.Debug("relay: re-prepare failed", "node", x.key.node, "err", err)
-		err = nil // the driver prepares it again itself
-	}
+	resp, err := x.route.Retry(ctx, rp, x.req.flags, x.req.op, x.req.body, unprepared)
 	if err != nil && ctx.Err() != nil {
-		if x.expire() { // off its stream already: the sweep cannot answer
-			x.expired()
+		if x.Expire() { // off its stream already: the sweep cannot answer
+			x.Expired()
 		}
 		return
 	}
-	resp.node = x.key.node
 	x.finish(resp, err)
 }
 
 // finish answers the client, unless the timeout did.
-func (x *asyncRelay) finish(resp relayResp, err error) {
+func (x *asyncRelay) finish(resp relay.Response, err error) {
 	if !x.done.CompareAndSwap(false, true) {
 		return
 	}
 	c := x.c
 	frame := c.relayAnswer(c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
 	x.recycle()
-	if resp.hold != nil {
-		resp.hold.add(c, frame)
+	if resp.Hold != nil {
+		resp.Hold.Add(c, frame)
 		return
 	}
-	c.answer(frame)
+	c.Answer(frame)
 }
 
-// answer sends a relayed request's answer and frees its slot.
-func (c *conn) answer(frame []byte) {
+// Answer sends a relayed request's answer and frees its slot
+// (relay.Answerer: a backend connection's reader may hold it back, see
+// relay.Held).
+func (c *conn) Answer(frame []byte) {
 	c.send(frame)
 	c.release()
 	c.inflight.Done()
 }
 
-// heldAnswers are answers a backend connection's reader holds back while
-// it has more responses buffered: handed to the clients' writers together,
-// they leave in fewer writes (a writer woken by the first answer would
-// write it alone).
-type heldAnswers struct {
-	a []heldAnswer
-}
+// Expire claims the request for its timeout (relay.Expirer): false when it
+// was answered already.
+func (x *asyncRelay) Expire() bool { return x.done.CompareAndSwap(false, true) }
 
-type heldAnswer struct {
-	c     *conn
-	frame []byte
-}
-
-func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
-
-func (h *heldAnswers) send() {
-	for i, a := range h.a {
-		a.c.answer(a.frame)
-		h.a[i] = heldAnswer{}
-	}
-	h.a = h.a[:0]
-}
-
-// expire claims the request for its timeout (expirer): false when it was
-// answered already.
-func (x *asyncRelay) expire() bool { return x.done.CompareAndSwap(false, true) }
-
-// expired answers the request timeout; the backend connection's sweep has
+// Expired answers the request timeout; the backend connection's sweep has
 // taken the request off its stream (Cassandra's answer will be dropped).
-func (x *asyncRelay) expired() {
+func (x *asyncRelay) Expired() {
 	c, req := x.c, x.req
 	c.srv.timedOut.Add(1)
 	err := c.timeoutError(req)
@@ -203,7 +168,7 @@ func (x *asyncRelay) expired() {
 // but not written; the reader writes them (uncork) before it waits for the
 // client's next frame, so that requests that arrived together go to
 // Cassandra in one write. Reader goroutine only.
-func (c *conn) cork(bc *backendConn) {
+func (c *conn) cork(bc *relay.Conn) {
 	for _, b := range c.corked {
 		if b == bc {
 			return
@@ -215,7 +180,7 @@ func (c *conn) cork(bc *backendConn) {
 // uncork writes what cork held back.
 func (c *conn) uncork() {
 	for i, bc := range c.corked {
-		bc.flush()
+		bc.Flush()
 		c.corked[i] = nil
 	}
 	c.corked = c.corked[:0]
@@ -227,24 +192,11 @@ func (c *conn) uncork() {
 // into one segment) or the next self-contained segment is buffered whole.
 func (c *conn) nextFrameBuffered() bool {
 	if c.seg == nil {
-		return frameBuffered(c.br)
+		return wire.FrameBuffered(c.br)
 	}
 	if c.seg.Unread() > 0 {
 		return true
 	}
 	whole, self := c.seg.NextBuffered()
 	return whole && self
-}
-
-// frameBuffered tells whether br holds a whole v3/v4 frame.
-func frameBuffered(br *bufio.Reader) bool {
-	if br.Buffered() < wire.HeaderLen {
-		return false
-	}
-	hb, err := br.Peek(wire.HeaderLen)
-	if err != nil {
-		return false
-	}
-	h := wire.ParseHeader(hb)
-	return h.Length >= 0 && br.Buffered() >= wire.HeaderLen+int(h.Length)
 }

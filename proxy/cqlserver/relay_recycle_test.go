@@ -36,12 +36,7 @@ func TestRelayRecycleAfterTimeout(t *testing.T) {
 		t.Fatalf("slow read: %v, want a ReadTimeout", err)
 	}
 	<-held
-	orphans := func() (n int32) {
-		for _, bc := range r.relay.allConns() {
-			n += bc.orphans.Load()
-		}
-		return n
-	}
+	orphans := func() int { return r.relay.Stats().Orphans }
 	if orphans() == 0 {
 		t.Fatal("the timed-out request left no orphaned stream id")
 	}

@@ -1,12 +1,12 @@
 package cqlserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
@@ -24,14 +24,14 @@ import (
 
 // relayPlan is the routing decision for one relayed request.
 type relayPlan struct {
-	rl *Relay
+	rl *relay.Relay
 	// group is the keyspace the backend connection must be using: the
 	// session's keyspace for unqualified statements, "" otherwise.
 	group string
 	// keyspace is the effective session keyspace (for the Tap).
 	keyspace string
 	// prepared is the statement an EXECUTE runs.
-	prepared *relayPrepared
+	prepared *relay.Prepared
 }
 
 // planRelay returns where req is relayed (a plan without a Relay when
@@ -53,7 +53,7 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 	if explicit != "" {
 		sessKS = explicit
 	}
-	plan := func(rl *Relay, needsKS bool) relayPlan {
+	plan := func(rl *relay.Relay, needsKS bool) relayPlan {
 		p := relayPlan{rl: rl, keyspace: sessKS}
 		if needsKS && explicit == "" { // v5 frames may carry their keyspace
 			p.group = sessKS
@@ -63,9 +63,9 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 	switch req.op {
 	case wire.OpExecute:
 		for _, rl := range c.srv.relays {
-			if rp, ok := rl.prepared.Get(string(req.id)); ok {
+			if rp, ok := rl.Prepared(req.id); ok {
 				p := plan(rl, false)
-				p.keyspace, p.prepared = rp.keyspace, rp
+				p.keyspace, p.prepared = rp.Keyspace, rp
 				return p, nil
 			}
 		}
@@ -103,7 +103,7 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 
 // planFallback relays a statement dohyo does not route by its text when
 // the session's keyspace (or, without one, the default backend) is relayed.
-func (c *conn) planFallback(sessKS string, plan func(*Relay, bool) relayPlan) relayPlan {
+func (c *conn) planFallback(sessKS string, plan func(*relay.Relay, bool) relayPlan) relayPlan {
 	if rl := c.srv.relays[c.fallbackBackend(sessKS)]; rl != nil {
 		return plan(rl, sessKS != "")
 	}
@@ -119,18 +119,18 @@ func (c *conn) fallbackBackend(sessKS string) string {
 }
 
 // planBatch routes a BATCH: every child must be served by one backend.
-func (c *conn) planBatch(req *request, sessKS string, plan func(*Relay, bool) relayPlan) (relayPlan, error) {
+func (c *conn) planBatch(req *request, sessKS string, plan func(*relay.Relay, bool) relayPlan) (relayPlan, error) {
 	coord := c.srv.coord
 	var backends, keyspaces []string // per child
-	var relayed *Relay
+	var relayed *relay.Relay
 	needsKS := false
 	for _, e := range req.batch.Entries {
 		if e.PreparedID != nil {
 			found := false
 			for name, rl := range c.srv.relays {
-				if rp, ok := rl.prepared.Get(string(e.PreparedID)); ok {
+				if rp, ok := rl.Prepared(e.PreparedID); ok {
 					backends, relayed, found = append(backends, name), rl, true
-					keyspaces = append(keyspaces, rp.keyspace)
+					keyspaces = append(keyspaces, rp.Keyspace)
 					break
 				}
 			}
@@ -215,16 +215,16 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	if sp.Exporting() {
 		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: wire.OpName(req.op)})
 	}
-	resp, err := p.rl.do(sctx, c.version, creds, p.group, req)
+	resp, err := p.rl.Do(sctx, relay.Request{Version: c.version, Flags: req.flags, Op: req.op, Body: req.body, Creds: creds, Group: p.group})
 	if err != nil && exceeded(err) {
 		err = c.timeoutError(req)
 	}
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
 	} else {
-		sp.Event("Relayed to Cassandra node " + resp.node)
-		if resp.h.Flags&wire.FlagTracing != 0 && len(resp.body) >= 16 {
-			c.srv.relayTraces.link(ctx, p.rl, resp.body[:16])
+		sp.Event("Relayed to Cassandra node " + resp.Node)
+		if resp.Header.Flags&wire.FlagTracing != 0 && len(resp.Body) >= 16 {
+			c.srv.relayTraces.link(ctx, p.rl, resp.Body[:16])
 		}
 	}
 	sp.End()
@@ -234,40 +234,27 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 // relayAnswer turns Cassandra's response (or the error that stands for
 // it) into the client's frame, with what dohyo keeps from it: prepared
 // statements, schema changes, and the Tap's observation.
-func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, creds *credentials, req *request, resp relayResp, err error) []byte {
+func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, creds *relay.Credentials, req *request, resp relay.Response, err error) []byte {
 	var frame []byte
 	var out proxy.Relayed
 	if err != nil {
 		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {
-		frame = wire.StartFrame(getBuf(), c.version, resp.h.Flags&^wire.FlagCompressed, req.stream, resp.h.Op)
-		frame = append(frame, resp.body...)
+		frame = wire.StartFrame(getBuf(), c.version, resp.Header.Flags&^wire.FlagCompressed, req.stream, resp.Header.Op)
+		frame = append(frame, resp.Body...)
 		out = summarize(resp, c.srv.coord.TapWantsRows())
 		if req.op == wire.OpPrepare {
-			if id, shape := preparedResult(resp); id != nil {
-				// Re-prepared on a connection using the keyspace it was
-				// prepared under (a v5 PREPARE may carry its own), so that
-				// Cassandra computes the same id.
-				group := p.group
-				if group == "" {
-					group = req.keyspace
-				}
-				p.rl.prepared.Put(string(id), &relayPrepared{
-					query: req.query, keyspace: p.keyspace, group: group, creds: creds,
-					version: c.version, shape: shape,
-				})
+			// Re-prepared on a connection using the keyspace it was
+			// prepared under (a v5 PREPARE may carry its own), so that
+			// Cassandra computes the same id.
+			group := p.group
+			if group == "" {
+				group = req.keyspace
 			}
+			p.rl.Remember(relay.Request{Version: c.version, Creds: creds, Group: group}, req.query, p.keyspace, resp)
 		}
-		if ch := schemaChangeOf(resp, false); ch != nil && p.rl.cfg.OnSchemaChange != nil {
-			// The catalog is fresh before the client goes on. The event
-			// for other clients comes from the control connection; without
-			// one, this is the only news of the change.
-			if c := p.rl.control.Load(); c != nil && !c.isClosed() {
-				ch = nil
-			}
-			p.rl.cfg.OnSchemaChange(eventWorthy(ch))
-		}
+		p.rl.Answered(resp) // the catalog is fresh before the client goes on
 	}
 	c.observeRelayed(start, p, req, out)
 	return frame
@@ -276,7 +263,7 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, c
 // relayCreds are the credentials relayed requests of this client use: its
 // own when Cassandra requires authentication, none otherwise (one pool for
 // every client).
-func (c *conn) relayCreds(rl *Relay) *credentials {
+func (c *conn) relayCreds(rl *relay.Relay) *relay.Credentials {
 	if !rl.RequiresAuth() {
 		return nil
 	}
@@ -290,7 +277,7 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 	case wire.OpQuery, wire.OpExecute:
 		query := req.query
 		if req.op == wire.OpExecute {
-			query = p.prepared.query
+			query = p.prepared.Query
 		}
 		r := bindingsRequest(query, &req.params)
 		r.Keyspace = p.keyspace
@@ -305,97 +292,11 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 				Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
 				Timestamp: b.Timestamp, HasTimestamp: b.HasTimestamp}
 			if e.PreparedID != nil {
-				if rp, ok := p.rl.prepared.Get(string(e.PreparedID)); ok {
-					r.Query, r.Keyspace = rp.query, rp.keyspace
+				if rp, ok := p.rl.Prepared(e.PreparedID); ok {
+					r.Query, r.Keyspace = rp.Query, rp.Keyspace
 				}
 			}
 			c.session.ObserveRelayed(start, r, e.PreparedID != nil, out, i, len(b.Entries), uint8(b.Type))
 		}
 	}
-}
-
-// do relays one request: to a connection of the next node that can be
-// reached, re-preparing transparently when the node answers UNPREPARED for
-// a statement the relay has seen prepared.
-func (rl *Relay) do(ctx context.Context, version byte, creds *credentials, group string, req *request) (relayResp, error) {
-	rl.requests.Add(1)
-	var lastErr error
-	for _, node := range rl.pickNodes() {
-		key := poolKey{node: node, version: version, keyspace: group, creds: creds.key()}
-		bc, err := rl.conn(ctx, key, creds)
-		if err != nil {
-			lastErr = err
-			if ctx.Err() != nil {
-				return relayResp{}, ctx.Err()
-			}
-			continue // nothing was sent: the next node may take it
-		}
-		resp, err := rl.send(ctx, bc, key, creds, req)
-		resp.node = node
-		return resp, err
-	}
-	return relayResp{}, lastErr
-}
-
-// send runs the round trip on bc, re-preparing on UNPREPARED (a BATCH may
-// need several statements prepared again).
-func (rl *Relay) send(ctx context.Context, bc *backendConn, key poolKey, creds *credentials, req *request) (relayResp, error) {
-	for attempt := 0; ; attempt++ {
-		resp, err := bc.roundTrip(ctx, req.flags, req.op, req.body)
-		if err != nil {
-			if ctx.Err() != nil {
-				return relayResp{}, ctx.Err()
-			}
-			rl.failures.Add(1)
-			return relayResp{}, bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
-		}
-		if resp.h.Op != wire.OpError || (req.op != wire.OpExecute && req.op != wire.OpBatch) || attempt > 8 {
-			return resp, nil
-		}
-		e := respError(resp)
-		if e.Code != bindings.CodeUnprepared {
-			return resp, nil
-		}
-		rp, ok := rl.prepared.Get(string(e.UnpreparedID))
-		if !ok {
-			return resp, nil // the driver prepares it again itself
-		}
-		changed, err := rl.reprepare(ctx, key, rp)
-		if err != nil {
-			rl.log.Debug("relay: re-prepare failed", "node", key.node, "err", err)
-			return resp, nil
-		}
-		if changed && req.op == wire.OpExecute {
-			return resp, nil // the client must learn the new shape: it prepares again
-		}
-	}
-}
-
-// reprepare sends a remembered PREPARE to key's node, on a connection of
-// the keyspace group it was prepared in. changed reports that the node
-// now describes the statement differently from what the client was told
-// (a table altered since: other bound variables or result columns): the
-// EXECUTE must then not be re-run, for a client that skips result
-// metadata would read the new rows with the old columns; the client gets
-// Cassandra's UNPREPARED and prepares again, learning the new shape.
-func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *relayPrepared) (changed bool, err error) {
-	rl.reprepares.Add(1)
-	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: rp.creds.key()}
-	bc, err := rl.conn(ctx, pk, rp.creds)
-	if err != nil {
-		return false, err
-	}
-	body := wire.AppendLongString(nil, rp.query)
-	if key.version >= 5 {
-		body = wire.AppendInt(body, 0) // no flags: the group's USE gives the keyspace
-	}
-	resp, err := bc.roundTrip(ctx, 0, wire.OpPrepare, body)
-	if err != nil {
-		return false, err
-	}
-	if resp.h.Op == wire.OpError {
-		return false, respError(resp)
-	}
-	_, shape := preparedResult(resp)
-	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil
 }

@@ -36,7 +36,7 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 			return
 		}
 	case wire.OpExecute:
-		if req.params.hasTimestamp || p.prepared == nil || !stamps(p.prepared.query, p.prepared.keyspace) {
+		if req.params.hasTimestamp || p.prepared == nil || !stamps(p.prepared.Query, p.prepared.Keyspace) {
 			return
 		}
 	case wire.OpBatch:
@@ -47,11 +47,11 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 		for _, e := range b.Entries {
 			q, ks := e.Query, p.keyspace
 			if e.PreparedID != nil {
-				rp, ok := p.rl.prepared.Get(string(e.PreparedID))
+				rp, ok := p.rl.Prepared(e.PreparedID)
 				if !ok {
 					return
 				}
-				q, ks = rp.query, rp.keyspace
+				q, ks = rp.Query, rp.Keyspace
 			}
 			if !stamps(q, ks) {
 				return

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/proxy"
 )
@@ -33,7 +34,7 @@ type relayRig struct {
 	nodeEmb  *embedded.Backend
 	front    *testServer // dohyo relaying keyspaces of "cass" to node
 	addr     string
-	relay    *Relay
+	relay    *relay.Relay
 	local    *embedded.Backend
 	changes  chan *bindings.SchemaChange
 }
@@ -70,7 +71,7 @@ func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.relay, err = NewRelay(ctx, RelayConfig{
+	r.relay, err = relay.New(ctx, relay.Config{
 		Hosts:     []string{r.nodeAddr},
 		Heartbeat: o.heartbeat,
 		OnSchemaChange: func(ch *bindings.SchemaChange) {
@@ -92,7 +93,7 @@ func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 		o.frontTimeout = 0
 	}
 	cfg := Config{Coordinator: coord, ClusterName: "front", NumTokens: 4, ReleaseVersion: "5.0.0-front",
-		Relays: map[string]*Relay{"cass": r.relay}, RequestTimeout: o.frontTimeout}
+		Relays: map[string]*relay.Relay{"cass": r.relay}, RequestTimeout: o.frontTimeout}
 	if o.nodeAuth != nil {
 		cfg.Authenticator = RelayAuthenticator{Relay: r.relay}
 	}

@@ -2,11 +2,10 @@ package cqlserver
 
 import (
 	"context"
-	"encoding/binary"
-	"net"
 	"sync"
 	"time"
 
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -31,7 +30,7 @@ type relayTraces struct {
 }
 
 type traceLink struct {
-	rl      *Relay
+	rl      *relay.Relay
 	cass    cql.UUID
 	at      time.Time
 	events  []telemetry.TraceEvent
@@ -42,7 +41,7 @@ func newRelayTraces() *relayTraces { return &relayTraces{links: map[cql.UUID]*tr
 
 // link records that the traced request in ctx ran as Cassandra's tracing
 // session cassID.
-func (rt *relayTraces) link(ctx context.Context, rl *Relay, cassID []byte) {
+func (rt *relayTraces) link(ctx context.Context, rl *relay.Relay, cassID []byte) {
 	req := telemetry.FromContext(ctx)
 	id, ok := req.SessionID()
 	if !ok {
@@ -81,7 +80,7 @@ func (rt *relayTraces) TraceEvents(ctx context.Context) []telemetry.TraceEvent {
 	}
 	rt.mu.Unlock()
 	for _, f := range fetch {
-		evs, err := f.l.rl.traceEvents(ctx, f.l.cass, f.id)
+		evs, err := f.l.rl.TraceEvents(ctx, f.l.cass, f.id)
 		if err != nil {
 			continue
 		}
@@ -92,37 +91,4 @@ func (rt *relayTraces) TraceEvents(ctx context.Context) []telemetry.TraceEvent {
 		out = append(out, evs...)
 	}
 	return out
-}
-
-// traceEvents reads Cassandra's events of session cass, labelled as
-// events of dohyo's session id.
-func (rl *Relay) traceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetry.TraceEvent, error) {
-	bc := rl.control.Load()
-	if bc == nil || bc.isClosed() {
-		return nil, errBackendClosed
-	}
-	ctx, cancel := context.WithTimeout(ctx, rl.cfg.ConnectTimeout)
-	defer cancel()
-	rows, err := rl.controlQuery(ctx, bc, "SELECT event_id, activity, source, source_elapsed, source_port, thread "+
-		"FROM system_traces.events WHERE session_id = "+cass.String())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]telemetry.TraceEvent, 0, len(rows))
-	for _, r := range rows {
-		if len(r) != 6 || len(r[0]) != 16 {
-			continue
-		}
-		e := telemetry.TraceEvent{Session: id, Activity: string(r[1]), Source: net.IP(append([]byte(nil), r[2]...)),
-			Thread: string(r[5])}
-		copy(e.ID[:], r[0])
-		if len(r[3]) == 4 {
-			e.Elapsed = time.Duration(int32(binary.BigEndian.Uint32(r[3]))) * time.Microsecond
-		}
-		if len(r[4]) == 4 {
-			e.SourcePort = int(int32(binary.BigEndian.Uint32(r[4])))
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/schema"
@@ -126,7 +127,7 @@ type Config struct {
 	// Relays maps backend names to Cassandra relays: requests routed to
 	// such a backend travel as raw frames (DESIGN D2) instead of being
 	// executed through the backend's bindings.Backend.
-	Relays map[string]*Relay
+	Relays map[string]*relay.Relay
 	// KeyspaceTimeouts overrides RequestTimeout for some keyspaces (0: no
 	// limit there). Clients may tighten a request's budget with the
 	// custom payload entry dohyo-budget-ms (traces.go, budget.go).
@@ -149,7 +150,9 @@ type Server struct {
 	start time.Time
 	vt    *systemks.Backend
 	// relays: backend name -> relay (read-only after New).
-	relays      map[string]*Relay
+	relays map[string]*relay.Relay
+	// asyncs recycles the relay fast path's asyncRelays (relay_async.go).
+	asyncs      sync.Pool
 	relayTraces *relayTraces
 	// tel: tracing and request budgets (budget.go).
 	tel *serverTelemetry

@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 				return
 			}
 			if h[4] == wire.OpStartup {
-				nc.Write(rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), wire.OpReady, nil))
+				nc.Write(answerFrame(h, wire.OpReady, nil))
 			}
 		}
 	})
@@ -43,7 +43,7 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 func testRelay(connsPerNode int) *Relay {
 	log := slog.New(slog.DiscardHandler)
 	return &Relay{
-		cfg:   RelayConfig{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, Logger: log},
+		cfg:   Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, Logger: log},
 		log:   log,
 		pools: map[poolKey]*subPool{},
 	}
@@ -66,7 +66,7 @@ func TestRelayPoolBurstDialsOnce(t *testing.T) {
 	defer cancel()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	got := make([]*backendConn, 32)
+	got := make([]*Conn, 32)
 	errs := make([]error, len(got))
 	for i := range got {
 		wg.Add(1)
@@ -108,7 +108,7 @@ func TestRelayPoolPacks(t *testing.T) {
 	rl := testRelay(2)
 	key := poolKey{node: addr, version: 4}
 	p := rl.pool(key)
-	var conns []*backendConn
+	var conns []*Conn
 	for range 2 {
 		bc, err := dialBackend(context.Background(), addr, 4, nil, "", 5*time.Second, rl.log)
 		if err != nil {

@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"bufio"
@@ -16,9 +16,10 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/bufpool"
 )
 
-// A backendConn is one native-protocol connection from the relay to a
+// A Conn is one native-protocol connection from the relay to a
 // Cassandra node, at one protocol version, optionally bound to a keyspace
 // (USE) and to a client's credentials. Requests from many client
 // connections share it: each gets a free stream id of this connection for
@@ -30,22 +31,34 @@ import (
 // reader holds back the write while more of its client's requests are
 // already buffered (corking), so that pipelined requests share syscalls.
 
+// Buffer sizes of a backend connection's reader and writer.
+const (
+	readBufSize  = 64 << 10
+	writeBufSize = 64 << 10
+)
+
 // relayStreams bounds the concurrent requests of one backend connection
 // (the protocol allows 32768; a few hundred is plenty per connection).
 const relayStreams = 1024
 
 var errBackendClosed = errors.New("connection to Cassandra closed")
 
-type relayResp struct {
-	h    wire.Header
-	body []byte
-	node string // the node that answered
-	// hold, set by the reader, collects answers to clients to send once
-	// the responses already read are handled (heldAnswers).
-	hold *heldAnswers
+// Response is Cassandra's answer to a relayed request.
+type Response struct {
+	// Header is the response frame's header (its stream id is the backend
+	// connection's).
+	Header wire.Header
+	// Body is the frame's body (see Waiter for how long it lasts).
+	Body []byte
+	// Node is the node that answered (host:port).
+	Node string
+	// Hold, set on answers a backend connection's reader delivers, collects
+	// answers to clients to send once the responses already read are
+	// handled (see Held); nil elsewhere.
+	Hold *Held
 }
 
-type backendConn struct {
+type Conn struct {
 	nc       net.Conn
 	addr     string
 	version  byte
@@ -56,7 +69,7 @@ type backendConn struct {
 	wq      writeQueue
 
 	mu      sync.Mutex
-	waiting [relayStreams]waiter // nil: free or orphaned
+	waiting [relayStreams]Waiter // nil: free or orphaned
 	orphan  [relayStreams]bool   // abandoned by its request
 	dl      deadlines            // fast-path requests' deadlines (relay_deadline.go)
 	born    time.Time            // origin of clock()
@@ -75,7 +88,7 @@ type backendConn struct {
 
 // dialBackend connects to addr, runs STARTUP (and SASL PLAIN when the node
 // asks for it) and, with a keyspace, USE. It returns a running connection.
-func dialBackend(ctx context.Context, addr string, version byte, creds *credentials, keyspace string, timeout time.Duration, log *slog.Logger) (*backendConn, error) {
+func dialBackend(ctx context.Context, addr string, version byte, creds *Credentials, keyspace string, timeout time.Duration, log *slog.Logger) (*Conn, error) {
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -101,7 +114,7 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *credenti
 		}
 	}
 	nc.SetDeadline(time.Time{})
-	bc := &backendConn{
+	bc := &Conn{
 		nc: nc, addr: addr, version: version, keyspace: keyspace, log: log, authenticated: hs.authenticated,
 		streams: make(chan int16, relayStreams),
 		closed:  make(chan struct{}),
@@ -159,7 +172,7 @@ func (h *handshakeIO) buffered() bool {
 	if h.seg != nil {
 		return false
 	}
-	return frameBuffered(h.br)
+	return wire.FrameBuffered(h.br)
 }
 
 func (h *handshakeIO) reader() frameReader {
@@ -167,7 +180,7 @@ func (h *handshakeIO) reader() frameReader {
 		return h.seg.Next
 	}
 	var hb [wire.HeaderLen]byte
-	var buf []byte // reused for bodies up to reuseBody (see waiter)
+	var buf []byte // reused for bodies up to reuseBody (see Waiter)
 	return func() (wire.Header, []byte, error) {
 		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
 			return wire.Header{}, nil, err
@@ -178,15 +191,15 @@ func (h *handshakeIO) reader() frameReader {
 			return hd, nil, fmt.Errorf("response frame of %d bytes", hd.Length)
 		}
 		if n > reuseBody {
-			body, err := readBody(h.br, n)
-			return hd, body, unexpectedEOF(err)
+			body, err := wire.ReadBody(h.br, n)
+			return hd, body, wire.UnexpectedEOF(err)
 		}
 		if cap(buf) < n {
 			buf = make([]byte, reuseBody)
 		}
 		body := buf[:n]
 		_, err := io.ReadFull(h.br, body)
-		return hd, body, unexpectedEOF(err)
+		return hd, body, wire.UnexpectedEOF(err)
 	}
 }
 
@@ -205,7 +218,7 @@ func (h *handshakeIO) switchV5() {
 	}
 }
 
-func (h *handshakeIO) startup(creds *credentials) error {
+func (h *handshakeIO) startup(creds *Credentials) error {
 	body := wire.AppendShort(nil, 1)
 	body = wire.AppendString(body, "CQL_VERSION")
 	body = wire.AppendString(body, "3.0.0")
@@ -273,26 +286,26 @@ func queryBody(q string, version byte) []byte {
 	return append(b, 0)
 }
 
-// A waiter is called once with a request's response, or with the error
+// A Waiter is called once (Deliver) with a request's response, or with the error
 // that ended the connection, on the connection's reader goroutine (or on
 // the goroutine that closes it). The response's body is the reader's
-// buffer, overwritten by the next response: a waiter that keeps it after
+// buffer, overwritten by the next response: a Waiter that keeps it after
 // deliver returns (or hands it to another goroutine) copies it.
-type waiter interface {
-	deliver(relayResp, error)
+type Waiter interface {
+	Deliver(Response, error)
 }
 
-// rtWaiter is a waiter for a synchronous round trip.
+// rtWaiter is a Waiter for a synchronous round trip.
 type rtWaiter chan rtResult
 
 type rtResult struct {
-	r   relayResp
+	r   Response
 	err error
 }
 
-func (w rtWaiter) deliver(r relayResp, err error) {
-	r.hold = nil // the answer is the round trip's caller's, off the reader
-	r.body = bytes.Clone(r.body)
+func (w rtWaiter) Deliver(r Response, err error) {
+	r.Hold = nil // the answer is the round trip's caller's, off the reader
+	r.Body = bytes.Clone(r.Body)
 	w <- rtResult{r, err}
 }
 
@@ -301,14 +314,14 @@ func (w rtWaiter) deliver(r relayResp, err error) {
 // no stream id is free; an error when the connection is closed.
 // The frame is queued, not written: the caller flushes (at once, or after
 // queueing the next requests it already has).
-func (bc *backendConn) submit(flags, op byte, body []byte, w waiter) (id int16, ok bool, err error) {
+func (bc *Conn) submit(flags, op byte, body []byte, w Waiter) (id int16, ok bool, err error) {
 	return bc.submitTimeout(flags, op, body, w, 0)
 }
 
 // submitTimeout is submit with a timeout (none when 0): when it passes
 // before the answer, the connection's sweep takes w off its stream and
-// calls its expired (w must be an expirer).
-func (bc *backendConn) submitTimeout(flags, op byte, body []byte, w waiter, timeout time.Duration) (id int16, ok bool, err error) {
+// calls its expired (w must be an Expirer).
+func (bc *Conn) submitTimeout(flags, op byte, body []byte, w Waiter, timeout time.Duration) (id int16, ok bool, err error) {
 	select {
 	case id = <-bc.streams:
 	default:
@@ -318,17 +331,17 @@ func (bc *backendConn) submitTimeout(flags, op byte, body []byte, w waiter, time
 }
 
 // send registers w for stream id and writes the frame.
-func (bc *backendConn) send(id int16, flags, op byte, body []byte, w waiter) error {
+func (bc *Conn) send(id int16, flags, op byte, body []byte, w Waiter) error {
 	if err := bc.queue(id, flags, op, body, w, 0); err != nil {
 		return err
 	}
-	bc.flush()
+	bc.Flush()
 	return nil
 }
 
 // queue registers w for stream id (with its timeout, if not 0) and queues
 // the frame.
-func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter, timeout time.Duration) error {
+func (bc *Conn) queue(id int16, flags, op byte, body []byte, w Waiter, timeout time.Duration) error {
 	bc.mu.Lock()
 	if bc.isClosed() { // close's sweep of waiting may have run already
 		bc.mu.Unlock()
@@ -340,19 +353,20 @@ func (bc *backendConn) queue(id int16, flags, op byte, body []byte, w waiter, ti
 	}
 	bc.mu.Unlock()
 	bc.inflight.Add(1)
-	f := getBuf()
+	f := bufpool.Get()
 	f = append(f, bc.version, flags&^wire.FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
 	wire.FinishFrame(f)
 	if !bc.wq.add(f) { // closed: the sweep answers w
-		putBuf(f)
+		bufpool.Put(f)
 	}
 	return nil
 }
 
-// flush writes the queued frames, unless a write is in progress (whose
-// writer then writes them too).
-func (bc *backendConn) flush() {
+// Flush writes the frames queued on the connection (Route.Submit), unless
+// a write is in progress (whose writer then writes them too): a server
+// submits the requests it has read together, then flushes once.
+func (bc *Conn) Flush() {
 	if err := bc.wq.flush(); err != nil {
 		bc.close(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
 	}
@@ -361,7 +375,7 @@ func (bc *backendConn) flush() {
 // abandon gives up on stream id's answer (its request timed out): the id
 // stays reserved until the late answer arrives. It reports false when the
 // answer is already being delivered to w.
-func (bc *backendConn) abandon(id int16, w waiter) bool {
+func (bc *Conn) abandon(id int16, w Waiter) bool {
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
 	if bc.waiting[id] != w {
@@ -386,26 +400,26 @@ const maxOrphans = relayStreams / 4
 var errTooManyOrphans = errors.New("connection retired: too many requests abandoned without an answer")
 
 // usable tells a live connection that may take new requests.
-func (bc *backendConn) usable() bool {
+func (bc *Conn) usable() bool {
 	return !bc.isClosed() && bc.orphans.Load() < maxOrphans
 }
 
 // roundTrip sends one request (op, flags, body) and returns the node's
 // response. When ctx ends first the stream id stays reserved until the
 // late response arrives, so it is never reused too early.
-func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byte) (relayResp, error) {
+func (bc *Conn) roundTrip(ctx context.Context, flags, op byte, body []byte) (Response, error) {
 	var id int16
 	select {
 	case id = <-bc.streams:
 	case <-bc.closed:
-		return relayResp{}, bc.err()
+		return Response{}, bc.err()
 	case <-ctx.Done():
-		return relayResp{}, ctx.Err()
+		return Response{}, ctx.Err()
 	}
 	ch := make(rtWaiter, 1)
 	w := ch
 	if err := bc.send(id, flags, op, body, w); err != nil {
-		return relayResp{}, err
+		return Response{}, err
 	}
 	select {
 	case r := <-ch:
@@ -415,12 +429,12 @@ func (bc *backendConn) roundTrip(ctx context.Context, flags, op byte, body []byt
 			r := <-ch // delivered meanwhile
 			return r.r, r.err
 		}
-		return relayResp{}, ctx.Err()
+		return Response{}, ctx.Err()
 	}
 }
 
-func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
-	held := &heldAnswers{}
+func (bc *Conn) readLoop(next frameReader, buffered func() bool) {
+	held := &Held{}
 	defer held.send()
 	for {
 		if !buffered() {
@@ -428,7 +442,7 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 		}
 		h, body, err := next()
 		if err != nil {
-			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, unexpectedEOF(err)))
+			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, wire.UnexpectedEOF(err)))
 			return
 		}
 		bc.lastRead.Store(time.Now().UnixNano())
@@ -455,7 +469,7 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 		}
 		if w != nil {
 			bc.inflight.Add(-1)
-			w.deliver(relayResp{h: h, body: body, hold: held}, nil)
+			w.Deliver(Response{Header: h, Body: body, Node: bc.addr, Hold: held}, nil)
 		}
 		if !bc.usable() && bc.inflight.Load() == 0 {
 			bc.close(errTooManyOrphans)
@@ -465,7 +479,7 @@ func (bc *backendConn) readLoop(next frameReader, buffered func() bool) {
 }
 
 // close ends the connection and answers every waiting request with err.
-func (bc *backendConn) close(err error) {
+func (bc *Conn) close(err error) {
 	bc.once.Do(func() {
 		bc.closeErr = err
 		close(bc.closed)
@@ -473,7 +487,7 @@ func (bc *backendConn) close(err error) {
 		bc.nc.Close()
 		bc.mu.Lock()
 		bc.stopSweep()
-		var ws []waiter
+		var ws []Waiter
 		for i, w := range bc.waiting {
 			if w != nil {
 				ws = append(ws, w)
@@ -483,17 +497,17 @@ func (bc *backendConn) close(err error) {
 		bc.mu.Unlock()
 		for _, w := range ws {
 			bc.inflight.Add(-1)
-			w.deliver(relayResp{}, err)
+			w.Deliver(Response{}, err)
 		}
 	})
 }
 
-func (bc *backendConn) err() error {
+func (bc *Conn) err() error {
 	<-bc.closed
 	return bc.closeErr
 }
 
-func (bc *backendConn) isClosed() bool {
+func (bc *Conn) isClosed() bool {
 	select {
 	case <-bc.closed:
 		return true
@@ -504,41 +518,41 @@ func (bc *backendConn) isClosed() bool {
 
 // idle tells a live connection that has read nothing for d and has no
 // request in flight: it is due a heartbeat.
-func (bc *backendConn) idle(d time.Duration) bool {
+func (bc *Conn) idle(d time.Duration) bool {
 	return !bc.isClosed() && time.Since(time.Unix(0, bc.lastRead.Load())) >= d && bc.inflight.Load() == 0
 }
 
 // heartbeat sends OPTIONS; a node that does not answer within timeout has
 // its connection closed.
-func (bc *backendConn) heartbeat(timeout time.Duration) {
+func (bc *Conn) heartbeat(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	r, err := bc.roundTrip(ctx, 0, wire.OpOptions, nil)
-	if err == nil && r.h.Op != wire.OpSupported {
-		err = fmt.Errorf("unexpected %s in answer to OPTIONS", wire.OpName(r.h.Op))
+	if err == nil && r.Header.Op != wire.OpSupported {
+		err = fmt.Errorf("unexpected %s in answer to OPTIONS", wire.OpName(r.Header.Op))
 	}
 	if err != nil {
 		bc.close(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))
 	}
 }
 
-// credentials are a client's SASL PLAIN user and password, relayed to
-// Cassandra.
-type credentials struct {
-	user, password string
+// Credentials are a client's SASL PLAIN user and password, relayed to
+// Cassandra (connections are pooled per credentials).
+type Credentials struct {
+	User, Password string
 }
 
-func (c *credentials) plainToken() []byte {
-	t := make([]byte, 0, len(c.user)+len(c.password)+2)
+func (c *Credentials) plainToken() []byte {
+	t := make([]byte, 0, len(c.User)+len(c.Password)+2)
 	t = append(t, 0)
-	t = append(t, c.user...)
+	t = append(t, c.User...)
 	t = append(t, 0)
-	return append(t, c.password...)
+	return append(t, c.Password...)
 }
 
-func (c *credentials) key() string {
+func (c *Credentials) key() string {
 	if c == nil {
 		return ""
 	}
-	return c.user + "\x00" + c.password
+	return c.User + "\x00" + c.Password
 }

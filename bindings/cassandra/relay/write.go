@@ -1,10 +1,11 @@
-package cqlserver
+package relay
 
 import (
 	"bufio"
 	"sync"
 
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/bufpool"
 )
 
 // writeQueue is a backend connection's outgoing frames. Any goroutine may
@@ -76,7 +77,7 @@ func (q *writeQueue) write(batch [][]byte) error {
 				_, err = q.bw.Write(f)
 			}
 		}
-		putBuf(f)
+		bufpool.Put(f)
 	}
 	if err == nil && q.seg != nil {
 		err = q.seg.Flush()
@@ -93,7 +94,7 @@ func (q *writeQueue) close() {
 	defer q.mu.Unlock()
 	q.closed = true
 	for _, f := range q.pending {
-		putBuf(f)
+		bufpool.Put(f)
 	}
 	q.pending = nil
 }

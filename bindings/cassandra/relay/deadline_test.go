@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"context"
@@ -22,13 +22,13 @@ func newTestExpirer() *testExpirer {
 	return &testExpirer{delivered: make(chan error, 1), timedOut: make(chan struct{}, 1)}
 }
 
-func (w *testExpirer) deliver(_ relayResp, err error) {
+func (w *testExpirer) Deliver(_ Response, err error) {
 	if w.done.CompareAndSwap(false, true) {
 		w.delivered <- err
 	}
 }
-func (w *testExpirer) expire() bool { return w.done.CompareAndSwap(false, true) }
-func (w *testExpirer) expired()     { w.timedOut <- struct{}{} }
+func (w *testExpirer) Expire() bool { return w.done.CompareAndSwap(false, true) }
+func (w *testExpirer) Expired()     { w.timedOut <- struct{}{} }
 
 func awaitChan[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
@@ -61,7 +61,7 @@ func TestRelayDeadlineSweep(t *testing.T) {
 			t.Fatalf("submit: %v %v", ok, err)
 		}
 	}
-	bc.flush()
+	bc.Flush()
 	// Were the timer left armed for the first (hour-long) deadline, these
 	// would not time out within awaitChan's 10s.
 	awaitChan(t, early.timedOut, "20ms request")
@@ -102,7 +102,7 @@ func TestRelayDeadlineAnswered(t *testing.T) {
 	if !ok || err != nil {
 		t.Fatalf("submit: %v %v", ok, err)
 	}
-	bc.flush()
+	bc.Flush()
 	if err := awaitChan(t, w.delivered, "answer"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestRelayDeadlineAnswered(t *testing.T) {
 	if _, ok, err := bc.submitTimeout(0, wire.OpQuery, []byte("y"), w2, time.Millisecond); !ok || err != nil {
 		t.Fatalf("submit: %v %v", ok, err)
 	}
-	bc.flush()
+	bc.Flush()
 	select {
 	case <-w2.delivered:
 	case <-w2.timedOut: // a 1ms deadline may pass before a loaded machine answers

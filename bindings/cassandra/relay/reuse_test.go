@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"bufio"
@@ -35,7 +35,7 @@ func echoNode(t *testing.T) string {
 			if h[4] == wire.OpStartup {
 				op, body = wire.OpReady, nil
 			}
-			out = append(out, rawFrame(0x80|h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), op, body)...)
+			out = append(out, answerFrame(h, op, body)...)
 			if br.Buffered() == 0 { // answers to requests read together leave together
 				nc.Write(out)
 				out = out[:0]
@@ -46,7 +46,7 @@ func echoNode(t *testing.T) string {
 
 // TestRelayRoundTripOwnsBody: a round trip's answer is the caller's even
 // though the connection's reader reads the next answers into the same
-// buffer (the waiter copies it).
+// buffer (the Waiter copies it).
 func TestRelayRoundTripOwnsBody(t *testing.T) {
 	addr := echoNode(t)
 	bc, err := dialBackend(context.Background(), addr, 4, nil, "", 5*time.Second, slog.New(slog.DiscardHandler))
@@ -63,14 +63,14 @@ func TestRelayRoundTripOwnsBody(t *testing.T) {
 			t.Fatalf("submit %d: %v %v", i, ok, err)
 		}
 	}
-	bc.flush() // one write: the node answers all together
+	bc.Flush() // one write: the node answers all together
 	results := make([]rtResult, n)
 	for i, ch := range chs {
 		results[i] = <-ch
 	}
 	for i, r := range results { // read only after every answer was delivered
-		if r.err != nil || !bytes.Equal(r.r.body, bytes.Repeat([]byte{byte('a' + i)}, 64)) {
-			t.Errorf("answer %d: %q, %v", i, r.r.body, r.err)
+		if r.err != nil || !bytes.Equal(r.r.Body, bytes.Repeat([]byte{byte('a' + i)}, 64)) {
+			t.Errorf("answer %d: %q, %v", i, r.r.Body, r.err)
 		}
 	}
 }

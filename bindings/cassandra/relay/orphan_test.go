@@ -1,7 +1,8 @@
-package cqlserver
+package relay
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"log/slog"
 	"net"
@@ -79,4 +80,13 @@ func TestRelayRetiresConnectionWithOrphans(t *testing.T) {
 	if !errors.Is(bc.err(), errTooManyOrphans) {
 		t.Fatalf("closed with %v, want %v", bc.err(), errTooManyOrphans)
 	}
+}
+
+// answerFrame is a fake node's answer (op, body) to the request whose
+// header is h.
+func answerFrame(h []byte, op byte, body []byte) []byte {
+	f := wire.StartFrame(nil, h[0], 0, int16(binary.BigEndian.Uint16(h[2:])), op)
+	f = append(f, body...)
+	wire.FinishFrame(f)
+	return f
 }

@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"github.com/dohyo/dohyo/internal/lru"
 )
 
-// RelayConfig describes a Cassandra cluster whose keyspaces are relayed as
+// Config describes a Cassandra cluster whose keyspaces are relayed as
 // raw frames (DESIGN D2).
-type RelayConfig struct {
+type Config struct {
 	// Hosts are contact points (host:port); the other nodes are found in
 	// system.peers_v2 (or system.peers).
 	Hosts []string
@@ -53,7 +53,7 @@ type RelayConfig struct {
 // relayed at the client's version), keyspace (for unqualified statements:
 // each group's connections have run USE once) and credentials.
 type Relay struct {
-	cfg RelayConfig
+	cfg Config
 	log *slog.Logger
 
 	nodesMu sync.RWMutex
@@ -63,18 +63,15 @@ type Relay struct {
 	poolsMu sync.Mutex
 	pools   map[poolKey]*subPool
 
-	prepared *lru.Cache[string, *relayPrepared]
+	prepared *lru.Cache[string, *Prepared]
 
 	needsAuth atomic.Bool
-	control   atomic.Pointer[backendConn]
+	control   atomic.Pointer[Conn]
 
 	rediscoverCh chan struct{}
 	stop         chan struct{}
 	done         chan struct{}
 	once         sync.Once
-
-	// asyncs recycles the fast path's asyncRelays (relay_async.go).
-	asyncs sync.Pool
 
 	// Counters.
 	requests, reprepares, failures atomic.Uint64
@@ -87,24 +84,10 @@ type poolKey struct {
 	creds    string
 }
 
-// relayPrepared is a remembered PREPARE: enough to prepare it again, and
-// the text the Tap records for its executions.
-type relayPrepared struct {
-	query    string
-	keyspace string // the session keyspace at PREPARE time
-	group    string // the keyspace group it was prepared in
-	creds    *credentials
-	// shape is what the client was told about the statement (the
-	// PREPARED result after its id: bind and result metadata, and in v5
-	// the result metadata id), at protocol version; see reprepare.
-	version byte
-	shape   []byte
-}
-
-// NewRelay connects the control connection to one of the contact points,
+// New connects the control connection to one of the contact points,
 // discovers the nodes and subscribes to schema changes. It fails when no
 // contact point answers.
-func NewRelay(ctx context.Context, cfg RelayConfig) (*Relay, error) {
+func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if len(cfg.Hosts) == 0 {
 		return nil, errors.New("relay: no Cassandra hosts")
 	}
@@ -125,7 +108,7 @@ func NewRelay(ctx context.Context, cfg RelayConfig) (*Relay, error) {
 		log:      cfg.Logger,
 		nodes:    append([]string(nil), cfg.Hosts...),
 		pools:    map[poolKey]*subPool{},
-		prepared: lru.New[string, *relayPrepared](orDefault(cfg.PreparedCacheSize, 10000)),
+		prepared: lru.New[string, *Prepared](orDefault(cfg.PreparedCacheSize, 10000)),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 
@@ -164,20 +147,27 @@ func (rl *Relay) Nodes() []string {
 	return append([]string(nil), rl.nodes...)
 }
 
-// RelayStats are the relay's counters.
-type RelayStats struct {
+// Stats are the relay's counters.
+type Stats struct {
 	Requests, Reprepares, Failures uint64
 	Connections                    int
+	// Orphans are the stream ids held by requests that were abandoned
+	// (timed out) before their answer came, over every connection.
+	Orphans int
 }
 
-// Stats returns the relay's counters and its open connections.
-func (rl *Relay) Stats() RelayStats {
-	st := RelayStats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load()}
+// Stats returns the relay's counters, its open connections and their
+// orphaned stream ids.
+func (rl *Relay) Stats() Stats {
+	st := Stats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load()}
 	rl.poolsMu.Lock()
 	for _, p := range rl.pools {
 		st.Connections += p.live()
 	}
 	rl.poolsMu.Unlock()
+	for _, bc := range rl.allConns() {
+		st.Orphans += int(bc.orphans.Load())
+	}
 	return st
 }
 
@@ -186,9 +176,9 @@ func (rl *Relay) Stats() RelayStats {
 func (rl *Relay) connectControl(ctx context.Context) error {
 	var errs []error
 	for _, host := range rl.cfg.Hosts {
-		var creds *credentials
+		var creds *Credentials
 		if rl.cfg.User != "" {
-			creds = &credentials{user: rl.cfg.User, password: rl.cfg.Password}
+			creds = &Credentials{User: rl.cfg.User, Password: rl.cfg.Password}
 		}
 		bc, err := dialBackend(ctx, host, 4, creds, "", rl.cfg.ConnectTimeout, rl.log)
 		if err != nil {
@@ -217,21 +207,21 @@ func (rl *Relay) connectControl(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (rl *Relay) register(ctx context.Context, bc *backendConn) error {
+func (rl *Relay) register(ctx context.Context, bc *Conn) error {
 	body := wire.AppendStringList(nil, []string{"SCHEMA_CHANGE", "STATUS_CHANGE", "TOPOLOGY_CHANGE"})
 	r, err := bc.roundTrip(ctx, 0, wire.OpRegister, body)
 	if err != nil {
 		return err
 	}
-	if r.h.Op == wire.OpError {
-		return decodeErrorBody(r.body)
+	if r.Header.Op == wire.OpError {
+		return decodeErrorBody(r.Body)
 	}
 	return nil
 }
 
 // discover sets the cluster's nodes: the contact point plus every peer's
 // native address (peers_v2 has the port; peers predates it).
-func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) error {
+func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 	_, defPort, _ := net.SplitHostPort(contact)
 	nodes := []string{contact}
 	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port FROM system.peers_v2")
@@ -258,15 +248,15 @@ func (rl *Relay) discover(ctx context.Context, bc *backendConn, contact string) 
 }
 
 // controlQuery runs a query on the control connection and returns its rows.
-func (rl *Relay) controlQuery(ctx context.Context, bc *backendConn, q string) ([][][]byte, error) {
+func (rl *Relay) controlQuery(ctx context.Context, bc *Conn, q string) ([][][]byte, error) {
 	r, err := bc.roundTrip(ctx, 0, wire.OpQuery, queryBody(q, bc.version))
 	if err != nil {
 		return nil, err
 	}
-	if r.h.Op == wire.OpError {
-		return nil, decodeErrorBody(r.body)
+	if r.Header.Op == wire.OpError {
+		return nil, decodeErrorBody(r.Body)
 	}
-	rb := wire.ResponseBody(r.h, r.body)
+	rb := wire.ResponseBody(r.Header, r.Body)
 	if rb.Int() != wire.ResultRows {
 		return nil, errors.New("not a rows result")
 	}
@@ -280,7 +270,7 @@ func (rl *Relay) event(h wire.Header, body []byte) {
 	switch r.Str() {
 	case "SCHEMA_CHANGE":
 		if rl.cfg.OnSchemaChange != nil {
-			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(relayResp{h: h, body: body}, true)))
+			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(Response{Header: h, Body: body}, true)))
 		}
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
 		if r.Str() == "UP" {
@@ -316,7 +306,7 @@ func (rl *Relay) maintain() {
 		c := rl.control.Load()
 		switch {
 		case (c == nil || c.isClosed()) && rl.needsAuth.Load() && rl.cfg.User == "":
-			// No credentials for a control connection (see NewRelay).
+			// No credentials for a control connection (see New).
 		case c == nil || c.isClosed():
 			if now.Before(retryAt) {
 				break
@@ -360,8 +350,8 @@ func (rl *Relay) tickInterval() time.Duration {
 	return 2 * time.Second
 }
 
-func (rl *Relay) allConns() []*backendConn {
-	var out []*backendConn
+func (rl *Relay) allConns() []*Conn {
+	var out []*Conn
 	if c := rl.control.Load(); c != nil {
 		out = append(out, c)
 	}
@@ -399,7 +389,7 @@ func (rl *Relay) Close() error {
 // subPool holds the connections of one pool key.
 type subPool struct {
 	mu    sync.Mutex
-	conns []*backendConn
+	conns []*Conn
 	// dialed is closed when the dial in progress ends (nil when no dial is
 	// in progress): requests that find no live connection wait for it
 	// instead of dialing one each.
@@ -443,7 +433,7 @@ func (p *subPool) prune() {
 // that dial rather than start one each: a burst of requests at start-up
 // would otherwise open a connection per request, and requests spread over
 // many connections leave in one write each instead of sharing writes.
-func (rl *Relay) conn(ctx context.Context, key poolKey, creds *credentials) (*backendConn, error) {
+func (rl *Relay) conn(ctx context.Context, key poolKey, creds *Credentials) (*Conn, error) {
 	p := rl.pool(key)
 	for {
 		if bc := rl.pick(p, key, creds); bc != nil {
@@ -478,7 +468,7 @@ func (p *subPool) startDial() {
 // liveConn returns a live connection of the next node's pool for a
 // version, credentials and keyspace group, or nil (without dialing) when
 // that pool has none.
-func (rl *Relay) liveConn(version byte, creds *credentials, group string) (poolKey, *backendConn) {
+func (rl *Relay) liveConn(version byte, creds *Credentials, group string) (poolKey, *Conn) {
 	rl.nodesMu.RLock()
 	node := rl.nodes[int(rl.next.Add(1)%uint64(len(rl.nodes)))]
 	rl.nodesMu.RUnlock()
@@ -507,10 +497,10 @@ const packInflight = relayStreams / 4
 // packInflight requests in flight, else the one with the fewest (nil if
 // none), and starts growing p in the background when it has fewer than
 // ConnsPerNode.
-func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn {
+func (rl *Relay) pick(p *subPool, key poolKey, creds *Credentials) *Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var best *backendConn
+	var best *Conn
 	live := 0
 	for _, c := range p.conns {
 		if !c.usable() {
@@ -532,7 +522,7 @@ func (rl *Relay) pick(p *subPool, key poolKey, creds *credentials) *backendConn 
 	return best
 }
 
-func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *credentials) (*backendConn, error) {
+func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *Credentials) (*Conn, error) {
 	bc, err := dialBackend(ctx, key.node, key.version, creds, key.keyspace, rl.cfg.ConnectTimeout, rl.log)
 	p.mu.Lock()
 	defer p.mu.Unlock()

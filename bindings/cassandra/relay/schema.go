@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import (
 	"context"

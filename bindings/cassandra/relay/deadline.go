@@ -1,4 +1,4 @@
-package cqlserver
+package relay
 
 import "time"
 
@@ -13,13 +13,13 @@ import "time"
 // fires about once per timeout per connection, and a request costs a clock
 // read and a comparison.
 
-// An expirer is a waiter that can time out: expire claims it for the
+// An Expirer is a Waiter that can time out: expire claims it for the
 // timeout (false when it was answered meanwhile), under the connection's
 // lock; expired then answers the timeout, off the lock.
-type expirer interface {
-	waiter
-	expire() bool
-	expired()
+type Expirer interface {
+	Waiter
+	Expire() bool
+	Expired()
 }
 
 // deadlines are a backend connection's request deadlines, guarded by the
@@ -32,12 +32,12 @@ type deadlines struct {
 
 // clock returns monotonic nanoseconds since the connection was made (never
 // 0 for a deadline: those are in the future).
-func (bc *backendConn) clock() int64 { return int64(time.Since(bc.born)) }
+func (bc *Conn) clock() int64 { return int64(time.Since(bc.born)) }
 
 // setDeadline records stream id's deadline, timeout from now, and arms the
 // timer when the deadline is earlier than the one it is armed for. bc.mu
 // is held.
-func (bc *backendConn) setDeadline(id int16, timeout time.Duration) {
+func (bc *Conn) setDeadline(id int16, timeout time.Duration) {
 	now := bc.clock()
 	at := now + int64(timeout)
 	bc.dl.at[id] = at
@@ -54,8 +54,8 @@ func (bc *backendConn) setDeadline(id int16, timeout time.Duration) {
 
 // sweep answers the requests whose deadline has passed with their timeout
 // and arms the timer for the next deadline.
-func (bc *backendConn) sweep() {
-	var expired []expirer
+func (bc *Conn) sweep() {
+	var expired []Expirer
 	bc.mu.Lock()
 	now := bc.clock()
 	var next int64
@@ -70,8 +70,8 @@ func (bc *backendConn) sweep() {
 			continue
 		}
 		bc.dl.at[id] = 0
-		x, ok := bc.waiting[id].(expirer)
-		if !ok || !x.expire() {
+		x, ok := bc.waiting[id].(Expirer)
+		if !ok || !x.Expire() {
 			continue
 		}
 		// As abandon: the id stays reserved until the late answer.
@@ -90,12 +90,12 @@ func (bc *backendConn) sweep() {
 		bc.close(errTooManyOrphans)
 	}
 	for _, x := range expired {
-		x.expired()
+		x.Expired()
 	}
 }
 
 // stopSweep stops the timer (the connection is closed). bc.mu is held.
-func (bc *backendConn) stopSweep() {
+func (bc *Conn) stopSweep() {
 	if bc.dl.timer != nil {
 		bc.dl.timer.Stop()
 	}

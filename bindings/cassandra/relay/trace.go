@@ -1,0 +1,45 @@
+package relay
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"time"
+
+	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/telemetry"
+)
+
+// TraceEvents reads Cassandra's events of its tracing session cass (a
+// relayed request with the TRACING flag), labelled as events of dohyo's
+// session id, on the control connection.
+func (rl *Relay) TraceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetry.TraceEvent, error) {
+	bc := rl.control.Load()
+	if bc == nil || bc.isClosed() {
+		return nil, errBackendClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, rl.cfg.ConnectTimeout)
+	defer cancel()
+	rows, err := rl.controlQuery(ctx, bc, "SELECT event_id, activity, source, source_elapsed, source_port, thread "+
+		"FROM system_traces.events WHERE session_id = "+cass.String())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]telemetry.TraceEvent, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 6 || len(r[0]) != 16 {
+			continue
+		}
+		e := telemetry.TraceEvent{Session: id, Activity: string(r[1]), Source: net.IP(append([]byte(nil), r[2]...)),
+			Thread: string(r[5])}
+		copy(e.ID[:], r[0])
+		if len(r[3]) == 4 {
+			e.Elapsed = time.Duration(int32(binary.BigEndian.Uint32(r[3]))) * time.Microsecond
+		}
+		if len(r[4]) == 4 {
+			e.SourcePort = int(int32(binary.BigEndian.Uint32(r[4])))
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
