@@ -32,4 +32,7 @@
 // NativeBackend runs every request over raw protocol frames with no driver:
 // the reference adapter for the conformance suite, usable with any CQL
 // endpoint.
+//
+// The raw-frame relay the CQL server forwards Cassandra keyspaces' frames
+// through (RelayTarget says where to) is the subpackage relay.
 package cassandra

@@ -21,5 +21,6 @@
 // server registers with the coordinator for them; it gives that backend
 // what only the server knows: its identity and tier, the address a client
 // connected to, its trace sessions, and its relays' own system_schema rows
-// (Relay.SchemaRows) and trace events.
+// (relay.Relay.SchemaRows) and trace events. Relayed requests are routed
+// here (relay_route.go) and forwarded by bindings/cassandra/relay.
 package cqlserver

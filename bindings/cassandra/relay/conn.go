@@ -19,18 +19,6 @@ import (
 	"github.com/dohyo/dohyo/internal/bufpool"
 )
 
-// A Conn is one native-protocol connection from the relay to a
-// Cassandra node, at one protocol version, optionally bound to a keyspace
-// (USE) and to a client's credentials. Requests from many client
-// connections share it: each gets a free stream id of this connection for
-// its round trip (stream-id remapping), and one reader goroutine hands each
-// response to the waiting request by stream id. Frames are queued and
-// written by whichever sender finds no write in progress (no writer
-// goroutine to wake per request); frames queued while a write is in
-// progress go out together in the next one, and a client connection's
-// reader holds back the write while more of its client's requests are
-// already buffered (corking), so that pipelined requests share syscalls.
-
 // Buffer sizes of a backend connection's reader and writer.
 const (
 	readBufSize  = 64 << 10
@@ -58,6 +46,17 @@ type Response struct {
 	Hold *Held
 }
 
+// A Conn is one native-protocol connection from the relay to a
+// Cassandra node, at one protocol version, optionally bound to a keyspace
+// (USE) and to a client's credentials. Requests from many client
+// connections share it: each gets a free stream id of this connection for
+// its round trip (stream-id remapping), and one reader goroutine hands each
+// response to the waiting request by stream id. Frames are queued and
+// written by whichever sender finds no write in progress (no writer
+// goroutine to wake per request); frames queued while a write is in
+// progress go out together in the next one, and a client connection's
+// reader holds back the write while more of its client's requests are
+// already buffered (corking), so that pipelined requests share syscalls.
 type Conn struct {
 	nc       net.Conn
 	addr     string
@@ -71,7 +70,7 @@ type Conn struct {
 	mu      sync.Mutex
 	waiting [relayStreams]Waiter // nil: free or orphaned
 	orphan  [relayStreams]bool   // abandoned by its request
-	dl      deadlines            // fast-path requests' deadlines (relay_deadline.go)
+	dl      deadlines            // fast-path requests' deadlines (deadline.go)
 	born    time.Time            // origin of clock()
 
 	closed   chan struct{}
@@ -286,11 +285,12 @@ func queryBody(q string, version byte) []byte {
 	return append(b, 0)
 }
 
-// A Waiter is called once (Deliver) with a request's response, or with the error
-// that ended the connection, on the connection's reader goroutine (or on
-// the goroutine that closes it). The response's body is the reader's
-// buffer, overwritten by the next response: a Waiter that keeps it after
-// deliver returns (or hands it to another goroutine) copies it.
+// A Waiter is called once (Deliver) with a request's response, or with
+// the error that ended the connection, on the connection's reader
+// goroutine (or on the goroutine that closes it). The response's body is
+// the reader's buffer, overwritten by the next response: a Waiter that
+// keeps it after Deliver returns (or hands it to another goroutine) copies
+// it.
 type Waiter interface {
 	Deliver(Response, error)
 }

@@ -13,9 +13,9 @@ import "time"
 // fires about once per timeout per connection, and a request costs a clock
 // read and a comparison.
 
-// An Expirer is a Waiter that can time out: expire claims it for the
+// An Expirer is a Waiter that can time out: Expire claims it for the
 // timeout (false when it was answered meanwhile), under the connection's
-// lock; expired then answers the timeout, off the lock.
+// lock; Expired then answers the timeout, off the lock.
 type Expirer interface {
 	Waiter
 	Expire() bool
