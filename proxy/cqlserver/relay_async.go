@@ -79,9 +79,9 @@ func (s *Server) newAsync() *asyncRelay {
 }
 
 // recycle clears x and hands it back to its Server's pool. Only the one
-// that answered the request calls it (finish, expired), once nothing else
+// that answered the request calls it (finish, Expired), once nothing else
 // can reach x: the backend connection has taken it off its stream (the
-// reader before deliver, the sweep before expired, close before deliver)
+// reader before Deliver, the sweep before Expired, close before Deliver)
 // and the re-prepare goroutine, if any, is the one finishing.
 func (x *asyncRelay) recycle() {
 	srv := x.c.srv
