@@ -132,19 +132,55 @@ func (x *asyncRelay) finish(resp relay.Response, err error) {
 	frame := c.relayAnswer(c.reqCtx, x.start, x.p, x.creds, x.req, resp, err)
 	x.recycle()
 	if resp.Hold != nil {
-		resp.Hold.Add(c, frame)
+		heldOn(resp.Hold).add(c, frame)
 		return
 	}
-	c.Answer(frame)
+	c.answer(frame)
 }
 
-// Answer sends a relayed request's answer and frees its slot
-// (relay.Answerer: a backend connection's reader may hold it back, see
-// relay.Held).
-func (c *conn) Answer(frame []byte) {
+// heldOn returns the answers held on a backend connection's reader (hold:
+// relay.Held), made at its first answer. Reader goroutine only.
+func heldOn(hold *relay.Held) *heldAnswers {
+	if h, ok := hold.Releaser().(*heldAnswers); ok {
+		return h
+	}
+	h := &heldAnswers{}
+	hold.SetReleaser(h)
+	return h
+}
+
+// answer sends a relayed request's answer and frees its slot.
+func (c *conn) answer(frame []byte) {
 	c.send(frame)
 	c.release()
 	c.inflight.Done()
+}
+
+// heldAnswers are answers a backend connection's reader holds back while
+// it has more responses buffered: handed to the clients' writers together,
+// they leave in fewer writes (a writer woken by the first answer would
+// write it alone).
+type heldAnswers struct {
+	a []heldAnswer
+}
+
+type heldAnswer struct {
+	c     *conn
+	frame []byte
+}
+
+func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
+
+// Release sends the held answers (relay.Releaser): the backend
+// connection's reader calls it before it waits for Cassandra again.
+func (h *heldAnswers) Release() { h.send() }
+
+func (h *heldAnswers) send() {
+	for i, a := range h.a {
+		a.c.answer(a.frame)
+		h.a[i] = heldAnswer{}
+	}
+	h.a = h.a[:0]
 }
 
 // Expire claims the request for its timeout (relay.Expirer): false when it

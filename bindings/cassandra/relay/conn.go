@@ -40,9 +40,9 @@ type Response struct {
 	Body []byte
 	// Node is the node that answered (host:port).
 	Node string
-	// Hold, set on answers a backend connection's reader delivers, collects
-	// answers to clients to send once the responses already read are
-	// handled (see Held); nil elsewhere.
+	// Hold, set on answers a backend connection's reader delivers, is the
+	// server's place on that reader for answers to send once the responses
+	// already read are handled (see Held); nil elsewhere.
 	Hold *Held
 }
 

@@ -1,32 +1,29 @@
 package relay
 
-// Held are answers a backend connection's reader holds back while it has
-// more responses buffered: handed to the clients' writers together, they
-// leave in fewer writes (a writer woken by the first answer would write it
-// alone). A Waiter that answers its client on the reader adds the answer
-// to its Response's Hold instead of sending it; the reader sends them all
-// before it waits for Cassandra again.
+// Held is the server's place on a backend connection's reader for what
+// its Waiters defer until the reader has handled the responses it has
+// already read: answers held back and handed to the clients' writers
+// together leave in fewer writes. The reader releases it before it waits
+// for Cassandra again and when it stops. Only Waiters running on that
+// reader (Deliver with a Response whose Hold is set) touch it.
 type Held struct {
-	a []heldAnswer
+	r Releaser
 }
 
-// An Answerer sends a relayed request's answer frame to its client.
-type Answerer interface {
-	Answer(frame []byte)
+// A Releaser is what a server keeps in a Held: Release sends what it
+// holds.
+type Releaser interface {
+	Release()
 }
 
-type heldAnswer struct {
-	to    Answerer
-	frame []byte
-}
+// Releaser returns what the server keeps here (nil at first).
+func (h *Held) Releaser() Releaser { return h.r }
 
-// Add holds frame for to until the reader sends the held answers.
-func (h *Held) Add(to Answerer, frame []byte) { h.a = append(h.a, heldAnswer{to, frame}) }
+// SetReleaser sets what the server keeps here.
+func (h *Held) SetReleaser(r Releaser) { h.r = r }
 
 func (h *Held) send() {
-	for i, a := range h.a {
-		a.to.Answer(a.frame)
-		h.a[i] = heldAnswer{}
+	if h.r != nil {
+		h.r.Release()
 	}
-	h.a = h.a[:0]
 }
