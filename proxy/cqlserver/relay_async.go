@@ -79,9 +79,9 @@ func (s *Server) newAsync() *asyncRelay {
 }
 
 // recycle clears x and hands it back to its Server's pool. Only the one
-// that answered the request calls it (finish, Expired), once nothing else
+// that answered the request calls it (finish, expired), once nothing else
 // can reach x: the backend connection has taken it off its stream (the
-// reader before Deliver, the sweep before Expired, close before Deliver)
+// reader before Deliver, the sweep before expired, close before Deliver)
 // and the re-prepare goroutine, if any, is the one finishing.
 func (x *asyncRelay) recycle() {
 	srv := x.c.srv
@@ -115,8 +115,8 @@ func (x *asyncRelay) reprepare(rp *relay.Prepared, unprepared relay.Response) {
 	defer cancel()
 	resp, err := x.route.Retry(ctx, rp, x.req.flags, x.req.op, x.req.body, unprepared)
 	if err != nil && ctx.Err() != nil {
-		if x.Expire() { // off its stream already: the sweep cannot answer
-			x.Expired()
+		if x.expire() { // off its stream already: the sweep cannot answer
+			x.expired()
 		}
 		return
 	}
@@ -136,17 +136,6 @@ func (x *asyncRelay) finish(resp relay.Response, err error) {
 		return
 	}
 	c.answer(frame)
-}
-
-// heldOn returns the answers held on a backend connection's reader (hold:
-// relay.Held), made at its first answer. Reader goroutine only.
-func heldOn(hold *relay.Held) *heldAnswers {
-	if h, ok := hold.Releaser().(*heldAnswers); ok {
-		return h
-	}
-	h := &heldAnswers{}
-	hold.SetReleaser(h)
-	return h
 }
 
 // answer sends a relayed request's answer and frees its slot.
@@ -171,10 +160,6 @@ type heldAnswer struct {
 
 func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
 
-// Release sends the held answers (relay.Releaser): the backend
-// connection's reader calls it before it waits for Cassandra again.
-func (h *heldAnswers) Release() { h.send() }
-
 func (h *heldAnswers) send() {
 	for i, a := range h.a {
 		a.c.answer(a.frame)
@@ -183,13 +168,13 @@ func (h *heldAnswers) send() {
 	h.a = h.a[:0]
 }
 
-// Expire claims the request for its timeout (relay.Expirer): false when it
-// was answered already.
-func (x *asyncRelay) Expire() bool { return x.done.CompareAndSwap(false, true) }
+// expire claims the request for its timeout (expirer): false when it was
+// answered already.
+func (x *asyncRelay) expire() bool { return x.done.CompareAndSwap(false, true) }
 
-// Expired answers the request timeout; the backend connection's sweep has
+// expired answers the request timeout; the backend connection's sweep has
 // taken the request off its stream (Cassandra's answer will be dropped).
-func (x *asyncRelay) Expired() {
+func (x *asyncRelay) expired() {
 	c, req := x.c, x.req
 	c.srv.timedOut.Add(1)
 	err := c.timeoutError(req)
