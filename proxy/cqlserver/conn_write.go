@@ -45,6 +45,12 @@ type sockWriter struct {
 	raw      syscall.RawConn // nil when the socket has none (TLS, pipes): nothing is written without blocking
 	nonblock bool
 	rest     []byte
+
+	// tryWrite's arguments and results for rawWrite.
+	write func(uintptr) bool // rawWrite, bound once
+	p     []byte
+	n     int
+	werr  error
 }
 
 func (s *sockWriter) Write(p []byte) (int, error) {
@@ -69,16 +75,10 @@ func (s *sockWriter) tryWrite(p []byte) (int, error) {
 	if s.raw == nil {
 		return 0, nil
 	}
-	var n int
-	var werr error
-	err := s.raw.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), p)
-			if werr != syscall.EINTR {
-				return true
-			}
-		}
-	})
+	s.p = p
+	err := s.raw.Write(s.write)
+	n, werr := s.n, s.werr
+	s.p, s.n, s.werr = nil, 0, nil
 	switch {
 	case err != nil && isTimeout(err):
 		return 0, nil // the writer goroutine arms a new deadline
@@ -90,6 +90,18 @@ func (s *sockWriter) tryWrite(p []byte) (int, error) {
 		return 0, werr
 	}
 	return n, nil
+}
+
+// rawWrite is the write tryWrite hands to the raw socket (as a method
+// value made once: a closure per write would be allocated). It reports
+// done whatever happened: tryWrite never waits for the socket.
+func (s *sockWriter) rawWrite(fd uintptr) bool {
+	for {
+		s.n, s.werr = syscall.Write(int(fd), s.p)
+		if s.werr != syscall.EINTR {
+			return true
+		}
+	}
 }
 
 // socketRaw is nc's raw socket for writes that must not wait, or nil.
@@ -372,6 +384,7 @@ func (c *conn) writeFrame(f []byte) {
 	}
 	if w.bw == nil {
 		w.out = sockWriter{c: c, raw: socketRaw(c.nc)}
+		w.out.write = w.out.rawWrite
 		w.bw = bufio.NewWriterSize(&w.out, writeBufSize)
 	}
 	var err error
