@@ -220,7 +220,7 @@ func (c *conn) fail(err error) {
 		// Logged (rate-limited) and counted by the guard.
 	case errors.As(err, &bv):
 		c.log.Debug("unsupported protocol version", "version", bv.version)
-		c.enqueue(outMsg{frame: versionErrorFrame(bv)}, queueWake)
+		c.enqueue(outMsg{frame: versionErrorFrame(bv)}, false)
 	case errors.As(err, &tb):
 		c.srv.guard.tooBig.Add(1)
 		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.Length, "limit", tb.Max, "authenticated", c.ready)

@@ -199,7 +199,7 @@ func (c *conn) startup(h wire.Header, r *wire.Reader) error {
 		m.v5 = &v5Switch{lz4: lz4Segments}
 		c.seg = &wire.SegmentReader{R: c.br, Compressed: lz4Segments, MaxFrame: c.frameLimit()}
 	}
-	c.enqueue(m, queueWake)
+	c.enqueue(m, false)
 	return nil
 }
 

@@ -152,25 +152,17 @@ func (x *asyncRelay) finish(resp relayResp, err error) {
 	c.answer(frame)
 }
 
-// answer sends a relayed request's answer and frees its slot. It writes
-// the answer itself when nobody is writing to the client, as far as the
-// socket takes it without waiting (sendTry): the caller is usually a
-// backend connection's reader, which must never block on one client.
+// answer sends a relayed request's answer and frees its slot.
 func (c *conn) answer(frame []byte) {
-	c.sendTry(frame)
-	c.done()
-}
-
-// done frees a relayed request's slot once its answer is queued.
-func (c *conn) done() {
+	c.send(frame)
 	c.release()
 	c.inflight.Done()
 }
 
 // heldAnswers are answers a backend connection's reader holds back while
-// it has more responses buffered: queued together, each client's answers
-// leave in one write (the first answer written at once would leave
-// alone).
+// it has more responses buffered: handed to the clients' writers together,
+// they leave in fewer writes (a writer woken by the first answer would
+// write it alone).
 type heldAnswers struct {
 	a []heldAnswer
 }
@@ -182,32 +174,12 @@ type heldAnswer struct {
 
 func (h *heldAnswers) add(c *conn, frame []byte) { h.a = append(h.a, heldAnswer{c, frame}) }
 
-// send queues every held answer, then writes each client's queue (as
-// answer does, never blocking), once per client.
 func (h *heldAnswers) send() {
-	for _, a := range h.a {
-		a.c.enqueue(a.c.outFrame(a.frame), queueOnly)
-	}
 	for i, a := range h.a {
-		if !h.seen(i) {
-			a.c.kick()
-		}
-	}
-	for i, a := range h.a {
-		a.c.done()
+		a.c.answer(a.frame)
 		h.a[i] = heldAnswer{}
 	}
 	h.a = h.a[:0]
-}
-
-// seen tells whether an answer before the i-th went to the same client.
-func (h *heldAnswers) seen(i int) bool {
-	for _, a := range h.a[:i] {
-		if a.c == h.a[i].c {
-			return true
-		}
-	}
-	return false
 }
 
 // expire claims the request for its timeout (expirer): false when it was
