@@ -6,6 +6,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/proxy"
 )
 
 // rowsBody is a Rows result body after its kind, without metadata.
@@ -63,6 +64,18 @@ func TestRowsDigestMatchesDecode(t *testing.T) {
 		if digest == bindings.RowsDigest(decoded[:2]) {
 			t.Fatal("the digest ignores a row")
 		}
+	}
+	// What the relay reports per answer with a Tap that wants rows
+	// (capture on): the same figures, and no allocation.
+	body := binary.BigEndian.AppendUint32(nil, uint32(wire.ResultRows))
+	body = append(body, rowsBody(false, rows, nulls)...)
+	resp := relayResp{h: wire.Header{Response: true, Version: 4, Op: wire.OpResult, Length: int32(len(body))}, body: body}
+	var out proxy.Relayed
+	if a := testing.AllocsPerRun(100, func() { out = summarize(resp, true) }); a != 0 {
+		t.Errorf("summarize allocates %.0f times per answer", a)
+	}
+	if out.Rows != len(rows) || out.Digest != bindings.RowsDigest(rows) {
+		t.Errorf("summarize: %d rows, digest %x; want %d, %x", out.Rows, out.Digest, len(rows), bindings.RowsDigest(rows))
 	}
 	if _, _, _, err := wire.RowsDigest(wire.NewReader(rowsBody(false, rows, nulls)[:30])); err == nil {
 		t.Fatal("a truncated body summarised without error")
