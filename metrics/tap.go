@@ -63,8 +63,9 @@ type TapConfig struct {
 
 // RequestTap counts and times every request it observes, then forwards it.
 type RequestTap struct {
-	m   *Metrics
-	cfg TapConfig
+	m       *Metrics
+	cfg     TapConfig
+	classes classCache
 }
 
 // Tap returns a tap that records request metrics and forwards to cfg.Next.
@@ -96,7 +97,7 @@ func (t *RequestTap) Observe(o *bindings.Observation) {
 }
 
 func (t *RequestTap) record(o *bindings.Observation) {
-	op, ks := Classify(o.Query)
+	op, ks := t.classes.classify(o.Query)
 	if o.BatchSize > 0 {
 		op = OpBatch
 	}

@@ -75,8 +75,60 @@ func ResponseBody(h Header, body []byte) Reader {
 // kind): the cells are slices of the body, null cells nil; more tells
 // whether the result has more pages.
 func DecodeRows(r *Reader) (rows [][][]byte, more bool, err error) {
+	cols, n, more, err := rowsHeader(r)
+	if err != nil {
+		return nil, false, err
+	}
+	rows = make([][][]byte, n)
+	for i := range rows {
+		row := make([][]byte, cols)
+		for j := range row {
+			row[j] = r.Bytes()
+		}
+		rows[i] = row
+	}
+	return rows, more, r.err
+}
+
+// RowsDigest reads a Rows result body (after its kind) as DecodeRows
+// does, without keeping the rows: it returns their count and digest, the
+// sum over rows of FNV-1a 64 over each cell's length (as a big-endian
+// uint32, 0xFFFFFFFF for null) followed by its bytes — the same value as
+// bindings.RowsDigest of DecodeRows' rows, without allocating.
+func RowsDigest(r *Reader) (n int, digest uint64, more bool, err error) {
+	cols, n, more, err := rowsHeader(r)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	const offset, prime = 14695981039346656037, 1099511628211
+	for range n {
+		h := uint64(offset)
+		for range cols {
+			l := r.Int()
+			if l < 0 {
+				l = -1
+			}
+			for _, c := range [4]byte{byte(uint32(l) >> 24), byte(uint32(l) >> 16), byte(uint32(l) >> 8), byte(uint32(l))} {
+				h = (h ^ uint64(c)) * prime
+			}
+			if l > 0 {
+				for _, c := range r.Take(int(l)) {
+					h = (h ^ uint64(c)) * prime
+				}
+			}
+		}
+		if r.err != nil {
+			return 0, 0, false, r.err
+		}
+		digest += h
+	}
+	return n, digest, more, nil
+}
+
+// rowsHeader reads a Rows result's metadata up to its row count.
+func rowsHeader(r *Reader) (cols, n int, more bool, err error) {
 	flags := r.Int()
-	cols := int(r.Int())
+	cols = int(r.Int())
 	more = flags&RowsHasMorePages != 0
 	if more {
 		r.Bytes()
@@ -98,19 +150,11 @@ func DecodeRows(r *Reader) (rows [][][]byte, more bool, err error) {
 			skipOption(r, 0)
 		}
 	}
-	n := int(r.Int())
+	n = int(r.Int())
 	if r.err != nil || cols < 0 || n < 0 || n*cols*4 > len(r.b) {
-		return nil, false, fmt.Errorf("malformed rows result")
+		return 0, 0, false, fmt.Errorf("malformed rows result")
 	}
-	rows = make([][][]byte, n)
-	for i := range rows {
-		row := make([][]byte, cols)
-		for j := range row {
-			row[j] = r.Bytes()
-		}
-		rows[i] = row
-	}
-	return rows, more, r.err
+	return cols, n, more, nil
 }
 
 // skipOption skips a type [option], recursing into collection, UDT and

@@ -23,9 +23,9 @@ func summarize(resp relay.Response, withRows bool) proxy.Relayed {
 	case wire.ResultRows:
 		out := proxy.Relayed{Kind: bindings.ResultRows}
 		if withRows {
-			rows, more, err := wire.DecodeRows(&r)
+			n, digest, more, err := wire.RowsDigest(&r)
 			if err == nil {
-				out.Rows, out.Digest, out.HasMore = len(rows), bindings.RowsDigest(rows), more
+				out.Rows, out.Digest, out.HasMore = n, digest, more
 			}
 		}
 		return out
