@@ -331,9 +331,13 @@ func splitCollection(b []byte, per int) ([][]byte, error) {
 	if n < 0 || n > len(b) {
 		return nil, errBadValue
 	}
-	out := make([][]byte, 0, n*per)
-	off := 4
-	for i := 0; i < n*per; i++ {
+	return readItems(b, 4, n*per, make([][]byte, 0, n*per))
+}
+
+// readItems appends max length-prefixed items of b from off to out (a
+// negative length is a null item); max < 0 reads to the end of b.
+func readItems(b []byte, off, max int, out [][]byte) ([][]byte, error) {
+	for i := 0; max < 0 && off < len(b) || i < max; i++ {
 		if off+4 > len(b) {
 			return nil, errBadValue
 		}
@@ -373,25 +377,7 @@ func buildCollection(n int, items [][]byte) []byte {
 
 // splitTuple returns the components of a serialized tuple (nil for null).
 func splitTuple(b []byte) ([][]byte, error) {
-	var out [][]byte
-	off := 0
-	for off < len(b) {
-		if off+4 > len(b) {
-			return nil, errBadValue
-		}
-		l := int(int32(binary.BigEndian.Uint32(b[off:])))
-		off += 4
-		if l < 0 {
-			out = append(out, nil)
-			continue
-		}
-		if off+l > len(b) {
-			return nil, errBadValue
-		}
-		out = append(out, b[off:off+l:off+l])
-		off += l
-	}
-	return out, nil
+	return readItems(b, 0, -1, nil)
 }
 
 var (

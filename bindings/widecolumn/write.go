@@ -59,13 +59,9 @@ type modPlan struct {
 func (p *modPlan) conditional() bool { return p.ifNotExist || p.ifExists || len(p.conds) > 0 }
 
 func (b *planner) planInsert(s *cql.Insert) (plan, error) {
-	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+	ti, err := b.writeTable(s.Keyspace, s.Table)
 	if err != nil {
 		return nil, err
-	}
-	b.table = ti
-	if ti.t.IsView() {
-		return nil, errViewWrite
 	}
 	if s.JSON == nil && len(s.Columns) != len(s.Values) {
 		return nil, invalidf("Unmatched column names/values")
@@ -144,14 +140,24 @@ func (b *planner) planInsert(s *cql.Insert) (plan, error) {
 	return p, nil
 }
 
-func (b *planner) planUpdate(s *cql.Update) (plan, error) {
-	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+// writeTable is the table a write statement names, which a write may
+// not address when it is a materialized view.
+func (b *planner) writeTable(ks, table string) (*tableInfo, error) {
+	ti, err := b.st.lookupTable(b.ks, ks, table)
 	if err != nil {
 		return nil, err
 	}
 	b.table = ti
 	if ti.t.IsView() {
 		return nil, errViewWrite
+	}
+	return ti, nil
+}
+
+func (b *planner) planUpdate(s *cql.Update) (plan, error) {
+	ti, err := b.writeTable(s.Keyspace, s.Table)
+	if err != nil {
+		return nil, err
 	}
 	p := &modPlan{kind: modUpdate, ti: ti, ifExists: s.IfExists, counter: ti.counter}
 	onlyStatic := true
@@ -258,13 +264,9 @@ func (b *planner) planAssignment(ti *tableInfo, p *modPlan, a cql.Assignment) (s
 }
 
 func (b *planner) planDelete(s *cql.Delete) (plan, error) {
-	ti, err := b.st.lookupTable(b.ks, s.Keyspace, s.Table)
+	ti, err := b.writeTable(s.Keyspace, s.Table)
 	if err != nil {
 		return nil, err
-	}
-	b.table = ti
-	if ti.t.IsView() {
-		return nil, errViewWrite
 	}
 	if s.Using.TTL != nil {
 		return nil, invalidf("A TTL is not allowed on DELETE statements")

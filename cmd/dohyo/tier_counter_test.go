@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-
-	"github.com/gocql/gocql"
 )
 
 // Counters updated concurrently through three dohyo serve processes over
@@ -16,10 +14,7 @@ import (
 func TestTierCountersExact(t *testing.T) {
 	tr := startTier(t, 3)
 	ks := tierKS(t)
-	singles := make([]*gocql.Session, 3)
-	for i, a := range tr.addrs {
-		singles[i] = tierSession(t, a)
-	}
+	singles := tr.singleSessions(t)
 	if err := singles[0].Query("CREATE KEYSPACE " + ks + " WITH replication = " + tierReplication).Exec(); err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,16 @@ func tierSession(t testing.TB, addrs ...string) *gocql.Session {
 	return s
 }
 
+// singleSessions connects one client to each instance of tr, each
+// pinned to its instance (tierSession with one address).
+func (tr *tierHarness) singleSessions(t testing.TB) []*gocql.Session {
+	out := make([]*gocql.Session, len(tr.addrs))
+	for i, a := range tr.addrs {
+		out[i] = tierSession(t, a)
+	}
+	return out
+}
+
 func tierKS(t *testing.T) string {
 	return fmt.Sprintf("tier_catalog_%d", time.Now().UnixNano()%1e9)
 }
@@ -100,10 +110,7 @@ func schemaVersions(s *gocql.Session) (local string, peers map[string]string, er
 func TestTierSchemaVisibleEverywhere(t *testing.T) {
 	tr := startTier(t, 3)
 	ks := tierKS(t)
-	singles := make([]*gocql.Session, 3)
-	for i, a := range tr.addrs {
-		singles[i] = tierSession(t, a)
-	}
+	singles := tr.singleSessions(t)
 	// Membership: each instance lists the two others as peers.
 	for i, s := range singles {
 		eventually(t, 10*time.Second, fmt.Sprintf("instance %d lists its peers", i), func() error {
@@ -206,10 +213,7 @@ func TestTierPythonSchemaAgreement(t *testing.T) {
 func TestTierConcurrentDDL(t *testing.T) {
 	tr := startTier(t, 3)
 	base := tierKS(t)
-	singles := make([]*gocql.Session, 3)
-	for i, a := range tr.addrs {
-		singles[i] = tierSession(t, a)
-	}
+	singles := tr.singleSessions(t)
 	if err := singles[0].Query("CREATE KEYSPACE " + base + " WITH replication = " + tierReplication).Exec(); err != nil {
 		t.Fatal(err)
 	}
