@@ -2,6 +2,7 @@ package cqlserver
 
 import (
 	"bufio"
+	"runtime"
 	"sync"
 	"time"
 
@@ -99,6 +100,15 @@ func (c *conn) enqueue(m outMsg, direct bool) {
 		return
 	}
 	w.writing = true
+	if c.running.Load() > 1 {
+		// Other requests of this connection are in flight: let the
+		// goroutines that are ready to run (answers arriving from the
+		// backend at the same time) queue theirs first, so that they
+		// leave in this write instead of one write each.
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
 	c.writeQueued()
 }
 
