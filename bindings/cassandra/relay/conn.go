@@ -244,7 +244,7 @@ func (h *handshakeIO) startup(creds *Credentials) error {
 		return &bindings.Error{Code: bindings.CodeAuthError,
 			Message: "Cassandra requires authentication and no credentials were given"}
 	}
-	if err := h.write(wire.OpAuthResponse, wire.AppendBytes(nil, creds.plainToken())); err != nil {
+	if err := h.write(wire.OpAuthResponse, wire.AppendBytes(nil, plainToken(creds))); err != nil {
 		return err
 	}
 	hd, rb, err = h.read()
@@ -435,10 +435,10 @@ func (bc *Conn) roundTrip(ctx context.Context, flags, op byte, body []byte) (Res
 
 func (bc *Conn) readLoop(next frameReader, buffered func() bool) {
 	held := &Held{}
-	defer held.send()
+	defer held.Release()
 	for {
 		if !buffered() {
-			held.send() // before waiting for Cassandra
+			held.Release() // before waiting for Cassandra
 		}
 		h, body, err := next()
 		if err != nil {
@@ -538,11 +538,9 @@ func (bc *Conn) heartbeat(timeout time.Duration) {
 
 // Credentials are a client's SASL PLAIN user and password, relayed to
 // Cassandra (connections are pooled per credentials).
-type Credentials struct {
-	User, Password string
-}
+type Credentials = bindings.RelayCredentials
 
-func (c *Credentials) plainToken() []byte {
+func plainToken(c *Credentials) []byte {
 	t := make([]byte, 0, len(c.User)+len(c.Password)+2)
 	t = append(t, 0)
 	t = append(t, c.User...)
@@ -550,7 +548,7 @@ func (c *Credentials) plainToken() []byte {
 	return append(t, c.Password...)
 }
 
-func (c *Credentials) key() string {
+func credsKey(c *Credentials) string {
 	if c == nil {
 		return ""
 	}
