@@ -10,8 +10,8 @@
 // and the server (proxy/cqlserver) hands its frame here through the
 // relay's bindings capabilities (capabilities.go: bindings.FrameRelayer
 // and the one-method interfaces the server finds by type assertion). A
-// request with a timeout takes the fast path (frames.go: Relay.Pick,
-// Route.Submit), callback-based: a pooled waiter gets the answer on the
+// request with a timeout takes the fast path (frames.go: Relay.pickRoute,
+// fastRoute.submit), callback-based: a pooled waiter gets the answer on the
 // backend connection's reader, re-prepares on UNPREPARED, remembers
 // PREPARE answers and hands the answer to the server's
 // bindings.RelayReceiver, with no goroutine or channel per request;

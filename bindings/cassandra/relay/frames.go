@@ -11,7 +11,7 @@ import (
 
 // The relay as the raw-frame last hop (bindings.FrameRelayer). A request
 // with a timeout takes the fast path: its frame is queued on a live
-// connection (Pick, Route.Submit) and the connection's reader hands
+// connection (pickRoute, fastRoute.submit) and the connection's reader hands
 // Cassandra's answer to the server's receiver; the connection's deadline
 // sweep expires it (deadline.go). No goroutine and no channel per request:
 // the waiter standing between the connection and the receiver is pooled.
@@ -28,7 +28,7 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 		rcv.Relayed(answerOf(resp), err)
 		return true
 	}
-	route, ok := rl.Pick(req.Version, creds, req.Group)
+	route, ok := rl.pickRoute(req.Version, creds, req.Group)
 	if !ok {
 		return false
 	}
@@ -37,16 +37,16 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 	w.rl, w.route, w.ctx, w.rcv, w.req, w.creds, w.start = rl, route, ctx, rcv, req, creds, time.Now()
 	// From here w, rcv and req belong to the connection (answer, timeout
 	// or close): once submitted, they may be answered and reused before
-	// Submit returns.
-	ok, err := route.Submit(req.Flags, req.Op, req.Body, w, req.Timeout)
+	// submit returns.
+	ok, err := route.submit(req.Flags, req.Op, req.Body, w, req.Timeout)
 	if !ok {
 		w.recycle()
 		return false
 	}
 	if cork != nil {
-		cork.Add(route.Conn())
+		cork.Add(route.conn())
 	} else {
-		route.Conn().Flush()
+		route.conn().Flush()
 	}
 	if err != nil {
 		w.Deliver(Response{}, err)
@@ -81,10 +81,10 @@ func answerOf(resp Response) bindings.RelayAnswer {
 }
 
 // frameWaiter is one fast-path request between its connection and the
-// server's receiver (an Expirer).
+// server's receiver (an expirer).
 type frameWaiter struct {
 	rl    *Relay
-	route Route
+	route fastRoute
 	ctx   context.Context
 	rcv   bindings.RelayReceiver
 	req   *bindings.RelayRequest
@@ -113,13 +113,13 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 	if err == nil && (w.req.Op == wire.OpExecute || w.req.Op == wire.OpBatch) {
 		if rp, ok := w.rl.Unprepared(resp); ok {
 			resp.Hold = nil
-			resp.Body = bytes.Clone(resp.Body) // the reader's buffer (Waiter)
+			resp.Body = bytes.Clone(resp.Body) // the reader's buffer (waiter)
 			go w.reprepare(rp, resp)           // needs more round trips: off this reader
 			return
 		}
 	}
 	if err != nil {
-		err = w.route.Lost(err)
+		err = w.route.lost(err)
 	}
 	resp.Node = w.route.Node()
 	w.finish(resp, err)
@@ -130,7 +130,7 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 func (w *frameWaiter) reprepare(rp *Prepared, unprepared Response) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.req.Timeout-time.Since(w.start))
 	defer cancel()
-	resp, err := w.route.Retry(ctx, rp, w.req.Flags, w.req.Op, w.req.Body, unprepared)
+	resp, err := w.route.retry(ctx, rp, w.req.Flags, w.req.Op, w.req.Body, unprepared)
 	if err != nil && ctx.Err() != nil {
 		rcv := w.rcv
 		w.recycle()
@@ -150,10 +150,10 @@ func (w *frameWaiter) finish(resp Response, err error) {
 	rcv.Relayed(answerOf(resp), err)
 }
 
-// Expire implements Expirer.
+// Expire implements expirer.
 func (w *frameWaiter) Expire() bool { return w.rcv.Expire() }
 
-// Expired implements Expirer.
+// Expired implements expirer.
 func (w *frameWaiter) Expired() {
 	rcv := w.rcv
 	w.recycle()
