@@ -139,7 +139,10 @@ type RelayTarget struct {
 
 // Relayable is implemented by backends over a CQL server (Cassandra):
 // dohyo's CQL server relays their keyspaces' frames to it, and clients
-// keep that server's authentication and authorization.
+// keep that server's authentication and authorization. The relay itself
+// is the last hop bindings.FrameRelayer; it and the relayer's other
+// capabilities (PreparedFinder, PlainAuthenticator, AuthRequirer,
+// TraceEventSource, SchemaRowSource) are declared in relay.go.
 type Relayable interface {
 	RelayTarget() RelayTarget
 }

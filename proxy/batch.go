@@ -241,7 +241,7 @@ func (s *Session) observation(start time.Time, req *bindings.Request, prepared b
 // coordinator's timestamp (Config.Stamp).
 func (s *Session) stampBatch(br *bindings.BatchRequest, kss []string) bool {
 	for i, e := range br.Entries {
-		if !s.c.Stamps(kss[i], e.Parsed.Stmt) {
+		if !s.c.stamps(kss[i], e.Parsed.Stmt) {
 			return false
 		}
 	}

@@ -16,11 +16,10 @@ import (
 // bounded cache, or a SyntaxError.
 func (c *Coordinator) Parse(text string) (*cql.Parsed, error) { return c.parse(text) }
 
-// StatementBackend returns the name of the backend that serves stmt for a
-// session whose keyspace is sessionKS (for the relay and the local path
-// alike). A BATCH whose children route to different backends is an
+// statementBackend returns the name of the backend that serves stmt for a
+// session whose keyspace is sessionKS (RouteFrame). A BATCH whose children route to different backends is an
 // Invalid error (SpanningBatch).
-func (c *Coordinator) StatementBackend(stmt cql.Statement, sessionKS string) (string, error) {
+func (c *Coordinator) statementBackend(stmt cql.Statement, sessionKS string) (string, error) {
 	if b, ok := stmt.(*cql.Batch); ok {
 		kss, err := batchKeyspaces(b, sessionKS)
 		if err != nil {
@@ -37,9 +36,6 @@ func (c *Coordinator) StatementBackend(stmt cql.Statement, sessionKS string) (st
 	}
 	return c.Route(ks).Backend, nil
 }
-
-// DefaultBackend is the name of the backend for unrouted keyspaces.
-func (c *Coordinator) DefaultBackend() string { return c.def }
 
 // NotifySchemaChange tells every subscriber (the CQL server's registered
 // connections) about a schema change made outside the coordinator, e.g.
@@ -71,11 +67,23 @@ func (s *Session) ObserveRelayed(start time.Time, req *bindings.Request, prepare
 	observationPool.Put(o)
 }
 
-// Stamps tells whether a write of keyspace ks that arrives without a
+// stamps tells whether a write of keyspace ks that arrives without a
 // client timestamp gets the coordinator's (Config.Stamp: a mirrored
 // keyspace's plain writes), on the executed path and the relay alike.
-func (c *Coordinator) Stamps(ks string, stmt cql.Statement) bool {
+func (c *Coordinator) stamps(ks string, stmt cql.Statement) bool {
 	return c.stamp != nil && c.stamp(ks, stmt)
+}
+
+// StampsQuery tells whether the statement query, run in session keyspace
+// ks, gets the coordinator's timestamp when it arrives without a client
+// timestamp (Config.Stamp: a mirrored keyspace's plain writes), as on the
+// executed path; for the relay, which stamps the frame.
+func (c *Coordinator) StampsQuery(query, ks string) bool {
+	if c.stamp == nil {
+		return false
+	}
+	parsed, err := c.parse(query)
+	return err == nil && c.stamps(keyspaceOrSession(parsed.Stmt, ks), parsed.Stmt)
 }
 
 // Stamping tells whether any write may get the coordinator's timestamp
@@ -85,9 +93,9 @@ func (c *Coordinator) Stamping() bool { return c.stamp != nil }
 // Now is the coordinator's clock.
 func (c *Coordinator) Now() time.Time { return c.now() }
 
-// StatementKeyspace is the keyspace stmt names, or sessionKS when it names
-// none ("" for a BATCH, whose children name theirs).
-func StatementKeyspace(stmt cql.Statement, sessionKS string) string {
+// keyspaceOrSession is the keyspace stmt names, or sessionKS when it
+// names none.
+func keyspaceOrSession(stmt cql.Statement, sessionKS string) string {
 	ks, err := statementKeyspace(stmt, sessionKS)
 	if err != nil {
 		return sessionKS
@@ -95,12 +103,12 @@ func StatementKeyspace(stmt cql.Statement, sessionKS string) string {
 	return ks
 }
 
-// NeedsSessionKeyspace tells whether stmt (or a child of a BATCH) names a
+// needsSessionKeyspace tells whether stmt (or a child of a BATCH) names a
 // table without a keyspace, so that it runs in the session's keyspace.
-func NeedsSessionKeyspace(stmt cql.Statement) bool {
+func needsSessionKeyspace(stmt cql.Statement) bool {
 	if b, ok := stmt.(*cql.Batch); ok {
 		for _, st := range b.Statements {
-			if NeedsSessionKeyspace(st) {
+			if needsSessionKeyspace(st) {
 				return true
 			}
 		}

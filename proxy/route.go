@@ -44,11 +44,19 @@ func batchKeyspace(b *cql.Batch, session string) (string, error) {
 // routeAll resolves the backend for a set of keyspaces and rejects a request
 // that would span two backends: dohyo never splits one statement or batch.
 func (c *Coordinator) routeAll(keyspaces []string) (string, error) {
-	backend := ""
-	first := ""
-	for _, ks := range keyspaces {
-		b := c.Route(ks).Backend
-		if backend == "" {
+	return oneBackend(len(keyspaces), func(i int) (string, string) {
+		return keyspaces[i], c.Route(keyspaces[i]).Backend
+	})
+}
+
+// oneBackend returns the one backend that serves a BATCH's n children
+// (child(i) is child i's keyspace and backend), or SpanningBatch: the
+// rule for the executed path (routeAll) and the relay (frameRouter.batch).
+func oneBackend(n int, child func(i int) (ks, backend string)) (string, error) {
+	backend, first := "", ""
+	for i := range n {
+		ks, b := child(i)
+		if i == 0 {
 			backend, first = b, ks
 			continue
 		}

@@ -115,7 +115,7 @@ func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request)
 // budget for its keyspace.
 func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, parsed *cql.Parsed, r *bindings.Request) (*bindings.Result, error) {
 	ks, _ := statementKeyspace(parsed.Stmt, r.Keyspace)
-	if !r.HasTimestamp && s.c.Stamps(ks, parsed.Stmt) {
+	if !r.HasTimestamp && s.c.stamps(ks, parsed.Stmt) {
 		r.Timestamp, r.HasTimestamp = s.c.now().UnixMicro(), true
 	}
 	bctx, cancel, d := budget(ctx, parsed.Stmt, ks)

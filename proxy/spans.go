@@ -47,11 +47,11 @@ func (s *Session) parse(ctx context.Context, st *stmtTrace, text string) (*cql.P
 // route picks the backend of a statement, in a "route" span.
 func (s *Session) route(ctx context.Context, st *stmtTrace, stmt cql.Statement, sessionKS string) (string, error) {
 	if !st.on {
-		return s.c.StatementBackend(stmt, sessionKS)
+		return s.c.statementBackend(stmt, sessionKS)
 	}
 	_, sp := telemetry.Start(ctx, "route")
 	defer sp.End()
-	backend, err := s.c.StatementBackend(stmt, sessionKS)
+	backend, err := s.c.statementBackend(stmt, sessionKS)
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
 		return "", err

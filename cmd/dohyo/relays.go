@@ -54,6 +54,18 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 	return relays, nil
 }
 
+// frameRelayers are the relays as the CQL server's last hops.
+func frameRelayers(relays map[string]*relay.Relay) map[string]bindings.FrameRelayer {
+	if len(relays) == 0 {
+		return nil
+	}
+	out := make(map[string]bindings.FrameRelayer, len(relays))
+	for name, rl := range relays {
+		out[name] = rl
+	}
+	return out
+}
+
 func closeRelays(relays map[string]*relay.Relay) error {
 	var errs []error
 	for _, rl := range relays {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/internal/bufpool"
 	"github.com/dohyo/dohyo/proxy"
@@ -64,7 +63,7 @@ type conn struct {
 	body    wire.BodyCodec // v3/v4 frame compression
 	sasl    SASL
 	hdr     [wire.HeaderLen]byte
-	corked  []*relay.Conn // relay connections with frames to write (relay_async.go)
+	corked  bindings.RelayCork // relay connections with frames to write (relay_async.go)
 
 	wq         answerQueue   // outgoing frames (conn_write.go)
 	wake       chan struct{} // wakes writeLoop for frames queued by send
@@ -81,7 +80,7 @@ type conn struct {
 	stopping    atomic.Bool
 	refused     bool // over MaxConnections: STARTUP is answered with an error
 	// creds are the client's SASL PLAIN credentials, relayed to Cassandra.
-	creds *relay.Credentials
+	creds *bindings.RelayCredentials
 
 	// Guards (guard.go). ready is set by the reader once READY or
 	// AUTH_SUCCESS is sent; promoted counts it in Server.active.
@@ -240,10 +239,10 @@ func (c *conn) readLoop() (err error) {
 			err = wire.ProtocolErrorf("internal error while decoding a frame")
 		}
 	}()
-	defer c.uncork()
+	defer c.corked.Flush()
 	for {
 		if !c.nextFrameBuffered() {
-			c.uncork() // before waiting for the client (relay_async.go)
+			c.corked.Flush() // before waiting for the client (relay_async.go)
 		}
 		if err := c.waitDrained(); err != nil {
 			return err

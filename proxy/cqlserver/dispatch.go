@@ -23,7 +23,7 @@ func (c *conn) request(h wire.Header, body []byte, payload map[string][]byte, r 
 	if p, err := c.planRelay(req); err != nil {
 		c.send(c.errorFrame(req.stream, err))
 		return nil
-	} else if p.rl != nil {
+	} else if p.Relayer != nil {
 		c.relay(p, req)
 		return nil
 	}

@@ -21,6 +21,14 @@
 // server registers with the coordinator for them; it gives that backend
 // what only the server knows: its identity and tier, the address a client
 // connected to, its trace sessions, and its relays' own system_schema rows
-// (relay.Relay.SchemaRows) and trace events. Relayed requests are routed
-// here (relay_route.go) and forwarded by bindings/cassandra/relay.
+// (bindings.SchemaRowSource) and trace events (bindings.TraceEventSource).
+//
+// Which last hop serves a request is the coordinator's decision
+// (proxy.Session.RouteFrame): dohyo's execution, or a backend's raw-frame
+// relayer (bindings.FrameRelayer, e.g. bindings/cassandra/relay, wired in
+// by cmd/dohyo through Config.Relays). For a relayed request the server
+// only hands the frame over (relay_route.go; on the fast path the
+// connection's pooled asyncRelay is the bindings.RelayReceiver:
+// relay_async.go) and writes the answer back; it never imports a relay
+// (TestNoRelayDeps).
 package cqlserver

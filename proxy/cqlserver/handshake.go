@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
 )
 
@@ -276,7 +275,7 @@ func (c *conn) authResponse(h wire.Header, r *wire.Reader) error {
 		if c.srv.cfg.Authenticator.Class() == PasswordAuthenticatorClass {
 			// Relayed requests carry the client's own identity to Cassandra.
 			if user, pass, err := decodePlain(token); err == nil {
-				c.creds = &relay.Credentials{User: user, Password: pass}
+				c.creds = &bindings.RelayCredentials{User: user, Password: pass}
 				c.session.SetRole(user) // the role dohyo authorizes (proxy/authz.go)
 			}
 		}

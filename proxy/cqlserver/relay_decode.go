@@ -2,7 +2,6 @@ package cqlserver
 
 import (
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
@@ -11,12 +10,12 @@ import (
 // decoders read what the Tap needs, and these turn it into proxy types.
 
 // summarize decodes a response for the Tap.
-func summarize(resp relay.Response, withRows bool) proxy.Relayed {
-	r := wire.ResponseBody(resp.Header, resp.Body)
-	if resp.Header.Op == wire.OpError {
-		return proxy.Relayed{Err: resp.Err()}
+func summarize(ans bindings.RelayAnswer, withRows bool) proxy.Relayed {
+	r := wire.ResponseBody(wire.Header{Flags: ans.Flags, Op: ans.Op}, ans.Body)
+	if ans.Op == wire.OpError {
+		return proxy.Relayed{Err: errorBody(r.Rest())}
 	}
-	if resp.Header.Op != wire.OpResult {
+	if ans.Op != wire.OpResult {
 		return proxy.Relayed{}
 	}
 	switch r.Int() {
@@ -39,3 +38,13 @@ func summarize(resp relay.Response, withRows bool) proxy.Relayed {
 
 // relayedError is the Tap's outcome of a relayed request that failed.
 func relayedError(err error) proxy.Relayed { return proxy.Relayed{Err: bindings.AsError(err)} }
+
+// errorBody reads an ERROR body: code, message and, for Unprepared, the
+// unknown id.
+func errorBody(body []byte) *bindings.Error {
+	e, err := wire.DecodeError(body)
+	if err != nil {
+		return &bindings.Error{Code: bindings.CodeProtocolError, Message: "malformed ERROR from Cassandra"}
+	}
+	return &bindings.Error{Code: bindings.ErrorCode(e.Code), Message: e.Message, UnpreparedID: e.UnpreparedID}
+}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 )
@@ -70,7 +69,7 @@ func TestRowsDigestMatchesDecode(t *testing.T) {
 	// (capture on): the same figures, and no allocation.
 	body := binary.BigEndian.AppendUint32(nil, uint32(wire.ResultRows))
 	body = append(body, rowsBody(false, rows, nulls)...)
-	resp := relay.Response{Header: wire.Header{Response: true, Version: 4, Op: wire.OpResult, Length: int32(len(body))}, Body: body}
+	resp := bindings.RelayAnswer{Op: wire.OpResult, Body: body}
 	var out proxy.Relayed
 	if a := testing.AllocsPerRun(100, func() { out = summarize(resp, true) }); a != 0 {
 		t.Errorf("summarize allocates %.0f times per answer", a)

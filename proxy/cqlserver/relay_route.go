@@ -2,184 +2,40 @@ package cqlserver
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
-	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
-	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
-// Client side of the relay: which requests go to Cassandra as raw frames,
-// and how their answers come back. A request is relayed when the
-// coordinator routes its keyspace to a backend that has a Relay; USE,
-// DESCRIBE and the virtual system tables stay with dohyo. Statements
-// dohyo's parser does not know (Cassandra-only syntax) are relayed when the
-// session's keyspace (or, without one, the default backend) is relayed, so
-// Cassandra answers them itself.
+// Client side of the relay: a request the coordinator routes to a
+// backend's raw-frame relayer (proxy.Session.RouteFrame) is handed over as
+// its frame, and the answer is written back to the client as it came.
 
 // relayPlan is the routing decision for one relayed request.
-type relayPlan struct {
-	rl *relay.Relay
-	// group is the keyspace the backend connection must be using: the
-	// session's keyspace for unqualified statements, "" otherwise.
-	group string
-	// keyspace is the effective session keyspace (for the Tap).
-	keyspace string
-	// prepared is the statement an EXECUTE runs.
-	prepared *relay.Prepared
-}
+type relayPlan = proxy.FrameRoute
 
-// planRelay returns where req is relayed (a plan without a Relay when
-// dohyo executes it), or an error for a BATCH spanning a relayed and a
-// local backend. The plan is a value: the fast path keeps it in its
-// asyncRelay, so that routing allocates nothing.
+// planRelay asks the coordinator where req goes (a plan without a
+// Relayer when dohyo executes it), or an error for a BATCH spanning a
+// relayed and another backend.
 func (c *conn) planRelay(req *request) (relayPlan, error) {
 	if len(c.srv.relays) == 0 {
 		return relayPlan{}, nil
 	}
-	coord := c.srv.coord
-	sessKS, explicit := c.session.Keyspace(), ""
+	r := proxy.FrameRequest{Query: req.query, PreparedID: req.id, Batch: req.batch}
 	switch req.op {
 	case wire.OpQuery:
-		explicit = req.params.keyspace
-	case wire.OpPrepare, wire.OpBatch:
-		explicit = req.keyspace
-	}
-	if explicit != "" {
-		sessKS = explicit
-	}
-	plan := func(rl *relay.Relay, needsKS bool) relayPlan {
-		p := relayPlan{rl: rl, keyspace: sessKS}
-		if needsKS && explicit == "" { // v5 frames may carry their keyspace
-			p.group = sessKS
-		}
-		return p
-	}
-	switch req.op {
+		r.Kind, r.Keyspace = proxy.FrameQuery, req.params.keyspace
+	case wire.OpPrepare:
+		r.Kind, r.Keyspace = proxy.FramePrepare, req.keyspace
 	case wire.OpExecute:
-		for _, rl := range c.srv.relays {
-			if rp, ok := rl.Prepared(req.id); ok {
-				p := plan(rl, false)
-				p.keyspace, p.prepared = rp.Keyspace, rp
-				return p, nil
-			}
-		}
-		return relayPlan{}, nil
+		r.Kind = proxy.FrameExecute
 	case wire.OpBatch:
-		return c.planBatch(req, sessKS, plan)
+		r.Kind, r.Keyspace = proxy.FrameBatch, req.keyspace
 	}
-	if req.op == wire.OpQuery && systemks.IsDescribe(req.query) {
-		return relayPlan{}, nil
-	}
-	parsed, err := coord.Parse(req.query)
-	if err == nil {
-		if _, unsupported := parsed.Stmt.(*cql.Unsupported); !unsupported {
-			if _, use := parsed.Stmt.(*cql.Use); use {
-				return relayPlan{}, nil
-			}
-			if cql.IsAuthStatement(parsed.Stmt) && coord.ServesAuthStatements() {
-				return relayPlan{}, nil // dohyo's roles (proxy/authz.go)
-			}
-			backend, err := coord.StatementBackend(parsed.Stmt, sessKS)
-			if err != nil && cql.IsAuthStatement(parsed.Stmt) {
-				return c.planFallback(sessKS, plan), nil // Cassandra's roles
-			}
-			if err != nil { // dohyo answers it exactly as Cassandra would
-				return relayPlan{}, nil
-			}
-			if rl := c.srv.relays[backend]; rl != nil {
-				return plan(rl, proxy.NeedsSessionKeyspace(parsed.Stmt)), nil
-			}
-			return relayPlan{}, nil
-		}
-	}
-	return c.planFallback(sessKS, plan), nil
-}
-
-// planFallback relays a statement dohyo does not route by its text when
-// the session's keyspace (or, without one, the default backend) is relayed.
-func (c *conn) planFallback(sessKS string, plan func(*relay.Relay, bool) relayPlan) relayPlan {
-	if rl := c.srv.relays[c.fallbackBackend(sessKS)]; rl != nil {
-		return plan(rl, sessKS != "")
-	}
-	return relayPlan{}
-}
-
-// fallbackBackend serves statements dohyo cannot route by their text.
-func (c *conn) fallbackBackend(sessKS string) string {
-	if sessKS == "" {
-		return c.srv.coord.DefaultBackend()
-	}
-	return c.srv.coord.Route(sessKS).Backend
-}
-
-// planBatch routes a BATCH: every child must be served by one backend.
-func (c *conn) planBatch(req *request, sessKS string, plan func(*relay.Relay, bool) relayPlan) (relayPlan, error) {
-	coord := c.srv.coord
-	var backends, keyspaces []string // per child
-	var relayed *relay.Relay
-	needsKS := false
-	for _, e := range req.batch.Entries {
-		if e.PreparedID != nil {
-			found := false
-			for name, rl := range c.srv.relays {
-				if rp, ok := rl.Prepared(e.PreparedID); ok {
-					backends, relayed, found = append(backends, name), rl, true
-					keyspaces = append(keyspaces, rp.Keyspace)
-					break
-				}
-			}
-			if !found {
-				ps, err := coord.Lookup(e.PreparedID)
-				if err != nil {
-					return relayPlan{}, nil // dohyo answers Unprepared
-				}
-				b, err := coord.StatementBackend(ps.Parsed.Stmt, ps.Keyspace)
-				if err != nil {
-					return relayPlan{}, nil
-				}
-				backends = append(backends, b)
-				keyspaces = append(keyspaces, proxy.StatementKeyspace(ps.Parsed.Stmt, ps.Keyspace))
-			}
-			continue
-		}
-		parsed, err := coord.Parse(e.Query)
-		var b string
-		if err == nil {
-			if _, unsupported := parsed.Stmt.(*cql.Unsupported); unsupported {
-				err = errors.New("unsupported")
-			}
-		}
-		ks := sessKS
-		if err != nil {
-			b = c.fallbackBackend(sessKS)
-			needsKS = needsKS || sessKS != ""
-		} else {
-			if b, err = coord.StatementBackend(parsed.Stmt, sessKS); err != nil {
-				return relayPlan{}, nil
-			}
-			needsKS = needsKS || proxy.NeedsSessionKeyspace(parsed.Stmt)
-			ks = proxy.StatementKeyspace(parsed.Stmt, sessKS)
-		}
-		backends, keyspaces = append(backends, b), append(keyspaces, ks)
-		if rl := c.srv.relays[b]; rl != nil {
-			relayed = rl
-		}
-	}
-	if relayed == nil {
-		return relayPlan{}, nil
-	}
-	for i := 1; i < len(backends); i++ {
-		if backends[i] != backends[0] {
-			return relayPlan{}, proxy.SpanningBatch(keyspaces[0], backends[0], keyspaces[i], backends[i])
-		}
-	}
-	return plan(relayed, needsKS), nil
+	return c.session.RouteFrame(c.srv.relays, &r)
 }
 
 // relay runs a relayed request with the connection's in-flight limit,
@@ -204,8 +60,7 @@ func (c *conn) relay(plan relayPlan, req *request) {
 
 func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte {
 	start := c.srv.coord.Now()
-	creds := c.relayCreds(p.rl)
-	ks := p.keyspace
+	ks := p.Keyspace
 	bctx, cancel, exceeded := ctx, func() {}, func(error) bool { return false }
 	if req.op != wire.OpPrepare && !(req.op == wire.OpQuery && isSchemaStatement(req.query)) {
 		bctx, cancel, exceeded = proxy.Bound(ctx, ks)
@@ -215,59 +70,51 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	if sp.Exporting() {
 		sp.SetStatement(telemetry.Statement{System: "cassandra", Namespace: ks, Operation: wire.OpName(req.op)})
 	}
-	resp, err := p.rl.Do(sctx, relay.Request{Version: c.version, Flags: req.flags, Op: req.op, Body: req.body, Creds: creds, Group: p.group})
+	var rreq bindings.RelayRequest
+	c.relayRequest(&rreq, p, req)
+	var got syncAnswer
+	p.Relayer.RelayFrame(sctx, &rreq, &got)
+	ans, err := got.ans, got.err
 	if err != nil && exceeded(err) {
 		err = c.timeoutError(req)
 	}
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
 	} else {
-		sp.Event("Relayed to Cassandra node " + resp.Node)
-		if resp.Header.Flags&wire.FlagTracing != 0 && len(resp.Body) >= 16 {
-			c.srv.relayTraces.link(ctx, p.rl, resp.Body[:16])
+		sp.Event("Relayed to Cassandra node " + ans.Node)
+		if src, ok := p.Relayer.(bindings.TraceEventSource); ok && ans.Flags&wire.FlagTracing != 0 && len(ans.Body) >= 16 {
+			c.srv.relayTraces.link(ctx, src, ans.Body[:16])
 		}
 	}
 	sp.End()
-	return c.relayAnswer(ctx, start, p, creds, req, resp, err)
+	return c.relayAnswer(ctx, start, p, req, ans, err)
 }
 
-// relayAnswer turns Cassandra's response (or the error that stands for
-// it) into the client's frame, with what dohyo keeps from it: prepared
-// statements, schema changes, and the Tap's observation.
-func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, creds *relay.Credentials, req *request, resp relay.Response, err error) []byte {
+// syncAnswer receives the answer of a relay that waits for it.
+type syncAnswer struct {
+	ans bindings.RelayAnswer
+	err error
+}
+
+func (s *syncAnswer) Relayed(ans bindings.RelayAnswer, err error) { s.ans, s.err = ans, err }
+func (*syncAnswer) Expire() bool                                  { return false }
+func (*syncAnswer) Expired()                                      {}
+
+// relayAnswer turns the relayed server's answer (or the error that stands
+// for it) into the client's frame, and hands the request to the Tap.
+func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, req *request, ans bindings.RelayAnswer, err error) []byte {
 	var frame []byte
 	var out proxy.Relayed
 	if err != nil {
 		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {
-		frame = wire.StartFrame(getBuf(), c.version, resp.Header.Flags&^wire.FlagCompressed, req.stream, resp.Header.Op)
-		frame = append(frame, resp.Body...)
-		out = summarize(resp, c.srv.coord.TapWantsRows())
-		if req.op == wire.OpPrepare {
-			// Re-prepared on a connection using the keyspace it was
-			// prepared under (a v5 PREPARE may carry its own), so that
-			// Cassandra computes the same id.
-			group := p.group
-			if group == "" {
-				group = req.keyspace
-			}
-			p.rl.Remember(relay.Request{Version: c.version, Creds: creds, Group: group}, req.query, p.keyspace, resp)
-		}
-		p.rl.Answered(resp) // the catalog is fresh before the client goes on
+		frame = wire.StartFrame(getBuf(), c.version, ans.Flags&^wire.FlagCompressed, req.stream, ans.Op)
+		frame = append(frame, ans.Body...)
+		out = summarize(ans, c.srv.coord.TapWantsRows())
 	}
 	c.observeRelayed(start, p, req, out)
 	return frame
-}
-
-// relayCreds are the credentials relayed requests of this client use: its
-// own when Cassandra requires authentication, none otherwise (one pool for
-// every client).
-func (c *conn) relayCreds(rl *relay.Relay) *relay.Credentials {
-	if !rl.RequiresAuth() {
-		return nil
-	}
-	return c.creds
 }
 
 // observeRelayed hands a relayed request to the Tap (PREPARE is not a
@@ -277,10 +124,10 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 	case wire.OpQuery, wire.OpExecute:
 		query := req.query
 		if req.op == wire.OpExecute {
-			query = p.prepared.Query
+			query = p.Prepared.Query
 		}
 		r := bindingsRequest(query, &req.params)
-		r.Keyspace = p.keyspace
+		r.Keyspace = p.Keyspace
 		if req.params.lazy != nil && c.srv.coord.TapWantsValues() {
 			r.Values, r.Names = req.params.lazyValues(c.version)
 		}
@@ -288,11 +135,11 @@ func (c *conn) observeRelayed(start time.Time, p *relayPlan, req *request, out p
 	case wire.OpBatch:
 		b := req.batch
 		for i, e := range b.Entries {
-			r := &bindings.Request{Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: p.keyspace,
+			r := &bindings.Request{Query: e.Query, Values: e.Values, Names: e.Names, Keyspace: p.Keyspace,
 				Consistency: b.Consistency, SerialConsistency: b.SerialConsistency,
 				Timestamp: b.Timestamp, HasTimestamp: b.HasTimestamp}
 			if e.PreparedID != nil {
-				if rp, ok := p.rl.Prepared(e.PreparedID); ok {
+				if rp, ok := proxy.PreparedBy(p.Relayer, e.PreparedID); ok {
 					r.Query, r.Keyspace = rp.Query, rp.Keyspace
 				}
 			}

@@ -26,17 +26,14 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 	if c.version < 3 || req.stamp.flags == 0 || !coord.Stamping() {
 		return
 	}
-	stamps := func(query, ks string) bool {
-		parsed, err := coord.Parse(query)
-		return err == nil && coord.Stamps(proxy.StatementKeyspace(parsed.Stmt, ks), parsed.Stmt)
-	}
+	stamps := coord.StampsQuery
 	switch req.op {
 	case wire.OpQuery:
-		if req.params.hasTimestamp || !stamps(req.query, p.keyspace) {
+		if req.params.hasTimestamp || !stamps(req.query, p.Keyspace) {
 			return
 		}
 	case wire.OpExecute:
-		if req.params.hasTimestamp || p.prepared == nil || !stamps(p.prepared.Query, p.prepared.Keyspace) {
+		if req.params.hasTimestamp || p.Prepared.Query == "" || !stamps(p.Prepared.Query, p.Prepared.Keyspace) {
 			return
 		}
 	case wire.OpBatch:
@@ -45,9 +42,9 @@ func (c *conn) stampRelayed(p *relayPlan, req *request) {
 			return
 		}
 		for _, e := range b.Entries {
-			q, ks := e.Query, p.keyspace
+			q, ks := e.Query, p.Keyspace
 			if e.PreparedID != nil {
-				rp, ok := p.rl.Prepared(e.PreparedID)
+				rp, ok := proxy.PreparedBy(p.Relayer, e.PreparedID)
 				if !ok {
 					return
 				}

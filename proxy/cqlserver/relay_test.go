@@ -93,7 +93,7 @@ func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 		o.frontTimeout = 0
 	}
 	cfg := Config{Coordinator: coord, ClusterName: "front", NumTokens: 4, ReleaseVersion: "5.0.0-front",
-		Relays: map[string]*relay.Relay{"cass": r.relay}, RequestTimeout: o.frontTimeout}
+		Relays: map[string]bindings.FrameRelayer{"cass": r.relay}, RequestTimeout: o.frontTimeout}
 	if o.nodeAuth != nil {
 		cfg.Authenticator = RelayAuthenticator{Relay: r.relay}
 	}

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -30,7 +30,7 @@ type relayTraces struct {
 }
 
 type traceLink struct {
-	rl      *relay.Relay
+	rl      bindings.TraceEventSource
 	cass    cql.UUID
 	at      time.Time
 	events  []telemetry.TraceEvent
@@ -41,7 +41,7 @@ func newRelayTraces() *relayTraces { return &relayTraces{links: map[cql.UUID]*tr
 
 // link records that the traced request in ctx ran as Cassandra's tracing
 // session cassID.
-func (rt *relayTraces) link(ctx context.Context, rl *relay.Relay, cassID []byte) {
+func (rt *relayTraces) link(ctx context.Context, rl bindings.TraceEventSource, cassID []byte) {
 	req := telemetry.FromContext(ctx)
 	id, ok := req.SessionID()
 	if !ok {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/schema"
@@ -124,10 +123,13 @@ type Config struct {
 	Authenticator Authenticator
 	// Clock is the time source (tests); nil means time.Now.
 	Clock func() time.Time
-	// Relays maps backend names to Cassandra relays: requests routed to
-	// such a backend travel as raw frames (DESIGN D2) instead of being
-	// executed through the backend's bindings.Backend.
-	Relays map[string]*relay.Relay
+	// Relays maps backend names to their raw-frame last hops (Cassandra's
+	// relay, bindings/cassandra/relay): requests routed to such a backend
+	// travel as raw frames (DESIGN D2) instead of being executed through
+	// the backend's bindings.Backend. A relayer's other capabilities
+	// (bindings.PreparedFinder, TraceEventSource, SchemaRowSource) are
+	// found by type assertion.
+	Relays map[string]bindings.FrameRelayer
 	// KeyspaceTimeouts overrides RequestTimeout for some keyspaces (0: no
 	// limit there). Clients may tighten a request's budget with the
 	// custom payload entry dohyo-budget-ms (traces.go, budget.go).
@@ -150,7 +152,7 @@ type Server struct {
 	start time.Time
 	vt    *systemks.Backend
 	// relays: backend name -> relay (read-only after New).
-	relays map[string]*relay.Relay
+	relays map[string]bindings.FrameRelayer
 	// asyncs recycles the relay fast path's asyncRelays (relay_async.go).
 	asyncs      sync.Pool
 	relayTraces *relayTraces
@@ -442,7 +444,9 @@ func (s *Server) systemConfig() systemks.Config {
 	if len(s.relays) > 0 {
 		sc.SchemaSources = make(map[string]systemks.SchemaSource, len(s.relays))
 		for name, rl := range s.relays {
-			sc.SchemaSources[name] = rl
+			if src, ok := rl.(bindings.SchemaRowSource); ok {
+				sc.SchemaSources[name] = src
+			}
 		}
 	}
 	return sc

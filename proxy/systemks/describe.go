@@ -16,20 +16,9 @@ import (
 // the merged catalog plus the system keyspaces, in Cassandra's result
 // layout: keyspace_name, type, name[, create_statement].
 
-// IsDescribe reports whether a query text is a DESCRIBE statement. It is
-// on every QUERY's path, so it looks at the first word only.
-func IsDescribe(q string) bool {
-	q = strings.TrimLeftFunc(q, unicode.IsSpace)
-	if len(q) < 4 || !strings.EqualFold(q[:4], "desc") {
-		return false
-	}
-	end := strings.IndexFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == ';' })
-	if end < 0 {
-		end = len(q)
-	}
-	w := strings.ToLower(q[:end])
-	return w == "desc" || w == "describe"
-}
+// IsDescribe reports whether a query text is a DESCRIBE statement
+// (cql.IsDescribe).
+func IsDescribe(q string) bool { return cql.IsDescribe(q) }
 
 // dword is one word of a DESCRIBE statement: norm is lower-cased unless
 // the word was double-quoted.

@@ -11,7 +11,7 @@ func (rl *Relay) Authenticate(ctx context.Context, user, pass string) error {
 	creds := &Credentials{User: user, Password: pass}
 	var errs []error
 	for _, node := range rl.pickNodes() {
-		_, err := rl.conn(ctx, poolKey{node: node, version: 4, creds: creds.key()}, creds)
+		_, err := rl.conn(ctx, poolKey{node: node, version: 4, creds: credsKey(creds)}, creds)
 		if err == nil {
 			return nil
 		}

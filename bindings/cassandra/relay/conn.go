@@ -36,14 +36,14 @@ type Response struct {
 	// Header is the response frame's header (its stream id is the backend
 	// connection's).
 	Header wire.Header
-	// Body is the frame's body (see Waiter for how long it lasts).
+	// Body is the frame's body (see waiter for how long it lasts).
 	Body []byte
 	// Node is the node that answered (host:port).
 	Node string
 	// Hold, set on answers a backend connection's reader delivers, is the
 	// server's place on that reader for answers to send once the responses
-	// already read are handled (see Held); nil elsewhere.
-	Hold *Held
+	// already read are handled (bindings.RelayHold); nil elsewhere.
+	Hold *bindings.RelayHold
 }
 
 // A Conn is one native-protocol connection from the relay to a
@@ -68,7 +68,7 @@ type Conn struct {
 	wq      writeQueue
 
 	mu      sync.Mutex
-	waiting [relayStreams]Waiter // nil: free or orphaned
+	waiting [relayStreams]waiter // nil: free or orphaned
 	orphan  [relayStreams]bool   // abandoned by its request
 	dl      deadlines            // fast-path requests' deadlines (deadline.go)
 	born    time.Time            // origin of clock()
@@ -179,7 +179,7 @@ func (h *handshakeIO) reader() frameReader {
 		return h.seg.Next
 	}
 	var hb [wire.HeaderLen]byte
-	var buf []byte // reused for bodies up to reuseBody (see Waiter)
+	var buf []byte // reused for bodies up to reuseBody (see waiter)
 	return func() (wire.Header, []byte, error) {
 		if _, err := io.ReadFull(h.br, hb[:]); err != nil {
 			return wire.Header{}, nil, err
@@ -244,7 +244,7 @@ func (h *handshakeIO) startup(creds *Credentials) error {
 		return &bindings.Error{Code: bindings.CodeAuthError,
 			Message: "Cassandra requires authentication and no credentials were given"}
 	}
-	if err := h.write(wire.OpAuthResponse, wire.AppendBytes(nil, creds.plainToken())); err != nil {
+	if err := h.write(wire.OpAuthResponse, wire.AppendBytes(nil, plainToken(creds))); err != nil {
 		return err
 	}
 	hd, rb, err = h.read()
@@ -285,17 +285,17 @@ func queryBody(q string, version byte) []byte {
 	return append(b, 0)
 }
 
-// A Waiter is called once (Deliver) with a request's response, or with
+// A waiter is called once (Deliver) with a request's response, or with
 // the error that ended the connection, on the connection's reader
 // goroutine (or on the goroutine that closes it). The response's body is
-// the reader's buffer, overwritten by the next response: a Waiter that
+// the reader's buffer, overwritten by the next response: a waiter that
 // keeps it after Deliver returns (or hands it to another goroutine) copies
 // it.
-type Waiter interface {
+type waiter interface {
 	Deliver(Response, error)
 }
 
-// rtWaiter is a Waiter for a synchronous round trip.
+// rtWaiter is a waiter for a synchronous round trip.
 type rtWaiter chan rtResult
 
 type rtResult struct {
@@ -314,14 +314,14 @@ func (w rtWaiter) Deliver(r Response, err error) {
 // no stream id is free; an error when the connection is closed.
 // The frame is queued, not written: the caller flushes (at once, or after
 // queueing the next requests it already has).
-func (bc *Conn) submit(flags, op byte, body []byte, w Waiter) (id int16, ok bool, err error) {
+func (bc *Conn) submit(flags, op byte, body []byte, w waiter) (id int16, ok bool, err error) {
 	return bc.submitTimeout(flags, op, body, w, 0)
 }
 
 // submitTimeout is submit with a timeout (none when 0): when it passes
 // before the answer, the connection's sweep takes w off its stream and
-// calls its expired (w must be an Expirer).
-func (bc *Conn) submitTimeout(flags, op byte, body []byte, w Waiter, timeout time.Duration) (id int16, ok bool, err error) {
+// calls its expired (w must be an expirer).
+func (bc *Conn) submitTimeout(flags, op byte, body []byte, w waiter, timeout time.Duration) (id int16, ok bool, err error) {
 	select {
 	case id = <-bc.streams:
 	default:
@@ -331,7 +331,7 @@ func (bc *Conn) submitTimeout(flags, op byte, body []byte, w Waiter, timeout tim
 }
 
 // send registers w for stream id and writes the frame.
-func (bc *Conn) send(id int16, flags, op byte, body []byte, w Waiter) error {
+func (bc *Conn) send(id int16, flags, op byte, body []byte, w waiter) error {
 	if err := bc.queue(id, flags, op, body, w, 0); err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (bc *Conn) send(id int16, flags, op byte, body []byte, w Waiter) error {
 
 // queue registers w for stream id (with its timeout, if not 0) and queues
 // the frame.
-func (bc *Conn) queue(id int16, flags, op byte, body []byte, w Waiter, timeout time.Duration) error {
+func (bc *Conn) queue(id int16, flags, op byte, body []byte, w waiter, timeout time.Duration) error {
 	bc.mu.Lock()
 	if bc.isClosed() { // close's sweep of waiting may have run already
 		bc.mu.Unlock()
@@ -363,7 +363,7 @@ func (bc *Conn) queue(id int16, flags, op byte, body []byte, w Waiter, timeout t
 	return nil
 }
 
-// Flush writes the frames queued on the connection (Route.Submit), unless
+// Flush writes the frames queued on the connection (fastRoute.submit), unless
 // a write is in progress (whose writer then writes them too): a server
 // submits the requests it has read together, then flushes once.
 func (bc *Conn) Flush() {
@@ -375,7 +375,7 @@ func (bc *Conn) Flush() {
 // abandon gives up on stream id's answer (its request timed out): the id
 // stays reserved until the late answer arrives. It reports false when the
 // answer is already being delivered to w.
-func (bc *Conn) abandon(id int16, w Waiter) bool {
+func (bc *Conn) abandon(id int16, w waiter) bool {
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
 	if bc.waiting[id] != w {
@@ -434,11 +434,11 @@ func (bc *Conn) roundTrip(ctx context.Context, flags, op byte, body []byte) (Res
 }
 
 func (bc *Conn) readLoop(next frameReader, buffered func() bool) {
-	held := &Held{}
-	defer held.send()
+	held := &bindings.RelayHold{}
+	defer held.Release()
 	for {
 		if !buffered() {
-			held.send() // before waiting for Cassandra
+			held.Release() // before waiting for Cassandra
 		}
 		h, body, err := next()
 		if err != nil {
@@ -487,7 +487,7 @@ func (bc *Conn) close(err error) {
 		bc.nc.Close()
 		bc.mu.Lock()
 		bc.stopSweep()
-		var ws []Waiter
+		var ws []waiter
 		for i, w := range bc.waiting {
 			if w != nil {
 				ws = append(ws, w)
@@ -538,11 +538,9 @@ func (bc *Conn) heartbeat(timeout time.Duration) {
 
 // Credentials are a client's SASL PLAIN user and password, relayed to
 // Cassandra (connections are pooled per credentials).
-type Credentials struct {
-	User, Password string
-}
+type Credentials = bindings.RelayCredentials
 
-func (c *Credentials) plainToken() []byte {
+func plainToken(c *Credentials) []byte {
 	t := make([]byte, 0, len(c.User)+len(c.Password)+2)
 	t = append(t, 0)
 	t = append(t, c.User...)
@@ -550,7 +548,7 @@ func (c *Credentials) plainToken() []byte {
 	return append(t, c.Password...)
 }
 
-func (c *Credentials) key() string {
+func credsKey(c *Credentials) string {
 	if c == nil {
 		return ""
 	}

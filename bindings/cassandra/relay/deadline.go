@@ -13,11 +13,11 @@ import "time"
 // fires about once per timeout per connection, and a request costs a clock
 // read and a comparison.
 
-// An Expirer is a Waiter that can time out: Expire claims it for the
+// An expirer is a waiter that can time out: Expire claims it for the
 // timeout (false when it was answered meanwhile), under the connection's
 // lock; Expired then answers the timeout, off the lock.
-type Expirer interface {
-	Waiter
+type expirer interface {
+	waiter
 	Expire() bool
 	Expired()
 }
@@ -55,7 +55,7 @@ func (bc *Conn) setDeadline(id int16, timeout time.Duration) {
 // sweep answers the requests whose deadline has passed with their timeout
 // and arms the timer for the next deadline.
 func (bc *Conn) sweep() {
-	var expired []Expirer
+	var expired []expirer
 	bc.mu.Lock()
 	now := bc.clock()
 	var next int64
@@ -70,7 +70,7 @@ func (bc *Conn) sweep() {
 			continue
 		}
 		bc.dl.at[id] = 0
-		x, ok := bc.waiting[id].(Expirer)
+		x, ok := bc.waiting[id].(expirer)
 		if !ok || !x.Expire() {
 			continue
 		}

@@ -37,7 +37,7 @@ func (rl *Relay) Do(ctx context.Context, req Request) (Response, error) {
 	rl.requests.Add(1)
 	var lastErr error
 	for _, node := range rl.pickNodes() {
-		key := poolKey{node: node, version: req.Version, keyspace: req.Group, creds: req.Creds.key()}
+		key := poolKey{node: node, version: req.Version, keyspace: req.Group, creds: credsKey(req.Creds)}
 		bc, err := rl.conn(ctx, key, req.Creds)
 		if err != nil {
 			lastErr = err
@@ -91,7 +91,7 @@ func (rl *Relay) send(ctx context.Context, bc *Conn, key poolKey, req *Request) 
 // Cassandra's UNPREPARED and prepares again, learning the new shape.
 func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *Prepared) (changed bool, err error) {
 	rl.reprepares.Add(1)
-	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: rp.creds.key()}
+	pk := poolKey{node: key.node, version: key.version, keyspace: rp.group, creds: credsKey(rp.creds)}
 	bc, err := rl.conn(ctx, pk, rp.creds)
 	if err != nil {
 		return false, err

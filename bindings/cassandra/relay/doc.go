@@ -6,11 +6,16 @@
 // events, Cassandra's own system_schema rows and tracing events), and the
 // registry of prepared statements it re-prepares on UNPREPARED.
 //
-// The server (proxy/cqlserver) parses, authorises, routes, budgets and
-// observes a request, then hands its frame body here: Relay.Do waits for
-// the answer; the fast path (Relay.Pick, Route.Submit) is callback-based,
-// a Waiter getting the answer on the backend connection's reader, with no
-// goroutine or channel per request. Connections multiplex stream ids,
+// The coordinator (proxy) parses, routes, budgets and observes a request,
+// and the server (proxy/cqlserver) hands its frame here through the
+// relay's bindings capabilities (capabilities.go: bindings.FrameRelayer
+// and the one-method interfaces the server finds by type assertion). A
+// request with a timeout takes the fast path (frames.go: Relay.pickRoute,
+// fastRoute.submit), callback-based: a pooled waiter gets the answer on the
+// backend connection's reader, re-prepares on UNPREPARED, remembers
+// PREPARE answers and hands the answer to the server's
+// bindings.RelayReceiver, with no goroutine or channel per request;
+// Relay.Do waits for the answer otherwise. Connections multiplex stream ids,
 // answer heartbeats, reconnect with backoff and sweep request deadlines
 // with one timer each.
 //

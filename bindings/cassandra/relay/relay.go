@@ -73,6 +73,8 @@ type Relay struct {
 	done         chan struct{}
 	once         sync.Once
 
+	waiters sync.Pool // *frameWaiter (frames.go)
+
 	// Counters.
 	requests, reprepares, failures atomic.Uint64
 }
@@ -472,7 +474,7 @@ func (rl *Relay) liveConn(version byte, creds *Credentials, group string) (poolK
 	rl.nodesMu.RLock()
 	node := rl.nodes[int(rl.next.Add(1)%uint64(len(rl.nodes)))]
 	rl.nodesMu.RUnlock()
-	key := poolKey{node: node, version: version, keyspace: group, creds: creds.key()}
+	key := poolKey{node: node, version: version, keyspace: group, creds: credsKey(creds)}
 	return key, rl.pick(rl.pool(key), key, creds)
 }
 

@@ -46,7 +46,7 @@ func echoNode(t *testing.T) string {
 
 // TestRelayRoundTripOwnsBody: a round trip's answer is the caller's even
 // though the connection's reader reads the next answers into the same
-// buffer (the Waiter copies it).
+// buffer (the waiter copies it).
 func TestRelayRoundTripOwnsBody(t *testing.T) {
 	addr := echoNode(t)
 	bc, err := dialBackend(context.Background(), addr, 4, nil, "", 5*time.Second, slog.New(slog.DiscardHandler))

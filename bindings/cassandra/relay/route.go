@@ -7,44 +7,44 @@ import (
 	"github.com/dohyo/dohyo/cql/wire"
 )
 
-// The fast path. A server that does not need to wait for the answer
-// (Relay.Do does) picks a live connection for the request (Pick), submits
-// its frame there with a Waiter (Route.Submit) and returns: the backend
-// connection's reader hands Cassandra's answer to the waiter, and the
-// connection's deadline sweep calls it on the request timeout (no timer
-// per request; deadline.go). No goroutine and no channel per request.
-// Anything unusual (no live connection yet, no free stream id, an
-// UNPREPARED answer to re-prepare) is left to the caller: Relay.Do, or
-// Route.Retry on a goroutine of its own.
+// The fast path. RelayFrame (frames.go), when it need not wait for the
+// answer (Relay.Do does), picks a live connection for the request
+// (pickRoute), submits its frame there with a waiter (fastRoute.submit)
+// and returns: the backend connection's reader hands Cassandra's answer to
+// the waiter, and the connection's deadline sweep calls it on the request
+// timeout (no timer per request; deadline.go). No goroutine and no channel
+// per request. No live connection yet or no free stream id is left to
+// RelayFrame's caller (which relays with Relay.Do instead); an UNPREPARED
+// answer is re-prepared by fastRoute.retry on a goroutine of its own.
 
-// Route is where a fast-path request goes: a live connection of a node's
+// fastRoute is where a fast-path request goes: a live connection of a node's
 // pool. It is a value, so that the caller keeps it in its per-request
 // state without allocating.
-type Route struct {
+type fastRoute struct {
 	rl    *Relay
 	bc    *Conn
 	key   poolKey
 	creds *Credentials
 }
 
-// Pick returns a live connection of the next node's pool for a protocol
+// pickRoute returns a live connection of the next node's pool for a protocol
 // version, credentials and keyspace group, or ok=false (without dialing)
 // when that pool has none.
-func (rl *Relay) Pick(version byte, creds *Credentials, group string) (r Route, ok bool) {
+func (rl *Relay) pickRoute(version byte, creds *Credentials, group string) (r fastRoute, ok bool) {
 	key, bc := rl.liveConn(version, creds, group)
 	if bc == nil {
-		return Route{}, false
+		return fastRoute{}, false
 	}
-	return Route{rl: rl, bc: bc, key: key, creds: creds}, true
+	return fastRoute{rl: rl, bc: bc, key: key, creds: creds}, true
 }
 
-// Submit queues one request's frame on the route's connection (written by
+// submit queues one request's frame on the route's connection (written by
 // Conn.Flush) with a timeout: w gets the answer, or, when timeout passes
 // first, the connection's sweep takes it off its stream and calls
 // w.Expired. ok=false means nothing was sent (no free stream id); an
 // error means the connection is closed (w is not called: the caller
-// answers). Once submitted, w may run before Submit returns.
-func (r Route) Submit(flags, op byte, body []byte, w Expirer, timeout time.Duration) (ok bool, err error) {
+// answers). Once submitted, w may run before submit returns.
+func (r fastRoute) submit(flags, op byte, body []byte, w expirer, timeout time.Duration) (ok bool, err error) {
 	_, ok, err = r.bc.submitTimeout(flags, op, body, w, timeout)
 	if ok {
 		r.rl.requests.Add(1)
@@ -52,23 +52,23 @@ func (r Route) Submit(flags, op byte, body []byte, w Expirer, timeout time.Durat
 	return ok, err
 }
 
-// Conn is the route's connection.
-func (r Route) Conn() *Conn { return r.bc }
+// conn is the route's connection.
+func (r fastRoute) conn() *Conn { return r.bc }
 
 // Node is the route's node (host:port).
-func (r Route) Node() string { return r.key.node }
+func (r fastRoute) Node() string { return r.key.node }
 
-// Lost counts a request whose connection failed (the error a Waiter got)
+// lost counts a request whose connection failed (the error a waiter got)
 // and returns the error its client is answered.
-func (r Route) Lost(err error) error { return r.rl.lost(err) }
+func (r fastRoute) lost(err error) error { return r.rl.lost(err) }
 
-// Retry prepares rp again on the route's node (the node answered
+// retry prepares rp again on the route's node (the node answered
 // UNPREPARED for it) and relays the request once more on the route's
 // connection, within ctx. When the statement changed shape, or the
 // re-prepare failed, the client gets the UNPREPARED answer (unprepared,
 // whose body the caller owns) and prepares again itself. An error other
-// than ctx's is a lost connection (counted, see Lost).
-func (r Route) Retry(ctx context.Context, rp *Prepared, flags, op byte, body []byte, unprepared Response) (Response, error) {
+// than ctx's is a lost connection (counted, see lost).
+func (r fastRoute) retry(ctx context.Context, rp *Prepared, flags, op byte, body []byte, unprepared Response) (Response, error) {
 	resp := unprepared
 	changed, err := r.rl.reprepare(ctx, r.key, rp)
 	if err == nil && (!changed || op != wire.OpExecute) {

@@ -1,0 +1,161 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql/wire"
+)
+
+// The relay as the raw-frame last hop (bindings.FrameRelayer). A request
+// with a timeout takes the fast path: its frame is queued on a live
+// connection (pickRoute, fastRoute.submit) and the connection's reader hands
+// Cassandra's answer to the server's receiver; the connection's deadline
+// sweep expires it (deadline.go). No goroutine and no channel per request:
+// the waiter standing between the connection and the receiver is pooled.
+// What Cassandra needs besides (re-preparing on UNPREPARED, remembering
+// PREPARE answers, counting lost connections, refreshing the catalog
+// after a schema change) is done here before the receiver is called.
+
+// RelayFrame implements bindings.FrameRelayer.
+func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv bindings.RelayReceiver) bool {
+	creds := rl.credsFor(req.Creds)
+	if req.Timeout <= 0 {
+		resp, err := rl.Do(ctx, Request{Version: req.Version, Flags: req.Flags, Op: req.Op, Body: req.Body, Creds: creds, Group: req.Group})
+		rl.answered(req, creds, resp, err)
+		rcv.Relayed(answerOf(resp), err)
+		return true
+	}
+	route, ok := rl.pickRoute(req.Version, creds, req.Group)
+	if !ok {
+		return false
+	}
+	cork := req.Cork
+	w := rl.newWaiter()
+	w.rl, w.route, w.ctx, w.rcv, w.req, w.creds, w.start = rl, route, ctx, rcv, req, creds, time.Now()
+	// From here w, rcv and req belong to the connection (answer, timeout
+	// or close): once submitted, they may be answered and reused before
+	// submit returns.
+	ok, err := route.submit(req.Flags, req.Op, req.Body, w, req.Timeout)
+	if !ok {
+		w.recycle()
+		return false
+	}
+	if cork != nil {
+		cork.Add(route.conn())
+	} else {
+		route.conn().Flush()
+	}
+	if err != nil {
+		w.Deliver(Response{}, err)
+	}
+	return true
+}
+
+// credsFor are the credentials a client's requests are relayed with: its
+// own when Cassandra requires authentication, none otherwise (one pool
+// for every client).
+func (rl *Relay) credsFor(c *Credentials) *Credentials {
+	if !rl.RequiresAuth() {
+		return nil
+	}
+	return c
+}
+
+// answered keeps what the relay learns from an answer before its client
+// gets it: a PREPARE's statement, and a schema change (Answered).
+func (rl *Relay) answered(req *bindings.RelayRequest, creds *Credentials, resp Response, err error) {
+	if err != nil {
+		return
+	}
+	if req.Op == wire.OpPrepare {
+		rl.Remember(Request{Version: req.Version, Creds: creds, Group: req.PrepareGroup}, req.Query, req.Keyspace, resp)
+	}
+	rl.Answered(resp)
+}
+
+func answerOf(resp Response) bindings.RelayAnswer {
+	return bindings.RelayAnswer{Flags: resp.Header.Flags, Op: resp.Header.Op, Body: resp.Body, Node: resp.Node, Hold: resp.Hold}
+}
+
+// frameWaiter is one fast-path request between its connection and the
+// server's receiver (an expirer).
+type frameWaiter struct {
+	rl    *Relay
+	route fastRoute
+	ctx   context.Context
+	rcv   bindings.RelayReceiver
+	req   *bindings.RelayRequest
+	creds *Credentials
+	start time.Time
+}
+
+func (rl *Relay) newWaiter() *frameWaiter {
+	if w, ok := rl.waiters.Get().(*frameWaiter); ok {
+		return w
+	}
+	return &frameWaiter{}
+}
+
+// recycle clears w and hands it back to its relay's pool; nothing may
+// reach w any more (see asyncRelay in proxy/cqlserver).
+func (w *frameWaiter) recycle() {
+	rl := w.rl
+	*w = frameWaiter{}
+	rl.waiters.Put(w)
+}
+
+// Deliver runs on the connection's reader with Cassandra's answer (or the
+// error that closed the connection).
+func (w *frameWaiter) Deliver(resp Response, err error) {
+	if err == nil && (w.req.Op == wire.OpExecute || w.req.Op == wire.OpBatch) {
+		if rp, ok := w.rl.Unprepared(resp); ok {
+			resp.Hold = nil
+			resp.Body = bytes.Clone(resp.Body) // the reader's buffer (waiter)
+			go w.reprepare(rp, resp)           // needs more round trips: off this reader
+			return
+		}
+	}
+	if err != nil {
+		err = w.route.lost(err)
+	}
+	resp.Node = w.route.Node()
+	w.finish(resp, err)
+}
+
+// reprepare prepares the statement again on the node that forgot it and
+// relays the request once more, within what is left of its timeout.
+func (w *frameWaiter) reprepare(rp *Prepared, unprepared Response) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.req.Timeout-time.Since(w.start))
+	defer cancel()
+	resp, err := w.route.retry(ctx, rp, w.req.Flags, w.req.Op, w.req.Body, unprepared)
+	if err != nil && ctx.Err() != nil {
+		rcv := w.rcv
+		w.recycle()
+		if rcv.Expire() { // off its stream already: the sweep cannot answer
+			rcv.Expired()
+		}
+		return
+	}
+	w.finish(resp, err)
+}
+
+// finish keeps what the answer teaches and hands it to the receiver.
+func (w *frameWaiter) finish(resp Response, err error) {
+	rl, req, creds, rcv := w.rl, w.req, w.creds, w.rcv
+	w.recycle()
+	rl.answered(req, creds, resp, err)
+	rcv.Relayed(answerOf(resp), err)
+}
+
+// Expire implements expirer.
+func (w *frameWaiter) Expire() bool { return w.rcv.Expire() }
+
+// Expired implements expirer.
+func (w *frameWaiter) Expired() {
+	rcv := w.rcv
+	w.recycle()
+	rcv.Expired()
+}
