@@ -1,10 +1,9 @@
 package cqlserver
 
 import (
-	osexec "os/exec"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/dohyo/dohyo/internal/deptest"
 )
 
 // TestNoRelayDeps: the server is connections, handshake, auth,
@@ -13,21 +12,5 @@ import (
 // nor anything it imports depends on the Cassandra relay
 // (docs/ARCHITECTURE.md).
 func TestNoRelayDeps(t *testing.T) {
-	gobin, err := osexec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	out, err := osexec.Command(gobin, "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "github.com/dohyo/dohyo/bindings") {
-		t.Fatalf("go list -deps lists no bindings: %q", deps)
-	}
-	for _, p := range deps {
-		if strings.HasPrefix(p, "github.com/dohyo/dohyo/bindings/cassandra") {
-			t.Errorf("the CQL server depends on %s", p)
-		}
-	}
+	deptest.Forbid(t, "github.com/dohyo/dohyo/bindings", "github.com/dohyo/dohyo/bindings/cassandra")
 }
