@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -311,6 +312,58 @@ func serveFakeGets(c net.Conn) {
 		}
 		if _, err := c.Write(resp); err != nil {
 			return
+		}
+	}
+}
+
+// TestForkGroupedWrites: Gets sent by many goroutines at once (the patched
+// client writes RPCs queued behind a running write together) each reach
+// the region server whole and get their own answer; and when the server
+// goes away with calls queued, every call gets an error instead of hanging.
+func TestForkGroupedWrites(t *testing.T) {
+	addr, conns := fakeRegionServer(t)
+	rc := dialFake(t, addr)
+	srv, ok := <-conns
+	if !ok {
+		t.Fatal("fake region server: no connection")
+	}
+	go serveFakeGets(srv)
+	const n = 64
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := fmt.Sprintf("k%d", i)
+			g := fakeGet(t, t.Context(), k)
+			rc.QueueRPC(g)
+			r := awaitResult(t, g)
+			resp, _ := r.Msg.(*pb.GetResponse)
+			switch cells := resp.GetResult().GetCell(); {
+			case r.Error != nil:
+				errs <- fmt.Errorf("%s: %w", k, r.Error)
+			case len(cells) != 1 || string(cells[0].GetRow()) != k:
+				errs <- fmt.Errorf("%s: answered with %d cells of another row", k, len(cells))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	// The server stops reading and closes: calls sent now all fail.
+	srv.Close()
+	gets := make([]*hrpc.Get, n)
+	for i := range gets {
+		gets[i] = fakeGet(t, t.Context(), fmt.Sprintf("late%d", i))
+		go rc.QueueRPC(gets[i])
+	}
+	for _, g := range gets {
+		if r := awaitResult(t, g); r.Error == nil {
+			t.Fatalf("%s: answered after the server closed", g.Key())
 		}
 	}
 }

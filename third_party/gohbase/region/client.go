@@ -191,6 +191,9 @@ type client struct {
 
 	// compressor for cellblocks. if nil, then no compression
 	compressor *compressor
+
+	// wg groups the writes of RPCs sent together (dohyo patch).
+	wg writeGroup
 }
 
 // QueueRPC will add an rpc call to the queue for processing by the writer goroutine
@@ -715,13 +718,9 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 			4+protobufLen, len(b), headerSize, requestSize, header, request))
 	}
 
-	if cellblocks != nil {
-		bfs := append(net.Buffers{b}, cellblocks...)
-		_, err = bfs.WriteTo(c.conn)
-	} else {
-		err = c.write(b)
-	}
-	if err != nil {
+	// dohyo patch: written with whatever other senders queue meanwhile
+	// (coalesce.go).
+	if err = c.writeGrouped(b, cellblocks); err != nil {
 		return id, ServerError{err}
 	}
 
