@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -126,6 +125,19 @@ func dialFake(t testing.TB, addr string) hrpc.RegionClient {
 	return rc
 }
 
+// connectFake starts a fake region server and returns a region client
+// dialled to it and the server's side of the connection.
+func connectFake(tb testing.TB) (hrpc.RegionClient, net.Conn) {
+	tb.Helper()
+	addr, conns := fakeRegionServer(tb)
+	rc := dialFake(tb, addr)
+	srv, ok := <-conns
+	if !ok {
+		tb.Fatal("fake region server: no connection")
+	}
+	return rc, srv
+}
+
 func fakeGet(t testing.TB, ctx context.Context, row string) *hrpc.Get {
 	t.Helper()
 	g, err := hrpc.NewGetStr(ctx, "t", row)
@@ -152,12 +164,7 @@ func awaitResult(t testing.TB, g *hrpc.Get) hrpc.RPCResult {
 // the next length in one segment, then a response larger than the client's
 // 64 KiB read buffer in 10,000-byte pieces. Every call gets its own value.
 func TestForkBufferedResponses(t *testing.T) {
-	addr, conns := fakeRegionServer(t)
-	rc := dialFake(t, addr)
-	srv, ok := <-conns
-	if !ok {
-		t.Fatal("fake region server: no connection")
-	}
+	rc, srv := connectFake(t)
 	values := map[string][]byte{
 		"k0": []byte("zero"),
 		"k1": bytes.Repeat([]byte("1"), 200<<10),
@@ -220,12 +227,7 @@ func TestForkBufferedResponses(t *testing.T) {
 func TestForkTruncatedResponse(t *testing.T) {
 	for _, cut := range []int{2, 4, 20} {
 		t.Run(fmt.Sprintf("after %d bytes", cut), func(t *testing.T) {
-			addr, conns := fakeRegionServer(t)
-			rc := dialFake(t, addr)
-			srv, ok := <-conns
-			if !ok {
-				t.Fatal("fake region server: no connection")
-			}
+			rc, srv := connectFake(t)
 			g := fakeGet(t, t.Context(), "k")
 			rc.QueueRPC(g)
 			id, _, err := readGetRequest(srv)
@@ -256,12 +258,7 @@ func TestForkTruncatedResponse(t *testing.T) {
 func BenchmarkForkRegionClient(b *testing.B) {
 	for _, inflight := range []int{1, 16} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
-			addr, conns := fakeRegionServer(b)
-			rc := dialFake(b, addr)
-			srv, ok := <-conns
-			if !ok {
-				b.Fatal("fake region server: no connection")
-			}
+			rc, srv := connectFake(b)
 			go serveFakeGets(srv)
 			ctx := b.Context()
 			info := region.NewInfo(0, nil, []byte("t"), []byte("t,,1.fake."), nil, nil)
@@ -321,47 +318,34 @@ func serveFakeGets(c net.Conn) {
 // the region server whole and get their own answer; and when the server
 // goes away with calls queued, every call gets an error instead of hanging.
 func TestForkGroupedWrites(t *testing.T) {
-	addr, conns := fakeRegionServer(t)
-	rc := dialFake(t, addr)
-	srv, ok := <-conns
-	if !ok {
-		t.Fatal("fake region server: no connection")
-	}
+	rc, srv := connectFake(t)
 	go serveFakeGets(srv)
-	const n = 64
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k := fmt.Sprintf("k%d", i)
-			g := fakeGet(t, t.Context(), k)
-			rc.QueueRPC(g)
-			r := awaitResult(t, g)
-			resp, _ := r.Msg.(*pb.GetResponse)
-			switch cells := resp.GetResult().GetCell(); {
-			case r.Error != nil:
-				errs <- fmt.Errorf("%s: %w", k, r.Error)
-			case len(cells) != 1 || string(cells[0].GetRow()) != k:
-				errs <- fmt.Errorf("%s: answered with %d cells of another row", k, len(cells))
-			}
-		}()
+	// Gets are built and awaited here; only the sending runs in other
+	// goroutines (a helper's t.Fatal must stay on the test's goroutine).
+	send := func(prefix string) []*hrpc.Get {
+		gets := make([]*hrpc.Get, 64)
+		for i := range gets {
+			gets[i] = fakeGet(t, t.Context(), fmt.Sprintf("%s%d", prefix, i))
+		}
+		for _, g := range gets {
+			go rc.QueueRPC(g)
+		}
+		return gets
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
+	for _, g := range send("k") {
+		r := awaitResult(t, g)
+		resp, _ := r.Msg.(*pb.GetResponse)
+		switch cells := resp.GetResult().GetCell(); {
+		case r.Error != nil:
+			t.Errorf("%s: %v", g.Key(), r.Error)
+		case len(cells) != 1 || !bytes.Equal(cells[0].GetRow(), g.Key()):
+			t.Errorf("%s: answered with %d cells of another row", g.Key(), len(cells))
+		}
 	}
 
 	// The server stops reading and closes: calls sent now all fail.
 	srv.Close()
-	gets := make([]*hrpc.Get, n)
-	for i := range gets {
-		gets[i] = fakeGet(t, t.Context(), fmt.Sprintf("late%d", i))
-		go rc.QueueRPC(gets[i])
-	}
-	for _, g := range gets {
+	for _, g := range send("late") {
 		if r := awaitResult(t, g); r.Error == nil {
 			t.Fatalf("%s: answered after the server closed", g.Key())
 		}
