@@ -117,7 +117,7 @@ func getResponse(t testing.TB, id uint32, row, value []byte) []byte {
 
 func dialFake(t testing.TB, addr string) hrpc.RegionClient {
 	t.Helper()
-	rc := region.NewClient(addr, region.RegionClient, 1, 0, "dohyo", 10*time.Second, nil)
+	rc := region.NewClient(addr, region.RegionClient, 1, 0, "dohyo", 10*time.Second, nil, nil)
 	if err := rc.Dial(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/rawnet"
 )
 
 // StoreOptions configures a Store (see Config for the meaning of fields).
@@ -93,9 +95,13 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		// queued when the writer is free), but a lone request never waits.
 		// Few concurrent ones skip the queue altogether (beginPoint).
 		gohbase.FlushInterval(0),
+		// Region server connections read and write without the runtime's
+		// syscall bookkeeping (internal/rawnet: no sysmon wake-up per
+		// request after an idle moment).
+		gohbase.RegionDialer(dialRegion),
 	}
 	cl := gohbase.NewClient(cfg.ZooKeeper, opts...)
-	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot))
+	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot), gohbase.RegionDialer(dialRegion))
 	rpc, ok1 := cl.(gohbase.RPCClient)
 	arpc, ok2 := ac.(gohbase.RPCClient)
 	if !ok1 || !ok2 {
@@ -673,4 +679,14 @@ func (s *Store) Ping(ctx context.Context) error {
 		return s.wrapErr(ctx, "ping", err)
 	}
 	return err
+}
+
+// dialRegion connects to a region server or the master.
+func dialRegion(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return rawnet.Wrap(c), nil
 }

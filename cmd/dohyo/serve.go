@@ -24,6 +24,7 @@ import (
 	"github.com/dohyo/dohyo/capture/control"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
@@ -278,6 +279,7 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 	}
 	go func() { errc <- s.cql.Serve(ctx, s.cqlLn) }()
 	serveHTTP := func(srv *http.Server, ln net.Listener, what string) {
+		ln = rawnet.Listener{Listener: ln}
 		var err error
 		if srv.TLSConfig != nil {
 			err = srv.ServeTLS(ln, "", "")

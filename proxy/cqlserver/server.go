@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 	"github.com/dohyo/dohyo/schema"
@@ -266,6 +267,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return nil
 	}
+	ln = rawnet.Listener{Listener: ln}
 	if s.cfg.TLS != nil {
 		ln = tls.NewListener(ln, s.cfg.TLS)
 	}

@@ -6,9 +6,11 @@
 package gohbase
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -95,9 +97,13 @@ type client struct {
 	closeOnce sync.Once
 
 	newRegionClientFn func(string, region.ClientType, int, time.Duration,
-		string, time.Duration, compression.Codec) hrpc.RegionClient
+		string, time.Duration, compression.Codec, region.Dialer) hrpc.RegionClient
 
 	compressionCodec compression.Codec
+
+	// dohyo patch: regionDialer connects to region servers (nil: a plain
+	// net.Dialer).
+	regionDialer region.Dialer
 }
 
 // NewClient creates a new HBase client.
@@ -263,6 +269,15 @@ func FlushInterval(interval time.Duration) Option {
 func CompressionCodec(codec string) Option {
 	return func(c *client) {
 		c.compressionCodec = compression.New(codec)
+	}
+}
+
+// RegionDialer will return an option that sets the function dialing region
+// servers and the master (dohyo patch; upstream added the same option in
+// 2024). Default: a plain net.Dialer.
+func RegionDialer(d func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(c *client) {
+		c.regionDialer = d
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/internal/bufpool"
+	"github.com/dohyo/dohyo/internal/rawnet"
 )
 
 // Buffer sizes of a backend connection's reader and writer.
@@ -96,6 +97,7 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *Credenti
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
+	nc = rawnet.Wrap(nc)
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d

@@ -7,6 +7,7 @@ package region
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -155,6 +156,9 @@ func (e NotServingRegionError) Error() string {
 	return formatErr(e, e.error)
 }
 
+// Dialer connects to a region server or the master (dohyo patch).
+type Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
 // client manages a connection to a RegionServer.
 type client struct {
 	conn net.Conn
@@ -162,6 +166,9 @@ type client struct {
 	// Address of the RegionServer.
 	addr  string
 	ctype ClientType
+
+	// dialer connects conn (dohyo patch; nil: a plain net.Dialer)
+	dialer Dialer
 
 	// dialOnce used for concurrent calls to Dial
 	dialOnce sync.Once

@@ -20,8 +20,10 @@ import (
 
 // NewClient creates a new RegionClient.
 func NewClient(addr string, ctype ClientType, queueSize int, flushInterval time.Duration,
-	effectiveUser string, readTimeout time.Duration, codec compression.Codec) hrpc.RegionClient {
+	effectiveUser string, readTimeout time.Duration, codec compression.Codec,
+	dialer Dialer) hrpc.RegionClient {
 	c := &client{
+		dialer:        dialer,
 		addr:          addr,
 		ctype:         ctype,
 		rpcQueueSize:  queueSize,
@@ -41,9 +43,13 @@ func NewClient(addr string, ctype ClientType, queueSize int, flushInterval time.
 
 func (c *client) Dial(ctx context.Context) error {
 	c.dialOnce.Do(func() {
-		var d net.Dialer
 		var err error
-		c.conn, err = d.DialContext(ctx, "tcp", c.addr)
+		if c.dialer != nil { // dohyo patch: the caller's dialer
+			c.conn, err = c.dialer(ctx, "tcp", c.addr)
+		} else {
+			var d net.Dialer
+			c.conn, err = d.DialContext(ctx, "tcp", c.addr)
+		}
 		if err != nil {
 			c.fail(fmt.Errorf("failed to dial RegionServer: %s", err))
 			return
