@@ -14,11 +14,9 @@ import (
 // different goroutines; concurrent Reads (or Writes) take turns.
 type Conn struct {
 	*net.TCPConn
-	rc  syscall.RawConn
-	rmu sync.Mutex // guards r: net.Conn allows concurrent Reads
-	r   readOp
-	wmu sync.Mutex // guards w
-	w   writeOp
+	rc syscall.RawConn
+	r  op
+	w  op
 
 	closed sync.Once
 }
@@ -59,9 +57,11 @@ func (l Listener) Accept() (net.Conn, error) {
 	return Wrap(c), nil
 }
 
-// readOp is one Read's state; fn is its method value, bound once so that a
-// Read does not allocate a closure.
-type readOp struct {
+// op is the state of one Read or one Write; fn is its read or write
+// method value, bound once so that a call does not allocate a closure. mu
+// makes concurrent Reads (or Writes) take turns, as net.Conn allows them.
+type op struct {
+	mu    sync.Mutex
 	buf   []byte
 	n     int
 	errno syscall.Errno
@@ -69,7 +69,7 @@ type readOp struct {
 }
 
 // read makes one read(2); false asks the poller to wait for readability.
-func (o *readOp) read(fd uintptr) bool {
+func (o *op) read(fd uintptr) bool {
 	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&o.buf[0])), uintptr(len(o.buf)))
 	switch e {
 	case 0:
@@ -84,17 +84,9 @@ func (o *readOp) read(fd uintptr) bool {
 	return true
 }
 
-// writeOp is one Write's state.
-type writeOp struct {
-	buf   []byte
-	n     int
-	errno syscall.Errno
-	fn    func(fd uintptr) bool
-}
-
 // write writes as much of buf as the socket takes; false waits for
 // writability with the rest still to go.
-func (o *writeOp) write(fd uintptr) bool {
+func (o *op) write(fd uintptr) bool {
 	for o.n < len(o.buf) {
 		rest := o.buf[o.n:]
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
@@ -112,27 +104,40 @@ func (o *writeOp) write(fd uintptr) bool {
 	return true
 }
 
+// run does o over p through the raw connection (its Write when write is
+// set, else its Read) and shapes the outcome as net.TCPConn would: bytes
+// done, and nil or an *net.OpError naming name.
+func (c *Conn) run(o *op, p []byte, write bool, name string) (int, error) {
+	o.mu.Lock()
+	o.buf, o.n, o.errno = p, 0, 0
+	var err error
+	if write {
+		err = c.rc.Write(o.fn)
+	} else {
+		err = c.rc.Read(o.fn)
+	}
+	n, errno := o.n, o.errno
+	o.buf = nil
+	o.mu.Unlock()
+	if err == nil && errno != 0 {
+		err = os.NewSyscallError(name, errno)
+	}
+	if err != nil {
+		return n, c.opError(name, err)
+	}
+	return n, nil
+}
+
 // Read reads like net.TCPConn.Read.
 func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.rmu.Lock()
-	o := &c.r
-	o.buf, o.n, o.errno = p, 0, 0
-	err := c.rc.Read(o.fn)
-	n, errno := o.n, o.errno
-	o.buf = nil
-	c.rmu.Unlock()
-	switch {
-	case err != nil:
-		return n, c.opError("read", err)
-	case errno != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", errno))
-	case n == 0:
+	n, err := c.run(&c.r, p, false, "read")
+	if n == 0 && err == nil {
 		return 0, io.EOF
 	}
-	return n, nil
+	return n, err
 }
 
 // Write writes all of p like net.TCPConn.Write.
@@ -140,20 +145,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.wmu.Lock()
-	o := &c.w
-	o.buf, o.n, o.errno = p, 0, 0
-	err := c.rc.Write(o.fn)
-	n, errno := o.n, o.errno
-	o.buf = nil
-	c.wmu.Unlock()
-	switch {
-	case err != nil:
-		return n, c.opError("write", err)
-	case errno != 0:
-		return n, c.opError("write", os.NewSyscallError("write", errno))
-	}
-	return n, nil
+	return c.run(&c.w, p, true, "write")
 }
 
 // opError shapes err as net.TCPConn's methods do. The raw connection's
