@@ -179,8 +179,10 @@ type AuthRequirer interface {
 
 // TraceEventSource reads the backend server's own tracing events of its
 // session backendSession, labelled as events of dohyo's session id.
+// complete reports that the server had finished that session when the
+// events were read (its session row has a duration), so no more will come.
 type TraceEventSource interface {
-	TraceEvents(ctx context.Context, backendSession, id cql.UUID) ([]telemetry.TraceEvent, error)
+	TraceEvents(ctx context.Context, backendSession, id cql.UUID) (events []telemetry.TraceEvent, complete bool, err error)
 }
 
 // SchemaRowSource reads the backend server's own rows of the

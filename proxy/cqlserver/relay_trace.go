@@ -19,8 +19,9 @@ import (
 // maxRelayTraces bounds the linked sessions (oldest forgotten first).
 const maxRelayTraces = 1000
 
-// traceSettle is how long after a relayed request Cassandra's events are
-// still re-read: Cassandra writes them asynchronously.
+// traceSettle bounds how long after a relayed request Cassandra's events
+// are re-read while Cassandra has not finished its session (it writes
+// events and the session's duration asynchronously).
 const traceSettle = 5 * time.Second
 
 type relayTraces struct {
@@ -34,7 +35,7 @@ type traceLink struct {
 	cass    cql.UUID
 	at      time.Time
 	events  []telemetry.TraceEvent
-	settled bool
+	settled bool // complete, or older than traceSettle: not read again
 }
 
 func newRelayTraces() *relayTraces { return &relayTraces{links: map[cql.UUID]*traceLink{}} }
@@ -80,15 +81,39 @@ func (rt *relayTraces) TraceEvents(ctx context.Context) []telemetry.TraceEvent {
 	}
 	rt.mu.Unlock()
 	for _, f := range fetch {
-		evs, err := f.l.rl.TraceEvents(ctx, f.l.cass, f.id)
-		if err != nil {
-			continue
-		}
-		rt.mu.Lock()
-		f.l.events = evs
-		f.l.settled = len(evs) > 0 && time.Since(f.l.at) > traceSettle
-		rt.mu.Unlock()
-		out = append(out, evs...)
+		out = append(out, rt.refresh(ctx, f.id, f.l)...)
 	}
 	return out
+}
+
+// refresh reads l's events from Cassandra again, and settles l once
+// Cassandra has finished the session or traceSettle has passed.
+func (rt *relayTraces) refresh(ctx context.Context, id cql.UUID, l *traceLink) []telemetry.TraceEvent {
+	evs, complete, err := l.rl.TraceEvents(ctx, l.cass, id)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if err == nil {
+		l.events = evs
+	}
+	l.settled = l.settled || (err == nil && complete) || time.Since(l.at) > traceSettle
+	return l.events
+}
+
+// Pending reports whether dohyo's session id is linked to a Cassandra
+// session whose events may still be coming: its session in
+// system_traces.sessions then shows no duration yet, so that clients
+// (cqlsh, drivers) wait and read the trace again, as they do with
+// Cassandra's own traces.
+func (rt *relayTraces) Pending(ctx context.Context, id cql.UUID) bool {
+	rt.mu.Lock()
+	l := rt.links[id]
+	settled := l == nil || l.settled
+	rt.mu.Unlock()
+	if settled {
+		return false
+	}
+	rt.refresh(ctx, id, l)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return !l.settled
 }

@@ -22,8 +22,8 @@ func (v *Backend) addTraceTables() {
 	v.define("system_traces", "tracing sessions", `CREATE TABLE sessions (
 		session_id uuid PRIMARY KEY, client inet, command text, coordinator inet,
 		coordinator_port int, duration int, parameters map<text, text>, request text,
-		started_at timestamp)`, traceParams, func(context.Context, *schema.Catalog) ([][][]byte, error) {
-		return v.sessionRows()
+		started_at timestamp)`, traceParams, func(ctx context.Context, _ *schema.Catalog) ([][][]byte, error) {
+		return v.sessionRows(ctx)
 	}, false)
 	v.define("system_traces", "tracing events", `CREATE TABLE events (
 		session_id uuid, event_id timeuuid, activity text, source inet, source_elapsed int,
@@ -34,7 +34,7 @@ func (v *Backend) addTraceTables() {
 		"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "2"}
 }
 
-func (v *Backend) sessionRows() ([][][]byte, error) {
+func (v *Backend) sessionRows(ctx context.Context) ([][][]byte, error) {
 	b := &rowBuilder{t: v.tables["system_traces"]["sessions"].meta}
 	if v.cfg.Traces == nil {
 		return b.sorted()
@@ -45,7 +45,7 @@ func (v *Backend) sessionRows() ([][][]byte, error) {
 			"coordinator_port": s.CoordinatorPort, "parameters": s.Parameters, "request": s.Request,
 			"started_at": s.StartedAt,
 		}
-		if s.Done {
+		if s.Done && (v.cfg.TraceEvents == nil || !v.cfg.TraceEvents.Pending(ctx, s.ID)) {
 			row["duration"] = micros(s.Duration)
 		}
 		b.add(row)

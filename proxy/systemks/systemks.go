@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/schema"
 	"github.com/dohyo/dohyo/telemetry"
@@ -47,8 +48,12 @@ type Config struct {
 }
 
 // EventSource lists trace events recorded outside this instance.
+// Pending tells that more events of dohyo's session id may still come
+// (the backend has not finished its own session): the session is then
+// listed without a duration.
 type EventSource interface {
 	TraceEvents(ctx context.Context) []telemetry.TraceEvent
+	Pending(ctx context.Context, id cql.UUID) bool
 }
 
 // SchemaSource reads a backend's own rows of a system_schema table, with

@@ -12,18 +12,27 @@ import (
 
 // TraceEvents reads Cassandra's events of its tracing session cass (a
 // relayed request with the TRACING flag), labelled as events of dohyo's
-// session id, on the control connection.
-func (rl *Relay) TraceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetry.TraceEvent, error) {
+// session id, on the control connection. Cassandra writes a session's
+// events and, last, its duration asynchronously and in order, so the
+// session row is read first: when it has a duration, the events read
+// after it are all there are (complete), as drivers assume when they
+// fetch a trace.
+func (rl *Relay) TraceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetry.TraceEvent, bool, error) {
 	bc := rl.control.Load()
 	if bc == nil || bc.isClosed() {
-		return nil, errBackendClosed
+		return nil, false, errBackendClosed
 	}
 	ctx, cancel := context.WithTimeout(ctx, rl.cfg.ConnectTimeout)
 	defer cancel()
+	sess, err := rl.controlQuery(ctx, bc, "SELECT duration FROM system_traces.sessions WHERE session_id = "+cass.String())
+	if err != nil {
+		return nil, false, err
+	}
+	complete := len(sess) == 1 && len(sess[0]) == 1 && len(sess[0][0]) == 4
 	rows, err := rl.controlQuery(ctx, bc, "SELECT event_id, activity, source, source_elapsed, source_port, thread "+
 		"FROM system_traces.events WHERE session_id = "+cass.String())
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	out := make([]telemetry.TraceEvent, 0, len(rows))
 	for _, r := range rows {
@@ -41,5 +50,5 @@ func (rl *Relay) TraceEvents(ctx context.Context, cass, id cql.UUID) ([]telemetr
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out, complete, nil
 }
