@@ -10,7 +10,7 @@
 // A proxy at moderate load goes idle between almost every request, so each
 // request paid a futex wake-up and several sysmon sleeps: on a core shared
 // with the process's own threads, two to three context switches per
-// request out of ~3.3 (perf sched_switch, dohyo serve over HBase at 2,500
+// request out of 3.3–5 (perf sched_switch, dohyo serve over HBase at 2,500
 // reads/s). Socket reads and writes on non-blocking descriptors never
 // block, so they do not need sysmon to hand their P to another thread.
 //

@@ -81,14 +81,16 @@ func (rt *relayTraces) TraceEvents(ctx context.Context) []telemetry.TraceEvent {
 	}
 	rt.mu.Unlock()
 	for _, f := range fetch {
-		out = append(out, rt.refresh(ctx, f.id, f.l)...)
+		evs, _ := rt.refresh(ctx, f.id, f.l)
+		out = append(out, evs...)
 	}
 	return out
 }
 
 // refresh reads l's events from Cassandra again, and settles l once
-// Cassandra has finished the session or traceSettle has passed.
-func (rt *relayTraces) refresh(ctx context.Context, id cql.UUID, l *traceLink) []telemetry.TraceEvent {
+// Cassandra has finished the session or traceSettle has passed. It
+// returns l's events and whether l is settled now.
+func (rt *relayTraces) refresh(ctx context.Context, id cql.UUID, l *traceLink) ([]telemetry.TraceEvent, bool) {
 	evs, complete, err := l.rl.TraceEvents(ctx, l.cass, id)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -96,7 +98,7 @@ func (rt *relayTraces) refresh(ctx context.Context, id cql.UUID, l *traceLink) [
 		l.events = evs
 	}
 	l.settled = l.settled || (err == nil && complete) || time.Since(l.at) > traceSettle
-	return l.events
+	return l.events, l.settled
 }
 
 // Pending reports whether dohyo's session id is linked to a Cassandra
@@ -112,8 +114,6 @@ func (rt *relayTraces) Pending(ctx context.Context, id cql.UUID) bool {
 	if settled {
 		return false
 	}
-	rt.refresh(ctx, id, l)
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return !l.settled
+	_, settled = rt.refresh(ctx, id, l)
+	return !settled
 }

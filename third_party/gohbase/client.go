@@ -6,11 +6,9 @@
 package gohbase
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
@@ -275,7 +273,7 @@ func CompressionCodec(codec string) Option {
 // RegionDialer will return an option that sets the function dialing region
 // servers and the master (dohyo patch; upstream added the same option in
 // 2024). Default: a plain net.Dialer.
-func RegionDialer(d func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+func RegionDialer(d region.Dialer) Option {
 	return func(c *client) {
 		c.regionDialer = d
 	}
