@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--pin]
+# hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--pin | --own-core]
 #
 # YCSB 0.17's own HBase 2 binding (site.ycsb.db.hbase20.HBaseClient20)
 # against HBase directly, next to YCSB's CQL workload through
@@ -11,6 +11,9 @@
 # requests of dohyo, of HBase and of the YCSB client JVM, from
 # /proc/PID/stat (dohyo, HBase) and the client's rusage. --pin runs dohyo
 # on CPU 1 and both YCSB clients on CPU 0 (taskset; HBase is left alone).
+# --own-core gives dohyo a core of its own: dohyo on CPU 1, HBase (all its
+# threads, restored on exit) and both YCSB clients on CPU 0, for the native
+# and the CQL rounds alike.
 # Defaults: ZooKeeper 127.0.0.1:2181, 10000 records, 20000 ops, 8 threads,
 # 2 rounds. Markdown table in OUT/result.md (bench/out/hbase-native-TIME).
 #
@@ -45,6 +48,7 @@ while [[ $# -gt 0 ]]; do
     --threads) threads="$2"; shift ;;
     --rounds) rounds="$2"; shift ;;
     --pin) pin=1 ;;
+    --own-core) pin=2 ;;
     *) usage ;;
   esac
   shift
@@ -93,11 +97,22 @@ PROPS
 
 (cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo && go build -o "$out/hbasenative" ./bench/hbasenative)
 serve_pin=() client_pin=()
-if [[ $pin == 1 ]]; then serve_pin=(taskset -c 1) client_pin=(taskset -c 0); fi
+if [[ $pin != 0 ]]; then serve_pin=(taskset -c 1) client_pin=(taskset -c 0); fi
+hbase_pid="$(ss -Hltnp "sport = :$zkport" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
+[[ -n "$hbase_pid" ]] || { echo "no process listening on ZooKeeper port $zkport (HBase standalone)" >&2; exit 1; }
+hbase_mask=""
 "${serve_pin[@]}" "$out/dohyo" serve --backend "hbase://$zk?salt=8&catalog=spd_native_catalog" \
   --cql-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 >"$out/serve.out" 2>"$out/serve.log" &
 serve=$!
-trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null || true' EXIT
+cleanup() {
+  kill $serve 2>/dev/null; wait $serve 2>/dev/null || true
+  if [[ -n "$hbase_mask" ]]; then taskset -a -p "$hbase_mask" "$hbase_pid" >/dev/null || true; fi
+}
+trap cleanup EXIT
+if [[ $pin == 2 ]]; then
+  hbase_mask="$(taskset -p "$hbase_pid" | awk '{print $NF}')"
+  taskset -a -p -c 0 "$hbase_pid" >/dev/null
+fi
 cql=""
 for _ in $(seq 600); do
   cql="$(awk '$1 == "CQL:" { print $2 }' "$out/serve.out")"
@@ -106,8 +121,6 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [[ -n "$cql" ]] || { echo "dohyo serve did not start" >&2; exit 1; }
-hbase_pid="$(ss -Hltnp "sport = :$zkport" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
-[[ -n "$hbase_pid" ]] || { echo "no process listening on ZooKeeper port $zkport (HBase standalone)" >&2; exit 1; }
 echo "native: HBase (pid $hbase_pid) via ZooKeeper $zk; cql: dohyo serve (pid $serve) on $cql" >&2
 
 ticks="$(getconf CLK_TCK)"

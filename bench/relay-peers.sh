@@ -31,7 +31,10 @@
 #   --taskset         pin the proxies to CPU 0 and Cassandra to CPU 1 (needs
 #                     Cassandra's PID: found by its port, or CASSANDRA_PID);
 #                     Cassandra's affinity is restored on exit. The YCSB
-#                     client is not pinned.
+#                     client is not pinned unless --client-cpu says so.
+#   --client-cpu N    run the YCSB client on CPU N (taskset), for every
+#                     target alike; with --taskset, N=1 puts it beside
+#                     Cassandra, so the proxies have CPU 0 to themselves
 #
 # How the peers are built (from source, fetched as any Go dependency is,
 # through the Go module proxy; binaries cached in bench/out/peers-bin):
@@ -63,7 +66,7 @@ else
   cass="$1"
   shift
 fi
-rounds=3 ops=20000 records=10000 threads="8 32" workloads="a c" keyspace=relay_ycsb pin=0
+rounds=3 ops=20000 records=10000 threads="8 32" workloads="a c" keyspace=relay_ycsb pin=0 client_cpu=""
 targets="direct dohyo dohyo-capture zdm-proxy cql-proxy"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -75,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --targets) targets="$2"; shift ;;
     --keyspace) keyspace="$2"; shift ;;
     --taskset) pin=1 ;;
+    --client-cpu) client_cpu="$2"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -188,6 +192,7 @@ log "targets: $(for t in $targets; do printf '%s=%s ' "$t" "${addr[$t]}"; done)"
 
 export YCSB_LIB="${YCSB_LIB:-$("$root/it/ycsb/setup.sh" -p)}"
 ycsb=("$root/bench/ycsb/run.sh")
+[[ -n "$client_cpu" ]] && ycsb=(taskset -c "$client_cpu" "${ycsb[@]}")
 pct=(-p hdrhistogram.percentiles=50,99)
 log "loading $records records into $keyspace (directly)"
 "${ycsb[@]}" "$cass" --workloads a --phases load --records "$records" --ops 1 --threads 8 \
@@ -255,4 +260,4 @@ done
       }
     }' "$out/rows.txt" | sort | sed 's/^[^|]*|/|/'
 } | tee "$out/result.md"
-echo "($rounds rounds, $records records, $ops ops per run, threads $threads, taskset $pin; outputs in $out)" | tee -a "$out/result.md"
+echo "($rounds rounds, $records records, $ops ops per run, threads $threads, taskset $pin, client CPU ${client_cpu:-any}; outputs in $out)" | tee -a "$out/result.md"
