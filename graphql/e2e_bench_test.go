@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
 
@@ -70,17 +71,16 @@ func BenchmarkPointReadEndToEnd(b *testing.B) {
 		}
 	}
 	// HTTP/1.1 with keep-alive, and HTTP/2 without TLS (h2c, prior
-	// knowledge) on a server that speaks both, as dohyo serve's does.
-	h2s := httptest.NewUnstartedServer(e.http.Config.Handler)
-	h2s.Config.Protocols = httpsec.ServerProtocols()
-	h2s.Start()
-	b.Cleanup(h2s.Close)
+	// knowledge) on a server that speaks both and reads and writes its
+	// connections through internal/rawnet, as dohyo serve's does (the CQL
+	// listener above does too).
+	hs := servedLikeDohyo(b, e.http.Config.Handler)
 	slow := slowServer(b, e)
 	h1 := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	h2 := &http.Client{Transport: &http.Transport{Protocols: h2cOnly()}}
 	b.Cleanup(h1.CloseIdleConnections)
 	b.Cleanup(h2.CloseIdleConnections)
-	client, url := h1, e.http.URL
+	client, url := h1, hs.URL
 	post := func(body []byte, want string) {
 		res, err := client.Post(url+"/graphql/"+e.ks, "application/json", bytes.NewReader(body))
 		if err != nil {
@@ -97,14 +97,14 @@ func BenchmarkPointReadEndToEnd(b *testing.B) {
 	readGraphQL := func() { post(read, `{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`) }
 	readTypename := func() { post(typename, `{"data":{"__typename":"Query"}}`) }
 	readH2C := func() {
-		client, url = h2, h2s.URL
+		client = h2
 		readGraphQL()
-		client, url = h1, e.http.URL
+		client = h1
 	}
 	readSlow := func() {
 		url = slow.URL
 		readGraphQL()
-		url = e.http.URL
+		url = hs.URL
 	}
 	steps := []func(){readCQL, readGraphQL, readTypename, readH2C, readSlow}
 	for i := 0; i < 100; i++ { // warm: prepare, schema, document cache, connections
@@ -143,7 +143,16 @@ func slowServer(b *testing.B, e *testEnv) *httptest.Server {
 	}
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	hs := httptest.NewServer(mux)
+	return servedLikeDohyo(b, mux)
+}
+
+// servedLikeDohyo serves h on loopback the way dohyo serve's HTTP listener
+// does: HTTP/1.1 and h2c, connections through internal/rawnet.
+func servedLikeDohyo(b *testing.B, h http.Handler) *httptest.Server {
+	hs := httptest.NewUnstartedServer(h)
+	hs.Listener = rawnet.Listener{Listener: hs.Listener}
+	hs.Config.Protocols = httpsec.ServerProtocols()
+	hs.Start()
 	b.Cleanup(hs.Close)
 	return hs
 }

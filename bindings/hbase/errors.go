@@ -39,6 +39,20 @@ func opCtx(ctx context.Context, timeout time.Duration) (context.Context, context
 	return context.WithTimeout(ctx, timeout)
 }
 
+// oneRPCCtx is opCtx for a call that waits for a single RPC: nothing of it
+// is left in flight to cancel when it returns, so when the caller's
+// deadline is within timeout it runs on the caller's context itself (a
+// point read or write then derives no context: a cancelCtx, its
+// registration with the parent and its removal, per request).
+func oneRPCCtx(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= timeout {
+		return ctx, noCancel
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
+func noCancel() {}
+
 // wrapErr gives an HBase error its layer prefix and its meaning for the
 // proxy. caller is the context the caller passed in.
 func (s *Store) wrapErr(caller context.Context, op string, err error) error {

@@ -24,13 +24,16 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	if t == nil || t.ID == "" {
 		return nil, errors.New("hbase: get: spec without ID")
 	}
-	fq := tableName(t)
-	table := []byte(fq)
+	fq, table := s.names.of(t)
 	rows := make([]widecolumn.Row, len(keys))
 	for i := range keys {
 		rows[i].Key = keys[i]
 	}
-	octx, cancel := opCtx(ctx, s.opTO)
+	derive := opCtx
+	if len(keys) == 1 {
+		derive = oneRPCCtx // a gohbase Get, waited for
+	}
+	octx, cancel := derive(ctx, s.opTO)
 	defer cancel()
 	r := &rowReader{s: s, ctx: octx, fq: fq, table: table, keys: keys, rows: rows}
 	if err := r.read(); err != nil {

@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 )
@@ -104,4 +105,44 @@ func sanitizeID(id string) string {
 // metaRowKey is the catalog table row of a meta key for one catalog.
 func metaRowKey(catalog, key string) []byte {
 	return []byte(catalog + "/" + key)
+}
+
+// tableNames remembers the HBase name of each table a Store has read or
+// written (by keyspace, name and ID, which tableName depends on alone), so
+// that a point request does not rebuild it: a name and its bytes are two to
+// four allocations otherwise. The bytes are shared by every request of the
+// table and must not be written to (gohbase only reads them). At most
+// maxTableNames names are kept; past that the map starts again.
+type tableNames struct {
+	mu sync.RWMutex
+	m  map[tableNameKey]tableNameEntry
+}
+
+type tableNameKey struct{ keyspace, name, id string }
+
+type tableNameEntry struct {
+	fq    string
+	bytes []byte
+}
+
+const maxTableNames = 4096
+
+// of returns tableName(t) and its bytes.
+func (n *tableNames) of(t *widecolumn.TableSpec) (string, []byte) {
+	k := tableNameKey{t.Keyspace, t.Name, t.ID}
+	n.mu.RLock()
+	e, ok := n.m[k]
+	n.mu.RUnlock()
+	if ok {
+		return e.fq, e.bytes
+	}
+	fq := tableName(t)
+	e = tableNameEntry{fq: fq, bytes: []byte(fq)}
+	n.mu.Lock()
+	if n.m == nil || len(n.m) >= maxTableNames {
+		n.m = make(map[tableNameKey]tableNameEntry)
+	}
+	n.m[k] = e
+	n.mu.Unlock()
+	return e.fq, e.bytes
 }

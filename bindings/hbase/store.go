@@ -65,6 +65,7 @@ type Store struct {
 	namespaces map[string]struct{} // known to exist; under ddl
 	tables     sync.Map            // fq name -> struct{}: known to exist and be enabled
 	regions    regionCache         // where reads of each table went
+	names      tableNames          // HBase names of the tables in use
 
 	// points counts the single-row Gets and Puts in flight (beginPoint).
 	points atomic.Int64
@@ -99,9 +100,15 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		// syscall bookkeeping (internal/rawnet: no sysmon wake-up per
 		// request after an idle moment).
 		gohbase.RegionDialer(dialRegion),
+		// No gohbase spans: they would go to OpenTelemetry's global
+		// provider, which dohyo never sets (its providers are passed
+		// explicitly), and cost a span and a context per RPC and per wait.
+		// dohyo's own client spans cover every HBase call (spans.go).
+		gohbase.TracerProvider(nil),
 	}
 	cl := gohbase.NewClient(cfg.ZooKeeper, opts...)
-	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot), gohbase.RegionDialer(dialRegion))
+	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot),
+		gohbase.RegionDialer(dialRegion), gohbase.TracerProvider(nil))
 	rpc, ok1 := cl.(gohbase.RPCClient)
 	arpc, ok2 := ac.(gohbase.RPCClient)
 	if !ok1 || !ok2 {
@@ -452,18 +459,20 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
-	groups, err := groupRows(muts)
+	groups, err := groupRows(muts, &s.names)
 	if err != nil {
 		return err
 	}
 	if len(groups) == 0 {
 		return nil
 	}
-	octx, cancel := opCtx(ctx, s.opTO)
-	defer cancel()
 	if len(groups) == 1 {
+		octx, cancel := oneRPCCtx(ctx, s.opTO)
+		defer cancel()
 		return s.wrapErr(ctx, "apply", s.put(octx, groups[0]))
 	}
+	octx, cancel := opCtx(ctx, s.opTO)
+	defer cancel()
 	return s.wrapErr(ctx, "apply", parallel(len(groups), func(i int) error { return s.put(octx, groups[i]) }))
 }
 
@@ -533,37 +542,30 @@ func (s *Store) endPoint() { s.points.Add(-1) }
 
 // groupRows merges the mutations of each (table, row); two versions of one
 // cell in the call are reconciled here by widecolumn.Resolve, since HBase
-// would keep both and pick the later on a timestamp tie.
-func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
+// would keep both and pick the later on a timestamp tie. A group's cells
+// may alias a mutation's (a single mutation without repeated qualifiers is
+// not copied): they are only read, before Apply returns.
+func groupRows(muts []widecolumn.Mutation, names *tableNames) ([]*rowGroup, error) {
+	if len(muts) == 1 { // a point write: no index
+		m := &muts[0]
+		if err := checkMutation(m); err != nil || len(m.Cells) == 0 {
+			return nil, err
+		}
+		_, tn := names.of(m.Table)
+		return []*rowGroup{{table: tn, row: m.Row, cells: dedupCells(m.Cells)}}, nil
+	}
 	type key struct{ table, row string }
 	index := make(map[key]*rowGroup, len(muts))
 	var out []*rowGroup
-	names := map[*widecolumn.TableSpec][]byte{}
 	for i := range muts {
 		m := &muts[i]
-		if m.Table == nil || m.Table.ID == "" {
-			return nil, errors.New("hbase: apply: mutation without table")
-		}
-		if !validRowKey(m.Row) {
-			return nil, bindings.Errorf(bindings.CodeInvalid,
-				"key too long for HBase: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
-		}
-		for _, c := range m.Cells {
-			if c.Timestamp < 0 {
-				return nil, bindings.Unsupported("write timestamp %d: dohyo on HBase cannot store negative write timestamps", c.Timestamp)
-			}
-			if len(c.Qualifier) >= maxQualifierBytes {
-				return nil, fmt.Errorf("hbase: apply: qualifier of %d bytes is too long", len(c.Qualifier))
-			}
+		if err := checkMutation(m); err != nil {
+			return nil, err
 		}
 		if len(m.Cells) == 0 {
 			continue
 		}
-		tn, ok := names[m.Table]
-		if !ok {
-			tn = []byte(tableName(m.Table))
-			names[m.Table] = tn
-		}
+		_, tn := names.of(m.Table)
 		k := key{string(tn), string(m.Row)}
 		g := index[k]
 		if g == nil {
@@ -579,10 +581,37 @@ func groupRows(muts []widecolumn.Mutation) ([]*rowGroup, error) {
 	return out, nil
 }
 
-// dedupCells keeps one cell per qualifier, the Resolve winner.
+// checkMutation rejects a mutation HBase cannot store.
+func checkMutation(m *widecolumn.Mutation) error {
+	if m.Table == nil || m.Table.ID == "" {
+		return errors.New("hbase: apply: mutation without table")
+	}
+	if !validRowKey(m.Row) {
+		return bindings.Errorf(bindings.CodeInvalid,
+			"key too long for HBase: row key of %d bytes (HBase allows 1 to %d)", len(m.Row), maxRowLength)
+	}
+	for _, c := range m.Cells {
+		if c.Timestamp < 0 {
+			return bindings.Unsupported("write timestamp %d: dohyo on HBase cannot store negative write timestamps", c.Timestamp)
+		}
+		if len(c.Qualifier) >= maxQualifierBytes {
+			return fmt.Errorf("hbase: apply: qualifier of %d bytes is too long", len(c.Qualifier))
+		}
+	}
+	return nil
+}
+
+// dedupCells keeps one cell per qualifier, the Resolve winner. Cells
+// without a repeated qualifier come back as they are; a few cells are
+// compared pairwise rather than through a map.
 func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 	if len(cs) < 2 {
 		return cs
+	}
+	if len(cs) <= smallCells {
+		if !repeats(cs) {
+			return cs
+		}
 	}
 	seen := make(map[string]int, len(cs))
 	out := cs[:0:0]
@@ -595,6 +624,21 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 		out = append(out, c)
 	}
 	return out
+}
+
+// smallCells bounds the cells dedupCells compares pairwise.
+const smallCells = 32
+
+// repeats reports whether two of cs have one qualifier.
+func repeats(cs []widecolumn.Cell) bool {
+	for i := 1; i < len(cs); i++ {
+		for j := range i {
+			if bytes.Equal(cs[i].Qualifier, cs[j].Qualifier) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // toCells converts HBase cells (one version each, in qualifier order) of

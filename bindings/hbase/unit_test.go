@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,7 +289,7 @@ func TestGroupRows(t *testing.T) {
 		{Table: other, Row: []byte("r1"), Cells: []widecolumn.Cell{c("a", 1, live("o"))}},
 		{Table: ts, Row: []byte("r1"), Cells: []widecolumn.Cell{c("a", 10, tomb), c("b", 4, live("z"))}},
 		{Table: ts, Row: []byte("r2")},
-	})
+	}, &tableNames{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +306,44 @@ func TestGroupRows(t *testing.T) {
 	if g.cells[1].Timestamp != 5 {
 		t.Errorf("older version in one call: got ts %d, want 5", g.cells[1].Timestamp)
 	}
-	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{c("a", -1, live("x"))}}}); !errors.Is(err, bindings.ErrUnsupported) {
+	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{c("a", -1, live("x"))}}}, &tableNames{}); !errors.Is(err, bindings.ErrUnsupported) {
 		t.Errorf("negative timestamp: got %v, want an Unsupported error", err)
 	}
-	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: nil, Cells: []widecolumn.Cell{c("a", 1, live("x"))}}}); err == nil {
+	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: nil, Cells: []widecolumn.Cell{c("a", 1, live("x"))}}}, &tableNames{}); err == nil {
 		t.Errorf("empty row key: got nil error")
+	}
+
+	// One mutation (a point write) takes the path without an index: its
+	// repeated qualifiers are resolved the same way, and cells without
+	// repeats are used as they are.
+	one := []widecolumn.Cell{c("a", 10, live("x")), c("b", 5, live("y")), c("a", 10, tomb), c("b", 4, live("z"))}
+	groups, err = groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1"), Cells: one}}, &tableNames{})
+	if err != nil || len(groups) != 1 {
+		t.Fatalf("one mutation: %d groups, %v", len(groups), err)
+	}
+	if g := groups[0]; string(g.table) != "k:t_t_1" || len(g.cells) != 2 || !bytes.Equal(g.cells[0].Value, tomb) || g.cells[1].Timestamp != 5 {
+		t.Fatalf("one mutation with repeats: got table %q, cells %+v", g.table, g.cells)
+	}
+	if !bytes.Equal(one[0].Value, live("x")) {
+		t.Fatal("resolving repeats changed the caller's cells")
+	}
+	plain := one[:2]
+	groups, _ = groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1"), Cells: plain}}, &tableNames{})
+	if len(groups) != 1 || len(groups[0].cells) != 2 || &groups[0].cells[0] != &plain[0] {
+		t.Fatalf("one mutation without repeats: want its cells as they are, got %+v", groups)
+	}
+	if groups, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1")}}, &tableNames{}); err != nil || len(groups) != 0 {
+		t.Fatalf("one empty mutation: got %d groups, %v", len(groups), err)
+	}
+	if _, err := groupRows([]widecolumn.Mutation{{Table: nil, Row: []byte("r1")}}, &tableNames{}); err == nil {
+		t.Fatal("one mutation without table: got nil error")
+	}
+	many := make([]widecolumn.Cell, 0, 2*smallCells)
+	for i := range 2 * smallCells {
+		many = append(many, c(strconv.Itoa(i%smallCells), int64(i), live("v")))
+	}
+	if got := dedupCells(many); len(got) != smallCells || got[0].Timestamp != smallCells {
+		t.Fatalf("dedupCells of %d cells with %d qualifiers: %d cells, first ts %d", len(many), smallCells, len(got), got[0].Timestamp)
 	}
 }
 
@@ -348,5 +382,59 @@ func TestOpenUnreachable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Open took %v, want about the 1.5s op timeout", d)
+	}
+}
+
+func TestTableNamesCache(t *testing.T) {
+	var n tableNames
+	a := &widecolumn.TableSpec{Keyspace: "ks", Name: "users", ID: "11111111-2222-3333-4444-555555555555"}
+	fq, b := n.of(a)
+	if fq != tableName(a) || string(b) != fq {
+		t.Fatalf("of = %q, %q; tableName = %q", fq, b, tableName(a))
+	}
+	// Another spec of the same table (a later schema version) shares the
+	// entry; another ID is another table.
+	again := *a
+	if fq2, b2 := n.of(&again); fq2 != fq || &b2[0] != &b[0] {
+		t.Fatalf("same table: got %q (shared bytes %v)", fq2, &b2[0] == &b[0])
+	}
+	other := *a
+	other.ID = "66666666-2222-3333-4444-555555555555"
+	if fq3, _ := n.of(&other); fq3 == fq || fq3 != tableName(&other) {
+		t.Fatalf("other ID: got %q", fq3)
+	}
+	for i := 0; i < 2*maxTableNames; i++ {
+		n.of(&widecolumn.TableSpec{Keyspace: "ks", Name: "t", ID: strconv.Itoa(i)})
+	}
+	if len(n.m) > maxTableNames {
+		t.Fatalf("%d names kept, at most %d expected", len(n.m), maxTableNames)
+	}
+}
+
+func TestOneRPCCtx(t *testing.T) {
+	near, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if ctx, done := oneRPCCtx(near, 10*time.Second); ctx != near {
+		t.Fatal("a caller's deadline within the timeout: want the caller's context itself")
+	} else {
+		done()
+		if near.Err() != nil {
+			t.Fatal("the returned cancel must not cancel the caller's context")
+		}
+	}
+	for _, parent := range []context.Context{context.Background(), func() context.Context {
+		far, c := context.WithTimeout(context.Background(), time.Hour)
+		t.Cleanup(c)
+		return far
+	}()} {
+		ctx, done := oneRPCCtx(parent, 10*time.Second)
+		dl, ok := ctx.Deadline()
+		if ctx == parent || !ok || time.Until(dl) > 10*time.Second {
+			t.Fatalf("no or a far deadline: want a derived context bounded by the timeout, got deadline %v (%v)", dl, ok)
+		}
+		done()
+		if ctx.Err() == nil {
+			t.Fatal("cancel did not cancel the derived context")
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"github.com/tsuna/gohbase/region"
 	"github.com/tsuna/gohbase/zk"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"modernc.org/b/v2"
 )
@@ -102,6 +103,11 @@ type client struct {
 	// dohyo patch: regionDialer connects to region servers (nil: a plain
 	// net.Dialer).
 	regionDialer region.Dialer
+
+	// dohyo patch: with tracerSet, tracer makes the client's spans (nil:
+	// none); without, they go to OpenTelemetry's global provider.
+	tracerSet bool
+	tracer    trace.Tracer
 }
 
 // NewClient creates a new HBase client.
@@ -276,6 +282,20 @@ func CompressionCodec(codec string) Option {
 func RegionDialer(d region.Dialer) Option {
 	return func(c *client) {
 		c.regionDialer = d
+	}
+}
+
+// TracerProvider will return an option that sets where the client's spans
+// (one per SendRPC, one per wait for a result) go (dohyo patch). Default:
+// OpenTelemetry's global provider. nil: no spans at all, for a caller that
+// traces its HBase calls itself and would otherwise pay a span and a
+// context per RPC and per wait for spans no provider records.
+func TracerProvider(tp trace.TracerProvider) Option {
+	return func(c *client) {
+		c.tracerSet = true
+		if tp != nil {
+			c.tracer = tp.Tracer("gohbase")
+		}
 	}
 }
 

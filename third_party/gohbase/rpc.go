@@ -20,6 +20,7 @@ import (
 	"github.com/tsuna/gohbase/region"
 	"github.com/tsuna/gohbase/zk"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -68,10 +69,24 @@ func (c *client) getRegionForRpc(ctx context.Context, rpc hrpc.Call) (hrpc.Regio
 	return nil, ErrCannotFindRegion
 }
 
+// startSpan starts a span of the client's tracer (dohyo patch): OpenTelemetry's
+// global provider's, looked up per span as upstream does, unless the
+// TracerProvider option set one; after TracerProvider(nil) none: ctx is
+// returned unchanged with a non-recording span, which allocates nothing.
+func (c *client) startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
+	if !c.tracerSet {
+		return observability.StartSpan(ctx, name)
+	}
+	if c.tracer == nil {
+		return ctx, trace.SpanFromContext(context.Background())
+	}
+	return c.tracer.Start(ctx, name)
+}
+
 func (c *client) SendRPC(rpc hrpc.Call) (msg proto.Message, err error) {
 	start := time.Now()
 	description := rpc.Description()
-	ctx, sp := observability.StartSpan(rpc.Context(), description)
+	ctx, sp := c.startSpan(rpc.Context(), description) // dohyo patch
 	defer func() {
 		result := "ok"
 		if err != nil {
@@ -126,11 +141,12 @@ func (c *client) SendRPC(rpc hrpc.Call) (msg proto.Message, err error) {
 	}
 }
 
-func sendBlocking(ctx context.Context, rc hrpc.RegionClient, rpc hrpc.Call) (
+// dohyo patch: c decides where the span goes (client.startSpan).
+func sendBlocking(ctx context.Context, c *client, rc hrpc.RegionClient, rpc hrpc.Call) (
 	hrpc.RPCResult, error) {
 	rc.QueueRPC(rpc)
 
-	ctx, sp := observability.StartSpan(ctx, "waitForResult")
+	ctx, sp := c.startSpan(ctx, "waitForResult")
 	defer sp.End()
 	var res hrpc.RPCResult
 	// Wait for the response
@@ -161,7 +177,7 @@ func (c *client) sendRPCToRegion(ctx context.Context, rpc hrpc.Call, reg hrpc.Re
 		}
 		return nil, region.NotServingRegionError{}
 	}
-	res, err := sendBlocking(ctx, client, rpc)
+	res, err := sendBlocking(ctx, c, client, rpc)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +445,7 @@ func probeKey(reg hrpc.RegionInfo) []byte {
 
 // isRegionEstablished checks whether regionserver accepts rpcs for the region.
 // Returns the cause if not established.
-func isRegionEstablished(rc hrpc.RegionClient, reg hrpc.RegionInfo) error {
+func isRegionEstablished(c *client, rc hrpc.RegionClient, reg hrpc.RegionInfo) error { // dohyo patch: c for its spans
 	probe, err := hrpc.NewGet(context.Background(), fullyQualifiedTable(reg), probeKey(reg),
 		hrpc.SkipBatch())
 	if err != nil {
@@ -438,7 +454,7 @@ func isRegionEstablished(rc hrpc.RegionClient, reg hrpc.RegionInfo) error {
 	probe.ExistsOnly()
 
 	probe.SetRegion(reg)
-	res, err := sendBlocking(probe.Context(), rc, probe)
+	res, err := sendBlocking(probe.Context(), c, rc, probe)
 	if err != nil {
 		panic(fmt.Sprintf("should not happen: %s", err))
 	}
@@ -554,7 +570,7 @@ func (c *client) establishRegion(reg hrpc.RegionInfo, addr string) {
 				return
 			}
 
-			if err = isRegionEstablished(client, reg); err == nil {
+			if err = isRegionEstablished(c, client, reg); err == nil {
 				// set region client so that as soon as we mark it available,
 				// concurrent readers are able to find the client
 				reg.SetClient(client)

@@ -1,0 +1,74 @@
+package hbase
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/dohyo/dohyo/bindings/widecolumn"
+)
+
+// TestForkTracerProvider checks the fork's TracerProvider option against a
+// real HBase: by default gohbase's spans (one per SendRPC, one per wait)
+// go to OpenTelemetry's global provider, with TracerProvider(tp) to tp,
+// and with TracerProvider(nil), as the Store opens its client, nowhere.
+// It sets the global provider for its duration (dohyo itself never does).
+func TestForkTracerProvider(t *testing.T) {
+	s := openTestStore(t)
+	defer s.Close()
+	ctx := t.Context()
+	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "spans", ID: uniqueName("spans")}
+	if err := s.CreateTable(ctx, ts); err != nil {
+		t.Fatal(err)
+	}
+	defer s.DropTable(context.Background(), ts)
+	_, table := s.names.of(ts)
+
+	global := tracetest.NewSpanRecorder()
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(global)))
+	defer otel.SetTracerProvider(prev)
+	own := tracetest.NewSpanRecorder()
+	ownTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(own))
+
+	names := func(r *tracetest.SpanRecorder) map[string]int {
+		m := map[string]int{}
+		for _, sp := range r.Ended() {
+			m[sp.Name()]++
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name             string
+		opts             []gohbase.Option
+		wantGlobal, want bool
+	}{
+		{"default", nil, true, false},
+		{"own provider", []gohbase.Option{gohbase.TracerProvider(ownTP)}, false, true},
+		{"nil", []gohbase.Option{gohbase.TracerProvider(nil)}, false, false},
+	} {
+		g0, o0 := len(global.Ended()), len(own.Ended())
+		cl := gohbase.NewClient(testZK(t), c.opts...)
+		g, err := hrpc.NewGetStr(ctx, string(table), "no such row")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Get(g); err != nil {
+			t.Fatalf("%s: Get: %v", c.name, err)
+		}
+		cl.Close()
+		gotGlobal, got := len(global.Ended()) > g0, len(own.Ended()) > o0
+		if gotGlobal != c.wantGlobal || got != c.want {
+			t.Fatalf("%s: spans in the global provider %v (want %v), in the client's own %v (want %v); global %v, own %v",
+				c.name, gotGlobal, c.wantGlobal, got, c.want, names(global), names(own))
+		}
+	}
+	if n := names(own); n["Get"] == 0 || n["waitForResult"] == 0 {
+		t.Fatalf("own provider's spans: %v, want Get and waitForResult", n)
+	}
+}
