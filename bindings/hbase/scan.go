@@ -63,7 +63,8 @@ func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 		}
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
-	sc, err := hrpc.NewScanRange(sctx, []byte(tableName(t)), from, to, opts...)
+	_, table := s.names.of(t)
+	sc, err := hrpc.NewScanRange(sctx, table, from, to, opts...)
 	if err != nil {
 		cancel(nil)
 		return nil, fmt.Errorf("hbase: scan: %w", err)

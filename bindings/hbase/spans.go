@@ -28,8 +28,9 @@ func rpcSpan(ctx context.Context, op string, t *widecolumn.TableSpec, rpcs int) 
 	if sp.Exporting() {
 		st := telemetry.Statement{System: DBSystem, Operation: op}
 		if t != nil && t.ID != "" {
-			ns, _ := splitTableName(tableName(t))
-			st.Namespace, st.Collection = ns, tableName(t)
+			fq := tableName(t)
+			ns, _ := splitTableName(fq)
+			st.Namespace, st.Collection = ns, fq
 		}
 		sp.SetStatement(st, telemetry.AttrRPCs.Int(rpcs))
 	}

@@ -608,10 +608,8 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 	if len(cs) < 2 {
 		return cs
 	}
-	if len(cs) <= smallCells {
-		if !repeats(cs) {
-			return cs
-		}
+	if len(cs) <= smallCells && !repeats(cs) {
+		return cs
 	}
 	seen := make(map[string]int, len(cs))
 	out := cs[:0:0]
