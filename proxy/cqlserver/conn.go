@@ -428,22 +428,10 @@ func (c *conn) runRequest(w work) {
 	defer c.release()
 	stream := w.stream
 	ctx := c.reqCtx
-	var answered atomic.Bool
-	var stopTimer func() bool
-	var timerDone chan struct{}
+	var rc *requestCtx
 	if w.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, w.timeout)
-		defer cancel()
-		timerDone = make(chan struct{})
-		tctx := ctx
-		stopTimer = context.AfterFunc(ctx, func() {
-			defer close(timerDone)
-			if errors.Is(tctx.Err(), context.DeadlineExceeded) && answered.CompareAndSwap(false, true) {
-				c.srv.timedOut.Add(1)
-				c.send(c.errorFrame(stream, w.timeoutError(c)))
-			}
-		})
+		rc = c.newRequestCtx(w)
+		ctx = rc
 	}
 	var frame []byte
 	func() {
@@ -455,19 +443,11 @@ func (c *conn) runRequest(w work) {
 		}()
 		frame = w.exec(ctx, c)
 	}()
-	if stopTimer != nil {
-		if !stopTimer() {
-			<-timerDone // its answer must be queued before the writer may stop
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && len(frame) > 4 && frame[4] == wire.OpError {
-			// The backend gave up on the deadline before the timer's
-			// callback ran: answer the timeout, not its ctx error.
-			putBuf(frame)
-			frame = c.errorFrame(stream, w.timeoutError(c))
-			c.srv.timedOut.Add(1)
-		}
+	if rc != nil {
+		frame = rc.finish(frame)
 	}
 	n := len(frame)
-	if answered.CompareAndSwap(false, true) {
+	if rc == nil || rc.answered.CompareAndSwap(false, true) {
 		c.sendDirect(frame)
 	} else {
 		putBuf(frame)

@@ -32,7 +32,8 @@ func BenchmarkExecutedPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { be.Close() })
-			ts := newTestServerWith(b, be, nil, nil)
+			// dohyo serve's default request timeout: every request has a deadline.
+			ts := newTestServerWith(b, be, nil, func(c *Config) { c.RequestTimeout = 5 * time.Second })
 			c := ts.tcpClient(b, ts.listen(b), v)
 			c.startup("")
 			for _, q := range []string{

@@ -1,0 +1,159 @@
+package cqlserver
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+type ctxKey struct{}
+
+// bareRequestCtx is a requestCtx without a timer or connection: the tests
+// end it by hand, as the timer and finish do.
+func bareRequestCtx(parent context.Context) *requestCtx {
+	return &requestCtx{parent: parent, deadline: time.Now().Add(time.Hour)}
+}
+
+// waitClosed fails unless ch is closed within a second.
+func waitClosed(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Second):
+		t.Fatalf("%s: not closed", what)
+	}
+}
+
+// TestRequestCtxContract: a requestCtx behaves as a context.Context that
+// ends with its deadline, with the request, or with its parent, and
+// everything derived from it ends with it.
+func TestRequestCtxContract(t *testing.T) {
+	t.Run("deadline", func(t *testing.T) {
+		parent := context.WithValue(context.Background(), ctxKey{}, "v")
+		r := bareRequestCtx(parent)
+		if dl, ok := r.Deadline(); !ok || !dl.Equal(r.deadline) {
+			t.Errorf("Deadline = %v, %v", dl, ok)
+		}
+		if r.Value(ctxKey{}) != "v" {
+			t.Errorf("Value = %v, want the parent's", r.Value(ctxKey{}))
+		}
+		child, cancelChild := context.WithCancel(r)
+		defer cancelChild()
+		ran := make(chan struct{})
+		context.AfterFunc(r, func() { close(ran) })
+		done := r.Done()
+		if r.Err() != nil {
+			t.Fatalf("Err before the end = %v", r.Err())
+		}
+		r.cancel(context.DeadlineExceeded)
+		waitClosed(t, "Done", done)
+		waitClosed(t, "derived ctx", child.Done())
+		waitClosed(t, "AfterFunc", ran)
+		if !errors.Is(r.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+			t.Errorf("Err = %v, child %v; want DeadlineExceeded", r.Err(), child.Err())
+		}
+		if !errors.Is(context.Cause(r), context.DeadlineExceeded) {
+			t.Errorf("Cause = %v", context.Cause(r))
+		}
+		r.cancel(context.Canceled) // a second end changes nothing
+		if !errors.Is(r.Err(), context.DeadlineExceeded) {
+			t.Errorf("Err after a second cancel = %v", r.Err())
+		}
+	})
+	t.Run("parent ends, nobody waits", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		r := bareRequestCtx(parent)
+		cancel()
+		if !errors.Is(r.Err(), context.Canceled) {
+			t.Fatalf("Err = %v, want Canceled", r.Err())
+		}
+		waitClosed(t, "Done after the end", r.Done())
+	})
+	t.Run("parent ends, Done watched", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		r := bareRequestCtx(parent)
+		done := r.Done()
+		child, cancelChild := context.WithTimeout(r, time.Hour)
+		defer cancelChild()
+		cancel()
+		waitClosed(t, "Done", done)
+		waitClosed(t, "derived ctx", child.Done())
+		if !errors.Is(r.Err(), context.Canceled) {
+			t.Errorf("Err = %v, want Canceled", r.Err())
+		}
+	})
+	t.Run("parent ended before Done", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := bareRequestCtx(parent)
+		waitClosed(t, "Done", r.Done())
+		if !errors.Is(r.Err(), context.Canceled) {
+			t.Errorf("Err = %v", r.Err())
+		}
+	})
+	t.Run("request ends first", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r := bareRequestCtx(parent)
+		stopped := make(chan struct{})
+		stop := context.AfterFunc(r, func() { close(stopped) })
+		if !stop() {
+			t.Fatal("stop before the end = false")
+		}
+		ran := make(chan struct{})
+		context.AfterFunc(r, func() { close(ran) })
+		r.cancel(context.Canceled)
+		waitClosed(t, "AfterFunc", ran)
+		select {
+		case <-stopped:
+			t.Fatal("a stopped AfterFunc ran")
+		default:
+		}
+		if r.stopParent != nil || len(r.afters) != 0 {
+			t.Errorf("after the end: parent still watched %v, %d functions kept", r.stopParent != nil, len(r.afters))
+		}
+		// The parent's end later does not touch the ended request.
+		cancel()
+		if !errors.Is(r.Err(), context.Canceled) {
+			t.Errorf("Err = %v", r.Err())
+		}
+	})
+	t.Run("AfterFunc on an ended ctx", func(t *testing.T) {
+		r := bareRequestCtx(context.Background())
+		r.cancel(context.DeadlineExceeded)
+		ran := make(chan struct{})
+		if stop := r.AfterFunc(func() { close(ran) }); stop() {
+			t.Error("stop after the end = true")
+		}
+		waitClosed(t, "AfterFunc", ran)
+	})
+}
+
+// TestRequestCtxConcurrent ends contexts while others derive from them and
+// wait on them (for the race detector): every derived context ends.
+func TestRequestCtxConcurrent(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 200 {
+		r := bareRequestCtx(parent)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				child, stop := context.WithCancel(r)
+				defer stop()
+				<-child.Done()
+				_ = r.Err()
+			}()
+		}
+		if i%2 == 0 {
+			r.cancel(context.DeadlineExceeded)
+		} else {
+			go r.cancel(context.Canceled)
+		}
+		wg.Wait()
+	}
+}
