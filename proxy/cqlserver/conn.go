@@ -52,6 +52,7 @@ type conn struct {
 	ctx    context.Context // canceled when in-flight work must stop
 	cancel context.CancelFunc
 	reqCtx context.Context // ctx carrying the connection's addresses
+	waited ctxRegistry     // requests whose ctx is waited on: reqCtx's end cancels them
 
 	// Read-loop state. version and body are written only before any
 	// handler goroutine or event registration exists, so those read them
@@ -150,6 +151,8 @@ func (c *conn) serve(ctx context.Context) {
 	defer stopHard()
 	stopRead := context.AfterFunc(c.ctx, c.stopReading)
 	defer stopRead()
+	stopWaited := context.AfterFunc(c.ctx, func() { c.waited.end(c.ctx.Err()) })
+	defer stopWaited()
 	if c.srv.isClosing() {
 		c.stopReading()
 	}

@@ -24,12 +24,15 @@ import (
 //
 // The connection's ctx is its parent: values come from it, and its
 // cancellation (the connection closing, the server stopping) cancels the
-// request. The parent is watched only once somebody needs to be woken, that
-// is once Done or AfterFunc is called (the HBase client selects on Done; a
-// point read of the embedded store only asks Err, which checks the parent
-// itself). Derived contexts (context.WithCancel and friends, AfterFunc)
-// register through the AfterFunc method, as the context package does for
-// any context that has one, instead of starting a goroutine each.
+// request. A request whose ctx somebody waits on (Done or AfterFunc: the
+// HBase client selects on Done) joins its connection's registry of waited
+// requests, which the connection's end cancels; registering with the
+// parent ctx itself (context.AfterFunc) cost three more allocations per
+// request. Without a waiter (a point read of the embedded store only asks
+// Err), Err checks the parent itself. Derived contexts (context.WithCancel
+// and friends, context.AfterFunc) register through the AfterFunc method, as
+// the context package does for any context that has one, instead of
+// starting a goroutine each.
 type requestCtx struct {
 	parent   context.Context
 	deadline time.Time
@@ -40,13 +43,18 @@ type requestCtx struct {
 	expired  sync.WaitGroup // done once expire has returned
 	answered atomic.Bool    // the answer (or the timeout error) is queued
 
-	mu         sync.Mutex
-	err        error         // set once, when the request's ctx ends
-	done       chan struct{} // made on demand; closed when err is set
-	watching   bool          // the parent is watched (or cannot end)
-	stopParent func() bool   // stops watching the parent
-	afters     []afterFunc   // run when err is set
-	nextAfter  uint64
+	reg *ctxRegistry // the connection's waited requests
+
+	mu        sync.Mutex
+	err       error         // set once, when the request's ctx ends
+	done      chan struct{} // made on demand; closed when err is set
+	watching  bool          // in reg (until it ends)
+	afters    []afterFunc   // run when err is set
+	nextAfter uint64
+
+	// guarded by reg.mu
+	prev, next *requestCtx
+	listed     bool
 }
 
 type afterFunc struct {
@@ -56,7 +64,7 @@ type afterFunc struct {
 
 // newRequestCtx starts the deadline of request w on connection c.
 func (c *conn) newRequestCtx(w work) *requestCtx {
-	r := &requestCtx{parent: c.reqCtx, deadline: time.Now().Add(w.timeout), c: c, w: w}
+	r := &requestCtx{parent: c.reqCtx, deadline: time.Now().Add(w.timeout), c: c, w: w, reg: &c.waited}
 	r.expired.Add(1)
 	r.timer = time.AfterFunc(w.timeout, r.expire)
 	return r
@@ -98,52 +106,104 @@ func isErrorFrame(frame []byte) bool { return len(frame) > 4 && frame[4] == wire
 // cancel ends the context with err, unless it has ended already.
 func (r *requestCtx) cancel(err error) {
 	r.mu.Lock()
-	afters, stop := r.cancelLocked(err)
+	afters, unlist := r.cancelLocked(err)
 	r.mu.Unlock()
-	r.ended(afters, stop)
+	r.ended(afters, unlist)
 }
 
 // cancelLocked sets err and closes done; the caller runs what it returns
 // through ended once r.mu is released.
-func (r *requestCtx) cancelLocked(err error) ([]afterFunc, func() bool) {
+func (r *requestCtx) cancelLocked(err error) (afters []afterFunc, unlist bool) {
 	if r.err != nil {
-		return nil, nil
+		return nil, false
 	}
 	r.err = err
 	if r.done != nil {
 		close(r.done)
 	}
-	afters, stop := r.afters, r.stopParent
-	r.afters, r.stopParent = nil, nil
-	return afters, stop
+	afters, r.afters = r.afters, nil
+	return afters, r.watching
 }
 
-func (r *requestCtx) ended(afters []afterFunc, stop func() bool) {
-	if stop != nil {
-		stop()
+func (r *requestCtx) ended(afters []afterFunc, unlist bool) {
+	if unlist {
+		r.reg.remove(r)
 	}
 	for _, a := range afters {
 		a.f()
 	}
 }
 
-// watchLocked makes the parent's end cancel the request (once).
-func (r *requestCtx) watchLocked() ([]afterFunc, func() bool) {
+// watchLocked makes the connection's end cancel the request (once).
+func (r *requestCtx) watchLocked() ([]afterFunc, bool) {
 	if r.watching || r.err != nil {
-		return nil, nil
+		return nil, false
 	}
 	r.watching = true
-	if r.parent.Done() == nil {
-		return nil, nil
-	}
-	if err := r.parent.Err(); err != nil {
+	if err := r.reg.add(r); err != nil {
 		return r.cancelLocked(err)
 	}
-	r.stopParent = context.AfterFunc(r.parent, r.parentEnded)
-	return nil, nil
+	return nil, false
 }
 
-func (r *requestCtx) parentEnded() { r.cancel(r.parent.Err()) }
+// ctxRegistry is a connection's requests whose ctx somebody waits on: the
+// connection's end cancels them.
+type ctxRegistry struct {
+	mu    sync.Mutex
+	head  *requestCtx
+	ended error // why the connection ended; nil while it runs
+}
+
+// add lists r, or returns why the connection has ended already.
+func (g *ctxRegistry) add(r *requestCtx) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended != nil {
+		return g.ended
+	}
+	r.next, r.prev, r.listed = g.head, nil, true
+	if g.head != nil {
+		g.head.prev = r
+	}
+	g.head = r
+	return nil
+}
+
+func (g *ctxRegistry) remove(r *requestCtx) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !r.listed {
+		return
+	}
+	if r.prev != nil {
+		r.prev.next = r.next
+	} else {
+		g.head = r.next
+	}
+	if r.next != nil {
+		r.next.prev = r.prev
+	}
+	r.prev, r.next, r.listed = nil, nil, false
+}
+
+// end cancels every listed request with err (the connection's ctx ended),
+// and any that would join later.
+func (g *ctxRegistry) end(err error) {
+	g.mu.Lock()
+	g.ended = err
+	var list []*requestCtx
+	for r := g.head; r != nil; r = r.next {
+		list = append(list, r)
+	}
+	for _, r := range list {
+		r.prev, r.next, r.listed = nil, nil, false
+	}
+	g.head = nil
+	g.mu.Unlock()
+	for _, r := range list {
+		r.cancel(err)
+	}
+}
 
 // Deadline is the request's deadline.
 func (r *requestCtx) Deadline() (time.Time, bool) { return r.deadline, true }

@@ -11,9 +11,20 @@ import (
 type ctxKey struct{}
 
 // bareRequestCtx is a requestCtx without a timer or connection: the tests
-// end it by hand, as the timer and finish do.
+// end it by hand, as the timer and finish do; its registry ends with
+// parent, as a connection's does.
 func bareRequestCtx(parent context.Context) *requestCtx {
-	return &requestCtx{parent: parent, deadline: time.Now().Add(time.Hour)}
+	return registeredCtx(parent, newTestRegistry(parent))
+}
+
+func newTestRegistry(parent context.Context) *ctxRegistry {
+	reg := &ctxRegistry{}
+	context.AfterFunc(parent, func() { reg.end(parent.Err()) })
+	return reg
+}
+
+func registeredCtx(parent context.Context, reg *ctxRegistry) *requestCtx {
+	return &requestCtx{parent: parent, deadline: time.Now().Add(time.Hour), reg: reg}
 }
 
 // waitClosed fails unless ch is closed within a second.
@@ -111,8 +122,8 @@ func TestRequestCtxContract(t *testing.T) {
 			t.Fatal("a stopped AfterFunc ran")
 		default:
 		}
-		if r.stopParent != nil || len(r.afters) != 0 {
-			t.Errorf("after the end: parent still watched %v, %d functions kept", r.stopParent != nil, len(r.afters))
+		if r.reg.head != nil || len(r.afters) != 0 {
+			t.Errorf("after the end: still in the registry %v, %d functions kept", r.reg.head != nil, len(r.afters))
 		}
 		// The parent's end later does not touch the ended request.
 		cancel()
@@ -129,6 +140,58 @@ func TestRequestCtxContract(t *testing.T) {
 		}
 		waitClosed(t, "AfterFunc", ran)
 	})
+}
+
+// TestCtxRegistry: the connection's end cancels every request of it,
+// waited on or not, and requests that end leave the registry.
+func TestCtxRegistry(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	reg := newTestRegistry(parent)
+	var waited, plain []*requestCtx
+	for i := range 6 {
+		r := registeredCtx(parent, reg)
+		if i%2 == 0 {
+			r.Done()
+			waited = append(waited, r)
+		} else {
+			plain = append(plain, r)
+		}
+	}
+	// One waited request ends on its own: it leaves the registry.
+	waited[0].cancel(context.DeadlineExceeded)
+	n := 0
+	reg.mu.Lock()
+	for r := reg.head; r != nil; r = r.next {
+		n++
+	}
+	reg.mu.Unlock()
+	if n != len(waited)-1 {
+		t.Fatalf("%d requests listed, want %d", n, len(waited)-1)
+	}
+	cancel()
+	for i, r := range waited {
+		waitClosed(t, "waited request", r.Done())
+		want := context.Canceled
+		if i == 0 {
+			want = context.DeadlineExceeded
+		}
+		if !errors.Is(r.Err(), want) {
+			t.Errorf("waited request %d: Err = %v, want %v", i, r.Err(), want)
+		}
+	}
+	for i, r := range plain {
+		if !errors.Is(r.Err(), context.Canceled) {
+			t.Errorf("request %d: Err = %v, want Canceled", i, r.Err())
+		}
+	}
+	// A request that starts waiting after the end ends at once.
+	late := registeredCtx(parent, reg)
+	waitClosed(t, "late request", late.Done())
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.head != nil {
+		t.Error("requests still listed after the connection's end")
+	}
 }
 
 // TestRequestCtxConcurrent ends contexts while others derive from them and
@@ -156,4 +219,26 @@ func TestRequestCtxConcurrent(t *testing.T) {
 		}
 		wg.Wait()
 	}
+	// The connection ends while requests wait and end.
+	parent2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	reg := newTestRegistry(parent2)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		r := registeredCtx(parent2, reg)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			child, stop := context.WithCancel(r)
+			defer stop()
+			if i%3 == 0 {
+				r.cancel(context.Canceled)
+			}
+			<-child.Done()
+		}()
+		if i == 25 {
+			cancel2()
+		}
+	}
+	wg.Wait()
 }
