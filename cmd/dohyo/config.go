@@ -87,6 +87,7 @@ type Config struct {
 	AuthBackoffThreshold     int           `yaml:"auth-backoff-threshold" help:"failed CQL authentications from one address before further attempts are delayed (-1: no backoff)"`
 	AuthBackoffBase          time.Duration `yaml:"auth-backoff-base" help:"first delay after auth-backoff-threshold failures; doubles per further failure"`
 	AuthBackoffMax           time.Duration `yaml:"auth-backoff-max" help:"longest delay of an authentication attempt"`
+	GCHeapFloor              int           `yaml:"gc-heap-floor-bytes" help:"the Go garbage collector waits until the heap reaches at least this size (a small live heap is otherwise collected many times a second); 0: Go's default; ignored when the GOGC environment variable is set"`
 	KeyspaceTimeouts         []string      `yaml:"request-timeout-keyspace" help:"request-timeout of one keyspace, KEYSPACE=DURATION (repeatable; 0: no limit); clients may tighten a request's budget with the custom payload entry dohyo-budget-ms or the GraphQL header X-Dohyo-Budget-Ms"`
 
 	TracingEndpoint    string  `yaml:"tracing-endpoint" help:"OpenTelemetry: export request spans to this OTLP collector URL, e.g. http://127.0.0.1:4317 (empty: off)"`
@@ -128,6 +129,7 @@ func DefaultConfig() Config {
 		MaxInFlightPerConn:   1024,
 		MaxInFlight:          8192,
 		RequestTimeout:       5 * time.Second,
+		GCHeapFloor:          64 << 20,
 
 		CQLPreAuthFrameBytes:     cqlserver.DefaultPreAuthFrameBytes,
 		CQLHandshakeTimeout:      cqlserver.DefaultHandshakeTimeout,
@@ -335,6 +337,9 @@ func (c *Config) validateLimits(bad badField) {
 	}
 	if c.RequestTimeout < 0 {
 		bad("request-timeout", "must not be negative")
+	}
+	if c.GCHeapFloor < 0 {
+		bad("gc-heap-floor-bytes", "must not be negative")
 	}
 	if _, err := keyspaceTimeouts(c.KeyspaceTimeouts); err != nil {
 		bad("request-timeout-keyspace", "%v", err)

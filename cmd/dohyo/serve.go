@@ -24,6 +24,7 @@ import (
 	"github.com/dohyo/dohyo/capture/control"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/internal/gctune"
 	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
@@ -47,6 +48,7 @@ func newServeCmd() *cobra.Command {
 			}
 			log := newLogger(cmd.ErrOrStderr(), cfg.LogLevel, cfg.LogFormat)
 			routeLibraryLogs(log, time.Now)
+			defer tuneGC(cfg, os.Getenv, log).Stop()
 			err = runServe(cmd.Context(), cfg, cmd.OutOrStdout(), log)
 			if err != nil && cfg.LogFormat == "json" {
 				// JSON logs stay JSON to the last line.
@@ -59,6 +61,19 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (env DOHYO_CONFIG)")
 	registerFlags(cmd.Flags(), &flagged)
 	return cmd
+}
+
+// tuneGC gives the process's heap the configured floor (internal/gctune),
+// unless GOGC is set: an operator's own GOGC wins. The returned tuner is
+// nil when nothing is tuned (Stop on it does nothing).
+func tuneGC(cfg Config, getenv func(string) string, log *slog.Logger) *gctune.Tuner {
+	if v := getenv("GOGC"); v != "" {
+		if cfg.GCHeapFloor > 0 {
+			log.Info("GOGC is set: gc-heap-floor-bytes not applied", "GOGC", v)
+		}
+		return nil
+	}
+	return gctune.Start(uint64(cfg.GCHeapFloor), 100)
 }
 
 func newLogger(w io.Writer, level, format string) *slog.Logger {
