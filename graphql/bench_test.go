@@ -73,7 +73,8 @@ func BenchmarkPointRead(b *testing.B) {
 }
 
 // newBenchEnv is newEnv for benchmarks (no *testing.T there), without
-// the tests' second run of every planned request through graphql-go.
+// the tests' second run of every planned request through graphql-go and
+// with dohyo serve's Tap instead of the tests' recording one (servingTap).
 func newBenchEnv(b *testing.B, tb testBackend) *testEnv {
 	b.Helper()
 	e := newEnvTB(b, tb, func(c *Config) { c.planCheck = nil })

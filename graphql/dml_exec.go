@@ -149,19 +149,19 @@ type queryOptions struct {
 	pageState   []byte
 }
 
-func (s *Server) parseQueryOptions(args map[string]any) (*queryOptions, error) {
-	o := &queryOptions{consistency: bindings.LocalQuorum, pageSize: s.cfg.DefaultPageSize}
+func (s *Server) parseQueryOptions(args map[string]any) (queryOptions, error) {
+	o := queryOptions{consistency: bindings.LocalQuorum, pageSize: s.cfg.DefaultPageSize}
 	m, _ := argMap(args, "options")
 	if c, ok := m["consistency"].(string); ok {
 		cl, ok := bindings.ParseConsistency(c)
 		if !ok {
-			return nil, fmt.Errorf("unknown consistency %s", c)
+			return o, fmt.Errorf("unknown consistency %s", c)
 		}
 		o.consistency = cl
 	}
 	if v, ok := m["limit"].(int); ok {
 		if v <= 0 {
-			return nil, fmt.Errorf("LIMIT must be strictly positive")
+			return o, fmt.Errorf("LIMIT must be strictly positive")
 		}
 		o.limit = v
 	}
@@ -169,12 +169,12 @@ func (s *Server) parseQueryOptions(args map[string]any) (*queryOptions, error) {
 		o.pageSize = v
 	}
 	if o.pageSize < 1 || o.pageSize > s.cfg.MaxPageSize {
-		return nil, fmt.Errorf("pageSize must be between 1 and %d (got %d)", s.cfg.MaxPageSize, o.pageSize)
+		return o, fmt.Errorf("pageSize must be between 1 and %d (got %d)", s.cfg.MaxPageSize, o.pageSize)
 	}
 	if ps, ok := m["pageState"].(string); ok && ps != "" {
 		b, err := base64.StdEncoding.DecodeString(ps)
 		if err != nil {
-			return nil, fmt.Errorf("Invalid pageState: %v", err)
+			return o, fmt.Errorf("Invalid pageState: %v", err)
 		}
 		o.pageState = b
 	}
@@ -243,62 +243,81 @@ func selectedColumns(info graphql.ResolveInfo, ti *tableInfo) ([]string, error) 
 	return append(cols, aggs...), err
 }
 
-// buildSelect renders the SELECT of a table query.
-func buildSelect(ti *tableInfo, args map[string]any, cols []string, limit int) (*statement, error) {
-	var b builder
-	b.sb.Grow(128)
-	b.sb.WriteString("SELECT ")
+// appendSelect appends the SELECT of a table query to text and its
+// values, in marker order, to values. The text goes into a buffer the
+// request reuses: selectRows turns it into a string only when the
+// keyspace's statement cache does not hold it yet.
+func appendSelect(text []byte, values [][]byte, ti *tableInfo, args map[string]any, cols []string, limit int) ([]byte, [][]byte, error) {
+	text = append(text, "SELECT "...)
 	if len(cols) == 0 {
-		b.sb.WriteString("*")
-	} else {
-		for i, c := range cols {
-			if i > 0 {
-				b.sb.WriteString(", ")
-			}
-			b.sb.WriteString(c)
-		}
+		text = append(text, '*')
 	}
-	b.sb.WriteString(" FROM ")
-	b.sb.WriteString(ti.ref)
-	var rels []string
-	var err error
+	for i, c := range cols {
+		if i > 0 {
+			text = append(text, ", "...)
+		}
+		text = append(text, c...)
+	}
+	text = append(text, " FROM "...)
+	text = append(text, ti.ref...)
 	if filter, ok := argMap(args, "filter"); ok {
-		rels, err = conditions(ti, filter, &b)
-	} else if value, ok := argMap(args, "value"); ok {
-		rels, err = equalities(ti, value, nil, &b)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i, r := range rels {
-		if i == 0 {
-			b.sb.WriteString(" WHERE ")
-		} else {
-			b.sb.WriteString(" AND ")
+		var b builder
+		rels, err := conditions(ti, filter, &b)
+		if err != nil {
+			return text, values, err
 		}
-		b.sb.WriteString(r)
+		for i, r := range rels {
+			text = appendRelation(text, i, r)
+		}
+		values = append(values, b.values...)
+	} else if value, ok := argMap(args, "value"); ok {
+		n := 0
+		for _, c := range ti.cols { // equalities, without a string per relation
+			f := ti.fname[c.Name]
+			v, ok := value[f]
+			if !ok {
+				continue
+			}
+			vb, err := encodeInput(c.Type, f, v)
+			if err != nil {
+				return text, values, err
+			}
+			values = append(values, vb)
+			text = append(appendRelation(text, n, cql.QuoteIdent(c.Name)), " = ?"...)
+			n++
+		}
 	}
-	b.sb.WriteString(groupByClause(ti, args))
+	text = append(text, groupByClause(ti, args)...)
 	if order, ok := args["orderBy"].([]any); ok && len(order) > 0 {
-		var parts []string
-		for _, o := range order {
+		text = append(text, " ORDER BY "...)
+		for j, o := range order {
 			name, _ := o.(string)
 			i := strings.LastIndexByte(name, '_')
 			if i < 0 {
-				return nil, fmt.Errorf("invalid orderBy value %q", name)
+				return text, values, fmt.Errorf("invalid orderBy value %q", name)
 			}
 			c := ti.fields[name[:i]]
 			if c == nil {
-				return nil, fmt.Errorf("invalid orderBy value %q", name)
+				return text, values, fmt.Errorf("invalid orderBy value %q", name)
 			}
-			parts = append(parts, cql.QuoteIdent(c.Name)+" "+name[i+1:])
+			if j > 0 {
+				text = append(text, ", "...)
+			}
+			text = append(append(append(text, cql.QuoteIdent(c.Name)...), ' '), name[i+1:]...)
 		}
-		b.sb.WriteString(" ORDER BY " + strings.Join(parts, ", "))
 	}
 	if limit > 0 {
-		b.sb.WriteString(" LIMIT " + strconv.Itoa(limit))
+		text = strconv.AppendInt(append(text, " LIMIT "...), int64(limit), 10)
 	}
-	return b.statement(), nil
+	return text, values, nil
+}
+
+// appendRelation appends the i-th relation of a WHERE clause.
+func appendRelation(text []byte, i int, rel string) []byte {
+	if i == 0 {
+		return append(append(text, " WHERE "...), rel...)
+	}
+	return append(append(text, " AND "...), rel...)
 }
 
 // resolveQuery answers t(value, filter, orderBy, options).
@@ -342,11 +361,16 @@ func (s *Server) selectRows(ctx context.Context, d *dmlSchema, ti *tableInfo, ar
 	if err != nil {
 		return nil, err
 	}
-	st, err := buildSelect(ti, args, sel, opts.limit)
+	var textBuf [256]byte
+	text, values, err := appendSelect(textBuf[:0], nil, ti, args, sel, opts.limit)
 	if err != nil {
 		return nil, err
 	}
-	return s.execute(ctx, d, rs, st, &bindings.Request{
+	query := d.prep.text(text)
+	if query == "" {
+		query = string(text)
+	}
+	return s.execute(ctx, d, rs, &statement{query: query, values: values}, &bindings.Request{
 		Consistency: opts.consistency, PageSize: int32(opts.pageSize), PagingState: opts.pageState,
 	})
 }
@@ -630,11 +654,18 @@ func (s *Server) execute(ctx context.Context, d *dmlSchema, rs *requestState, st
 			r.Values[i] = bindings.Value{Bytes: v}
 		}
 		res, err := rs.session.Execute(ctx, ps.ID, &r)
-		var be *bindings.Error
-		if err != nil && attempt == 0 && errors.As(err, &be) && be.Code == bindings.CodeUnprepared {
+		if err != nil && attempt == 0 && isUnprepared(err) {
 			d.prep.forget(st.query)
 			continue
 		}
 		return res, err
 	}
+}
+
+// isUnprepared tells whether err is the coordinator's Unprepared error (its
+// own function: the target errors.As needs costs an allocation, which the
+// request path without errors should not pay).
+func isUnprepared(err error) bool {
+	var be *bindings.Error
+	return errors.As(err, &be) && be.Code == bindings.CodeUnprepared
 }

@@ -19,7 +19,9 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/capture/control"
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -116,13 +118,29 @@ func (r *recordingTap) last(substr string) (bindings.Observation, bool) {
 	return bindings.Observation{}, false
 }
 
+// servingTap is the Tap dohyo serve installs by default: request metrics
+// (keyspace ks known, backend labels from backend) in front of a capture
+// switch with no capture running. Benchmarks observe through it instead of
+// recordingTap, so they measure what production runs and their memory
+// does not grow with every request.
+func servingTap(t testing.TB, ks string, backend func(keyspace string) string) proxy.Tap {
+	t.Helper()
+	m, err := metrics.New(metrics.NewRegistry(), "bench")
+	if err != nil {
+		t.Fatalf("request metrics: %v", err)
+	}
+	known := &metrics.KeyspaceSet{}
+	known.Set([]string{ks})
+	return m.Tap(metrics.TapConfig{Next: control.New(control.Config{}), Keyspaces: known, Backend: backend})
+}
+
 // testEnv is a GraphQL server over a coordinator over one backend.
 type testEnv struct {
 	t     testing.TB
 	coord *proxy.Coordinator
 	gql   *Server
 	http  *httptest.Server
-	tap   *recordingTap
+	tap   *recordingTap // nil in benchmarks (servingTap)
 	ks    string
 	token string
 	guard *httpsec.Guard
@@ -150,7 +168,16 @@ func newEnvTB(t testing.TB, tb testBackend, mutate func(*Config)) *testEnv {
 // whole handler (to observe what reaches the server).
 func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *httpsec.Config, wrap func(http.Handler) http.Handler) *testEnv {
 	t.Helper()
-	tap := &recordingTap{}
+	ks := fmt.Sprintf("gq%x_%d", runID, keyspaceSeq.Add(1))
+	var coord *proxy.Coordinator
+	var tap proxy.Tap
+	var rec *recordingTap
+	if _, bench := t.(*testing.B); bench {
+		tap = servingTap(t, ks, func(ks string) string { return coord.Route(ks).Backend })
+	} else {
+		rec = &recordingTap{}
+		tap = rec
+	}
 	coord, err := proxy.New(proxy.Config{
 		Backends: map[string]bindings.Backend{tb.name: tb.open(t)},
 		Default:  tb.name,
@@ -181,8 +208,7 @@ func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *https
 		h = wrap(h)
 	}
 	hs := httptest.NewServer(h)
-	e := &testEnv{t: t, coord: coord, gql: srv, http: hs, tap: tap, guard: g,
-		ks: fmt.Sprintf("gq%x_%d", runID, keyspaceSeq.Add(1))}
+	e := &testEnv{t: t, coord: coord, gql: srv, http: hs, tap: rec, guard: g, ks: ks}
 	t.Cleanup(func() {
 		hs.Close()
 		_ = srv.Close()

@@ -98,8 +98,10 @@ func appendErrors(b []byte, errs []gqlerrors.FormattedError) []byte {
 // writeBody sends a response body b built in the pooled buffer bp, and
 // returns the buffer to the pool.
 func writeBody(w http.ResponseWriter, bp *[]byte, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	// Header.Set's canonical keys, both values in one allocation.
+	v := [2]string{"application/json", strconv.Itoa(len(b))}
+	h := w.Header()
+	h["Content-Type"], h["Content-Length"] = v[0:1:1], v[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 	if cap(b) <= 1<<20 { // do not keep huge buffers alive

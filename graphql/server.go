@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"regexp"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,6 +113,8 @@ type Server struct {
 	async sync.WaitGroup // @async mutations still running
 
 	planRuns atomic.Int64 // requests a compiled plan answered
+
+	bodies sync.Pool // *[]byte: request bodies being read (parseRequest)
 }
 
 // New validates cfg and builds the server.
@@ -158,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		dml:     map[string]*dmlSchema{},
 		ddlDocs: newDocCache(docCacheSize),
 	}
+	s.bodies.New = func() any { b := make([]byte, 0, 4096); return &b }
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -191,12 +194,22 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// keyspaceName accepts what Stargate accepts in the URL (\w+).
-var keyspaceName = regexp.MustCompile(`^\w+$`)
+// validKeyspaceName accepts what Stargate accepts in the URL: \w+, one
+// or more ASCII letters, digits and underscores (as regexp `^\w+$`, without
+// a regexp per request).
+func validKeyspaceName(ks string) bool {
+	for i := 0; i < len(ks); i++ {
+		c := ks[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return ks != ""
+}
 
 func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 	ks := r.PathValue("keyspace")
-	if !keyspaceName.MatchString(ks) {
+	if !validKeyspaceName(ks) {
 		writeError(w, http.StatusBadRequest, "Invalid keyspace name")
 		return
 	}
@@ -205,8 +218,8 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rt.End()
-	req, status, msg := parseRequest(r)
-	if msg != "" {
+	var req gqlRequest
+	if status, msg := s.parseRequest(r, &req); msg != "" {
 		writeError(w, status, msg)
 		return
 	}
@@ -220,7 +233,7 @@ func (s *Server) serveDML(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Unknown keyspace '%s'", ks))
 		return
 	}
-	s.run(w, r, &d.schema, d, d.docs, ks, req)
+	s.run(w, r, &d.schema, d, d.docs, ks, &req)
 }
 
 func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
@@ -231,12 +244,12 @@ func (s *Server) serveDDL(w http.ResponseWriter, r *http.Request) {
 	}
 	r, rt, _ := s.begin(w, r, "/graphql-schema", "")
 	defer rt.End()
-	req, status, msg := parseRequest(r)
-	if msg != "" {
+	var req gqlRequest
+	if status, msg := s.parseRequest(r, &req); msg != "" {
 		writeError(w, status, msg)
 		return
 	}
-	s.run(w, r, &s.ddl, nil, s.ddlDocs, "", req)
+	s.run(w, r, &s.ddl, nil, s.ddlDocs, "", &req)
 }
 
 // keyspaceSchema returns the generated schema of a keyspace, rebuilding it
@@ -295,84 +308,127 @@ type gqlRequest struct {
 }
 
 // parseRequest reads a GET (query parameters), a JSON POST or an
-// application/graphql POST; it returns an HTTP status and message when the
-// request is unusable.
-func parseRequest(r *http.Request) (*gqlRequest, int, string) {
-	q := r.URL.Query()
-	req := &gqlRequest{}
+// application/graphql POST into req (the caller's: one allocation less);
+// it returns an HTTP status and message when the request is unusable.
+func (s *Server) parseRequest(r *http.Request, req *gqlRequest) (int, string) {
+	var q url.Values // nil (no parameters) without a query string
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
 	switch r.Method {
 	case http.MethodGet:
 		req.Query, req.OperationName = q.Get("query"), q.Get("operationName")
 		if req.Query == "" {
-			return nil, http.StatusBadRequest, "You must provide a GraphQL query as a URL parameter"
+			return http.StatusBadRequest, "You must provide a GraphQL query as a URL parameter"
 		}
 		if v := q.Get("variables"); v != "" {
 			vars, err := decodeVariables([]byte(v))
 			if err != nil {
-				return nil, http.StatusBadRequest, "Could not parse variables: " + err.Error()
+				return http.StatusBadRequest, "Could not parse variables: " + err.Error()
 			}
 			req.Variables = vars
 		}
-		return req, 0, ""
+		return 0, ""
 	case http.MethodPost:
 	default:
-		return nil, http.StatusMethodNotAllowed, "Only GET and POST are supported"
+		return http.StatusMethodNotAllowed, "Only GET and POST are supported"
 	}
 	ct := r.Header.Get("Content-Type")
 	mt := "application/json"
-	if ct != "" {
+	if ct != "" && ct != mt {
 		var err error
 		if mt, _, err = mime.ParseMediaType(ct); err != nil {
-			return nil, http.StatusUnsupportedMediaType, "Invalid Content-Type: " + ct
+			return http.StatusUnsupportedMediaType, "Invalid Content-Type: " + ct
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	bp := s.bodies.Get().(*[]byte)
+	defer s.bodies.Put(bp) // what is kept of the body was copied out of it
+	body, err := readBody(r.Body, (*bp)[:0], maxBodyBytes)
+	if cap(body) <= 64<<10 { // do not keep huge buffers alive
+		*bp = body
+	}
 	if err != nil {
-		return nil, http.StatusRequestEntityTooLarge, "Could not read the request body: " + err.Error()
+		return http.StatusRequestEntityTooLarge, "Could not read the request body: " + err.Error()
 	}
 	switch mt {
 	case "application/graphql":
 		req.Query = string(body)
 		if strings.TrimSpace(req.Query) == "" {
-			return nil, http.StatusBadRequest, "You must provide a GraphQL query in the request body"
+			return http.StatusBadRequest, "You must provide a GraphQL query in the request body"
 		}
-		return req, 0, ""
+		return 0, ""
 	case "application/json":
 	default:
-		return nil, http.StatusUnsupportedMediaType, "Unsupported Content-Type " + mt +
+		return http.StatusUnsupportedMediaType, "Unsupported Content-Type " + mt +
 			": use application/json or application/graphql"
 	}
-	// A body with variables is decoded in one pass; one without (or one
-	// that does not decode) by json.Unmarshal, which also says what is wrong:
-	// the body or its variables.
-	if len(bytes.TrimSpace(body)) > 0 && !(bytes.Contains(body, []byte(`"variables"`)) && decodeBody(body, req)) {
-		var raw struct {
-			Query         string          `json:"query"`
-			Variables     json.RawMessage `json:"variables"`
-			OperationName string          `json:"operationName"`
-		}
-		if err := json.Unmarshal(body, &raw); err != nil {
-			return nil, http.StatusBadRequest, "Could not parse the JSON body: " + err.Error()
-		}
-		req.Query, req.OperationName = raw.Query, raw.OperationName
-		if len(raw.Variables) > 0 && string(raw.Variables) != "null" {
-			vars, err := decodeVariables(raw.Variables)
-			if err != nil {
-				return nil, http.StatusBadRequest, "Could not parse variables: " + err.Error()
-			}
-			req.Variables = vars
+	// The bodies clients send decode without encoding/json (scanBody);
+	// everything else, errors included, with it.
+	if len(bytes.TrimSpace(body)) > 0 && !scanBody(body, req) {
+		if status, msg := decodeJSONRequest(body, req); msg != "" {
+			return status, msg
 		}
 	}
 	fromURL := q.Get("query")
 	switch {
 	case req.Query == "" && fromURL == "":
-		return nil, http.StatusBadRequest, "You must provide a GraphQL query, either as a query parameter or in the request body"
+		return http.StatusBadRequest, "You must provide a GraphQL query, either as a query parameter or in the request body"
 	case req.Query != "" && fromURL != "":
-		return nil, http.StatusBadRequest, "You can't provide a GraphQL query both as a query parameter and in the request body"
+		return http.StatusBadRequest, "You can't provide a GraphQL query both as a query parameter and in the request body"
 	case req.Query == "":
 		req.Query = fromURL
 	}
-	return req, 0, ""
+	return 0, ""
+}
+
+// readBody appends what r yields to buf, as io.ReadAll of an
+// http.MaxBytesReader(nil, r, limit) returns it: at most limit bytes
+// (reading at most one more), with an *http.MaxBytesError when there are
+// more, and r's error as it is (the caller says what failed).
+func readBody(r io.Reader, buf []byte, limit int) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit+1)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return buf[:limit], &http.MaxBytesError{Limit: int64(limit)}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err // unwrapped, as io.ReadAll returns it
+		}
+	}
+}
+
+// decodeJSONRequest decodes a JSON request body with encoding/json into
+// req, or returns the HTTP status and message saying what is wrong: the
+// body or its variables. A body with variables is decoded in one pass; one
+// without (or one that does not decode) by json.Unmarshal.
+func decodeJSONRequest(body []byte, req *gqlRequest) (int, string) {
+	if bytes.Contains(body, []byte(`"variables"`)) && decodeBody(body, req) {
+		return 0, ""
+	}
+	var raw struct {
+		Query         string          `json:"query"`
+		Variables     json.RawMessage `json:"variables"`
+		OperationName string          `json:"operationName"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return http.StatusBadRequest, "Could not parse the JSON body: " + err.Error()
+	}
+	req.Query, req.OperationName = raw.Query, raw.OperationName
+	if len(raw.Variables) > 0 && string(raw.Variables) != "null" {
+		vars, err := decodeVariables(raw.Variables)
+		if err != nil {
+			return http.StatusBadRequest, "Could not parse variables: " + err.Error()
+		}
+		req.Variables = vars
+	}
+	return 0, ""
 }
 
 // decodeBody decodes a JSON request body in one pass (variables with
@@ -438,7 +494,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sch *graphql.Schema
 	if keyspace != "" {
 		session.SetKeyspace(keyspace)
 	}
-	ctx := withState(r.Context(), &requestState{session: session})
+	ctx := withState(r.Context(), session)
 	bp := responseBuffers.Get().(*[]byte)
 	b, errs := s.answer(ctx, sch, d, cd, req, (*bp)[:0])
 	for _, e := range errs {

@@ -1,11 +1,16 @@
 package graphql
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestHTTPForms(t *testing.T) {
@@ -185,4 +190,72 @@ func TestPlaygroundAssets(t *testing.T) {
 			t.Errorf("CSP = %q", csp)
 		}
 	})
+}
+
+// TestValidKeyspaceName checks validKeyspaceName against the regexp it
+// replaces, on every string of up to two bytes and a few longer ones.
+func TestValidKeyspaceName(t *testing.T) {
+	re := regexp.MustCompile(`^\w+$`)
+	check := func(s string) {
+		if validKeyspaceName(s) != re.MatchString(s) {
+			t.Errorf("validKeyspaceName(%q) = %v, regexp says %v", s, validKeyspaceName(s), re.MatchString(s))
+		}
+	}
+	check("")
+	for a := 0; a < 256; a++ {
+		check(string(rune(a)))
+		check(string([]byte{byte(a)}))
+		for b := 0; b < 256; b++ {
+			check(string([]byte{byte(a), byte(b)}))
+		}
+	}
+	for _, s := range []string{"ks_1", "Ks9", "ks\n", "\nks", "ks-1", "ks é", "ké", "k\u212a", "a b", "gq1f_2"} {
+		check(s)
+	}
+}
+
+// TestReadBody checks readBody against what it replaces, io.ReadAll of an
+// http.MaxBytesReader: the same bytes and the same error, for bodies below,
+// at and above the limit, read whole or a byte at a time. A reader that
+// fails fails both, with its error or the limit's: which one comes first
+// depends on how much each read asks for (as on a network, on what has
+// arrived), and the caller reports either as a failed read.
+func TestReadBody(t *testing.T) {
+	const limit = 100
+	readers := map[string]func(b []byte) io.Reader{
+		"whole":    func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"one byte": func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+		"data+EOF": func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) },
+		"timeout":  func(b []byte) io.Reader { return iotest.TimeoutReader(bytes.NewReader(b)) },
+	}
+	for name, reader := range readers {
+		for _, n := range []int{0, 1, 50, limit - 1, limit, limit + 1, limit + 2, 3 * limit} {
+			for _, bufCap := range []int{0, 1, 64, 4096} {
+				body := bytes.Repeat([]byte("x"), n)
+				want, wantErr := io.ReadAll(http.MaxBytesReader(nil, io.NopCloser(reader(body)), limit))
+				got, err := readBody(reader(body), make([]byte, 0, bufCap), limit)
+				var tooLarge *http.MaxBytesError
+				switch {
+				case name == "timeout" && wantErr != nil:
+					if err == nil || (err != iotest.ErrTimeout && !errors.As(err, &tooLarge)) || len(got) > limit {
+						t.Errorf("%s, %d bytes, buffer of %d: got %d bytes, %v", name, n, bufCap, len(got), err)
+					}
+				case !bytes.Equal(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr):
+					t.Errorf("%s, %d bytes, buffer of %d: got %d bytes, %v; want %d bytes, %v", name, n, bufCap, len(got), err, len(want), wantErr)
+				}
+			}
+		}
+	}
+}
+
+// TestBodyTooLarge checks the answer to a body over maxBodyBytes.
+func TestBodyTooLarge(t *testing.T) {
+	e := newEnv(t, testBackends()[0], nil)
+	body := `{"query":"{ __typename }","x":"` + strings.Repeat("x", maxBodyBytes) + `"}`
+	req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/graphql/"+e.ks, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	r := e.send(req)
+	if r.Status != http.StatusRequestEntityTooLarge || r.errorText() != "Could not read the request body: http: request body too large" {
+		t.Errorf("got %d %s", r.Status, r.Raw)
+	}
 }

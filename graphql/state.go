@@ -27,8 +27,25 @@ type requestState struct {
 
 type stateKey struct{}
 
-func withState(ctx context.Context, rs *requestState) context.Context {
-	return context.WithValue(ctx, stateKey{}, rs)
+// withState returns a context of ctx carrying a new requestState of
+// session.
+func withState(ctx context.Context, session *proxy.Session) context.Context {
+	return &stateCtx{Context: ctx, rs: requestState{session: session}}
+}
+
+// stateCtx is context.WithValue(ctx, stateKey{}, &rs) in one allocation
+// instead of two.
+type stateCtx struct {
+	context.Context
+	rs requestState
+}
+
+// Value returns the request state for stateKey, else what the parent holds.
+func (c *stateCtx) Value(key any) any {
+	if key == any(stateKey{}) {
+		return &c.rs
+	}
+	return c.Context.Value(key)
 }
 
 func stateFrom(ctx context.Context) (*requestState, error) {
@@ -70,6 +87,17 @@ func (c *prepCache) get(ctx context.Context, sess *proxy.Session, query string) 
 	c.m[query] = ps
 	c.mu.Unlock()
 	return ps, nil
+}
+
+// text returns the cached statement whose text is query, without
+// allocating; "" when none is.
+func (c *prepCache) text(query []byte) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ps, ok := c.m[string(query)]; ok && ps.Query == string(query) {
+		return ps.Query
+	}
+	return ""
 }
 
 func (c *prepCache) forget(query string) {
