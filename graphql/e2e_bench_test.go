@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/internal/gctune"
 	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 )
@@ -29,13 +30,19 @@ import (
 // GraphQL floor without any statement. "graphql-go" is the point read on
 // a second GraphQL server of the same coordinator with
 // Config.NoCompiledPlans (graphql-go's executor, no compiled plan).
+//
+// Both servers run with dohyo serve's defaults: the CQL listener's request
+// timeout, the HTTP listener's guard and timeouts, sockets through
+// internal/rawnet, the garbage collector's heap floor.
 func BenchmarkPointReadEndToEnd(b *testing.B) {
+	b.Cleanup(gctune.Start(64<<20, 100).Stop) // gc-heap-floor-bytes' default
 	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := cqlserver.New(cqlserver.Config{Coordinator: e.coord, ListenAddr: ln.Addr().String()})
+	srv, err := cqlserver.New(cqlserver.Config{Coordinator: e.coord, ListenAddr: ln.Addr().String(),
+		RequestTimeout: 5 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -147,11 +154,18 @@ func slowServer(b *testing.B, e *testEnv) *httptest.Server {
 }
 
 // servedLikeDohyo serves h on loopback the way dohyo serve's HTTP listener
-// does: HTTP/1.1 and h2c, connections through internal/rawnet.
+// does with its defaults: behind the guard (authentication off), with its
+// timeouts, HTTP/1.1 and h2c, connections through internal/rawnet.
 func servedLikeDohyo(b *testing.B, h http.Handler) *httptest.Server {
-	hs := httptest.NewUnstartedServer(h)
+	g, err := httpsec.New(httpsec.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(g.Handler(h))
 	hs.Listener = rawnet.Listener{Listener: hs.Listener}
 	hs.Config.Protocols = httpsec.ServerProtocols()
+	hs.Config.ReadHeaderTimeout, hs.Config.ReadTimeout = 10*time.Second, 30*time.Second
+	hs.Config.WriteTimeout, hs.Config.IdleTimeout = 60*time.Second, 2*time.Minute
 	hs.Start()
 	b.Cleanup(hs.Close)
 	return hs
