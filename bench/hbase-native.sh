@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--pin | --own-core]
+#                 [--encoding FAST_DIFF|NONE|...]
 #
 # YCSB 0.17's own HBase 2 binding (site.ycsb.db.hbase20.HBaseClient20)
 # against HBase directly, next to YCSB's CQL workload through
@@ -27,7 +28,10 @@
 # 2.6 client jars that it/hbase/run.sh install resolves from Maven Central.
 # The native table (HBase's default namespace, spd_native_usertable, family
 # "family") is pre-split into 8 regions like dohyo's salt=8 tables
-# (bench/hbasenative). HBase's CPU is that of the process listening on the
+# (bench/hbasenative), and both tables get the same data block encoding,
+# --encoding (default FAST_DIFF, dohyo's default; before 4 December 2026
+# the native table had HBase's default, NONE, and HBase spent ~1.5x the
+# CPU per read behind dohyo). HBase's CPU is that of the process listening on the
 # ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
 # one JVM) less its rate in the 3 s before each phase; on a shared HBase the
 # other clients' load still varies during a phase, so use a private HBase
@@ -40,7 +44,7 @@ root="$(cd "$here/.." && pwd)"
 usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 zk=127.0.0.1:2181
 if [[ $# -ge 1 && "$1" != -* ]]; then zk="$1"; shift; fi
-records=10000 ops=20000 threads=8 rounds=2 pin=0
+records=10000 ops=20000 threads=8 rounds=2 pin=0 encoding=FAST_DIFF
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --records) records="$2"; shift ;;
@@ -49,6 +53,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds="$2"; shift ;;
     --pin) pin=1 ;;
     --own-core) pin=2 ;;
+    --encoding) encoding="$2"; shift ;;
     *) usage ;;
   esac
   shift
@@ -101,7 +106,7 @@ if [[ $pin != 0 ]]; then serve_pin=(taskset -c 1) client_pin=(taskset -c 0); fi
 hbase_pid="$(ss -Hltnp "sport = :$zkport" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
 [[ -n "$hbase_pid" ]] || { echo "no process listening on ZooKeeper port $zkport (HBase standalone)" >&2; exit 1; }
 hbase_mask=""
-"${serve_pin[@]}" "$out/dohyo" serve --backend "hbase://$zk?salt=8&catalog=spd_native_catalog" \
+"${serve_pin[@]}" "$out/dohyo" serve --backend "hbase://$zk?salt=8&catalog=spd_native_catalog&encoding=$encoding" \
   --cql-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 >"$out/serve.out" 2>"$out/serve.log" &
 serve=$!
 cleanup() {
@@ -170,7 +175,7 @@ phase() {
 
 native() {
   local r="$1"
-  "$out/hbasenative" -zk "$zk" -table spd_native_usertable -family family
+  "$out/hbasenative" -zk "$zk" -table spd_native_usertable -family family -encoding "$encoding"
   local common=(-cp "$native_cp" site.ycsb.Client -db site.ycsb.db.hbase20.HBaseClient20
     -p table=spd_native_usertable -p columnfamily=family)
   phase native "$r" load "${common[@]}" -load -P "$root/bench/ycsb/workloads/workloada"
@@ -217,4 +222,4 @@ done
       }
     }' "$out/rows.txt"
 } | tee "$out/result.md"
-echo "($rounds rounds, $records records, $ops ops, $threads threads, pin=$pin; outputs in $out)" | tee -a "$out/result.md"
+echo "($rounds rounds, $records records, $ops ops, $threads threads, pin=$pin, encoding=$encoding; outputs in $out)" | tee -a "$out/result.md"

@@ -2,9 +2,11 @@
 // in bench/hbase-native.sh: dropped if it exists, then created in HBase's
 // default namespace with one column family and the given split points
 // (the dohyo side uses salt=8, eight regions; the native table gets eight
-// regions too).
+// regions too) and the data block encoding given (FAST_DIFF, dohyo's
+// default for its tables, unless told otherwise: HBase then does the same
+// work per cell for both clients).
 //
-//	go run ./bench/hbasenative -zk 127.0.0.1:2181 -table spd_native_usertable -family family -splits user2,user3,user4,user5,user6,user7,user8
+//	go run ./bench/hbasenative -zk 127.0.0.1:2181 -table spd_native_usertable -family family -splits user2,user3,user4,user5,user6,user7,user8 -encoding FAST_DIFF
 package main
 
 import (
@@ -24,16 +26,17 @@ func main() {
 	table := flag.String("table", "spd_native_usertable", "table (default namespace)")
 	family := flag.String("family", "family", "column family")
 	splits := flag.String("splits", "user2,user3,user4,user5,user6,user7,user8", "comma-separated split points")
+	encoding := flag.String("encoding", "FAST_DIFF", "DATA_BLOCK_ENCODING of the family (NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1)")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := recreate(ctx, *zk, *table, *family, strings.Split(*splits, ",")); err != nil {
+	if err := recreate(ctx, *zk, *table, *family, *encoding, strings.Split(*splits, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "hbasenative:", err)
 		os.Exit(1)
 	}
 }
 
-func recreate(ctx context.Context, zk, table, family string, splits []string) error {
+func recreate(ctx context.Context, zk, table, family, encoding string, splits []string) error {
 	ac := gohbase.NewAdminClient(zk)
 	name := []byte(table)
 	// A missing table fails both calls: that is the state wanted.
@@ -49,7 +52,7 @@ func recreate(ctx context.Context, zk, table, family string, splits []string) er
 			keys = append(keys, []byte(s))
 		}
 	}
-	ct := hrpc.NewCreateTable(ctx, name, map[string]map[string]string{family: {}}, hrpc.SplitKeys(keys))
+	ct := hrpc.NewCreateTable(ctx, name, map[string]map[string]string{family: {"DATA_BLOCK_ENCODING": encoding}}, hrpc.SplitKeys(keys))
 	if err := ac.CreateTable(ct); err != nil {
 		return fmt.Errorf("create %s: %w", table, err)
 	}
