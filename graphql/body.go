@@ -28,30 +28,20 @@ func scanBody(body []byte, req *gqlRequest) bool {
 	}
 	var r gqlRequest
 	var seen [3]bool // query, variables, operationName
-	s.ws()
-	if !s.byte('}') {
-		for {
-			s.ws()
-			key, ok := s.key()
-			if !ok {
-				return false
-			}
-			s.ws()
-			if !s.byte(':') {
-				return false
-			}
-			s.ws()
-			if !s.member(key, &r, &seen) {
-				return false
-			}
-			s.ws()
-			if s.byte('}') {
-				break
-			}
-			if !s.byte(',') {
-				return false
-			}
+	ok := s.items('}', func() bool {
+		key, ok := s.key()
+		if !ok {
+			return false
 		}
+		s.ws()
+		if !s.byte(':') {
+			return false
+		}
+		s.ws()
+		return s.member(key, &r, &seen)
+	})
+	if !ok {
+		return false
 	}
 	s.ws()
 	if s.i != len(s.b) {
@@ -206,35 +196,25 @@ func (s *bodyScanner) object() (any, bool) {
 	}
 	s.i++ // '{'
 	m := map[string]any{}
-	s.ws()
-	if !s.byte('}') {
-		for {
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != '"' {
-				return nil, false
-			}
-			k, ok := s.string()
-			if !ok {
-				return nil, false
-			}
-			s.ws()
-			if !s.byte(':') {
-				return nil, false
-			}
-			s.ws()
-			v, ok := s.value()
-			if !ok {
-				return nil, false
-			}
-			m[k] = v
-			s.ws()
-			if s.byte('}') {
-				break
-			}
-			if !s.byte(',') {
-				return nil, false
-			}
+	ok := s.items('}', func() bool {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
 		}
+		k, ok := s.string()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.byte(':') {
+			return false
+		}
+		s.ws()
+		v, ok := s.value()
+		m[k] = v
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
 	s.depth--
 	return m, true
@@ -246,26 +226,39 @@ func (s *bodyScanner) array() (any, bool) {
 	}
 	s.i++ // '['
 	a := []any{}
-	s.ws()
-	if !s.byte(']') {
-		for {
-			s.ws()
-			v, ok := s.value()
-			if !ok {
-				return nil, false
-			}
-			a = append(a, v)
-			s.ws()
-			if s.byte(']') {
-				break
-			}
-			if !s.byte(',') {
-				return nil, false
-			}
-		}
+	ok := s.items(']', func() bool {
+		v, ok := s.value()
+		a = append(a, v)
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
 	s.depth--
 	return a, true
+}
+
+// items reads the comma-separated items of an object or array after its
+// opening byte, up to and including closing, each by item (called at the
+// item's first byte, white space skipped).
+func (s *bodyScanner) items(closing byte, item func() bool) bool {
+	s.ws()
+	if s.byte(closing) {
+		return true
+	}
+	for {
+		s.ws()
+		if !item() {
+			return false
+		}
+		s.ws()
+		if s.byte(closing) {
+			return true
+		}
+		if !s.byte(',') {
+			return false
+		}
+	}
 }
 
 // string reads a string at its opening quote: valid UTF-8, escapes but

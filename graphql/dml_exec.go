@@ -110,11 +110,10 @@ func conditions(ti *tableInfo, filter map[string]any, b *builder) ([]string, err
 	return rels, nil
 }
 
-// equalities renders the fields of a table input value as "col = ?"
-// relations (the value argument of queries and deletes), keeping only
-// the columns keep accepts.
-func equalities(ti *tableInfo, value map[string]any, keep func(*schema.Column) bool, b *builder) ([]string, error) {
-	var rels []string
+// eachInput encodes, in column order, the columns of ti that the table
+// input value sets and keep accepts (nil: all), and calls fn with each
+// column and its encoded value.
+func eachInput(ti *tableInfo, value map[string]any, keep func(*schema.Column) bool, fn func(c *schema.Column, vb []byte)) error {
 	for _, c := range ti.cols {
 		f := ti.fname[c.Name]
 		v, ok := value[f]
@@ -123,12 +122,23 @@ func equalities(ti *tableInfo, value map[string]any, keep func(*schema.Column) b
 		}
 		vb, err := encodeInput(c.Type, f, v)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		fn(c, vb)
+	}
+	return nil
+}
+
+// equalities renders the fields of a table input value as "col = ?"
+// relations (the value argument of queries and deletes), keeping only
+// the columns keep accepts.
+func equalities(ti *tableInfo, value map[string]any, keep func(*schema.Column) bool, b *builder) ([]string, error) {
+	var rels []string
+	err := eachInput(ti, value, keep, func(c *schema.Column, vb []byte) {
 		b.add(vb)
 		rels = append(rels, cql.QuoteIdent(c.Name)+" = ?")
-	}
-	return rels, nil
+	})
+	return rels, err
 }
 
 func argMap(args map[string]any, name string) (map[string]any, bool) {
@@ -272,19 +282,13 @@ func appendSelect(text []byte, values [][]byte, ti *tableInfo, args map[string]a
 		values = append(values, b.values...)
 	} else if value, ok := argMap(args, "value"); ok {
 		n := 0
-		for _, c := range ti.cols { // equalities, without a string per relation
-			f := ti.fname[c.Name]
-			v, ok := value[f]
-			if !ok {
-				continue
-			}
-			vb, err := encodeInput(c.Type, f, v)
-			if err != nil {
-				return text, values, err
-			}
+		err := eachInput(ti, value, nil, func(c *schema.Column, vb []byte) { // equalities, without a string per relation
 			values = append(values, vb)
 			text = append(appendRelation(text, n, cql.QuoteIdent(c.Name)), " = ?"...)
 			n++
+		})
+		if err != nil {
+			return text, values, err
 		}
 	}
 	text = append(text, groupByClause(ti, args)...)
@@ -388,19 +392,13 @@ func usingTTL(o *mutationOptions) string {
 func buildInsert(ti *tableInfo, args, value map[string]any, o *mutationOptions) (*statement, error) {
 	var b builder
 	var cols, marks []string
-	for _, c := range ti.cols {
-		f := ti.fname[c.Name]
-		v, ok := value[f]
-		if !ok {
-			continue
-		}
-		vb, err := encodeInput(c.Type, f, v)
-		if err != nil {
-			return nil, err
-		}
+	err := eachInput(ti, value, nil, func(c *schema.Column, vb []byte) {
 		b.add(vb)
 		cols = append(cols, cql.QuoteIdent(c.Name))
 		marks = append(marks, "?")
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(cols) == 0 {
 		return nil, errors.New("Insert statement must contain at least one field")
@@ -416,16 +414,8 @@ func buildInsert(ti *tableInfo, args, value map[string]any, o *mutationOptions) 
 func buildUpdate(ti *tableInfo, args, value map[string]any, o *mutationOptions) (*statement, error) {
 	var b builder
 	var sets []string
-	for _, c := range ti.cols {
-		f := ti.fname[c.Name]
-		v, ok := value[f]
-		if !ok || ti.isPrimaryKey(c) {
-			continue
-		}
-		vb, err := encodeInput(c.Type, f, v)
-		if err != nil {
-			return nil, err
-		}
+	notKey := func(c *schema.Column) bool { return !ti.isPrimaryKey(c) }
+	err := eachInput(ti, value, notKey, func(c *schema.Column, vb []byte) {
 		b.add(vb)
 		col := cql.QuoteIdent(c.Name)
 		if c.Type.Kind == cql.KindCounter {
@@ -433,6 +423,9 @@ func buildUpdate(ti *tableInfo, args, value map[string]any, o *mutationOptions) 
 		} else {
 			sets = append(sets, col+" = ?")
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(sets) == 0 {
 		return nil, errors.New("Update mutation must contain at least one field that is not part of the primary key")
