@@ -28,19 +28,7 @@ func scanBody(body []byte, req *gqlRequest) bool {
 	}
 	var r gqlRequest
 	var seen [3]bool // query, variables, operationName
-	ok := s.items('}', func() bool {
-		key, ok := s.key()
-		if !ok {
-			return false
-		}
-		s.ws()
-		if !s.byte(':') {
-			return false
-		}
-		s.ws()
-		return s.member(key, &r, &seen)
-	})
-	if !ok {
+	if !members(&s, s.key, func(key []byte) bool { return s.member(key, &r, &seen) }) {
 		return false
 	}
 	s.ws()
@@ -196,19 +184,7 @@ func (s *bodyScanner) object() (any, bool) {
 	}
 	s.i++ // '{'
 	m := map[string]any{}
-	ok := s.items('}', func() bool {
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return false
-		}
-		k, ok := s.string()
-		if !ok {
-			return false
-		}
-		s.ws()
-		if !s.byte(':') {
-			return false
-		}
-		s.ws()
+	ok := members(s, s.memberName, func(k string) bool {
 		v, ok := s.value()
 		m[k] = v
 		return ok
@@ -236,6 +212,31 @@ func (s *bodyScanner) array() (any, bool) {
 	}
 	s.depth--
 	return a, true
+}
+
+// members reads an object's members after its '{', up to and including
+// its '}': each name by name, then value after the ':'.
+func members[K any](s *bodyScanner, name func() (K, bool), value func(name K) bool) bool {
+	return s.items('}', func() bool {
+		k, ok := name()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.byte(':') {
+			return false
+		}
+		s.ws()
+		return value(k)
+	})
+}
+
+// memberName reads a member name of a variables object: any string.
+func (s *bodyScanner) memberName() (string, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return "", false
+	}
+	return s.string()
 }
 
 // items reads the comma-separated items of an object or array after its
