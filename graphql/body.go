@@ -105,10 +105,7 @@ func (s *bodyScanner) member(key []byte, r *gqlRequest, seen *[3]bool) bool {
 		r.Variables = v.(map[string]any)
 		return true
 	default:
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return false
-		}
-		str, ok := s.string()
+		str, ok := s.quoted()
 		if !ok {
 			return false
 		}
@@ -184,7 +181,7 @@ func (s *bodyScanner) object() (any, bool) {
 	}
 	s.i++ // '{'
 	m := map[string]any{}
-	ok := members(s, s.memberName, func(k string) bool {
+	ok := members(s, s.quoted, func(k string) bool {
 		v, ok := s.value()
 		m[k] = v
 		return ok
@@ -231,8 +228,9 @@ func members[K any](s *bodyScanner, name func() (K, bool), value func(name K) bo
 	})
 }
 
-// memberName reads a member name of a variables object: any string.
-func (s *bodyScanner) memberName() (string, bool) {
+// quoted reads a string when one is next (a member name of a variables
+// object, the request's query and operationName).
+func (s *bodyScanner) quoted() (string, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return "", false
 	}
