@@ -35,14 +35,14 @@ import (
 // timeout, the HTTP listener's guard and timeouts, sockets through
 // internal/rawnet, the garbage collector's heap floor.
 func BenchmarkPointReadEndToEnd(b *testing.B) {
-	b.Cleanup(gctune.Start(64<<20, 100).Stop) // gc-heap-floor-bytes' default
+	b.Cleanup(gctune.Start(gctune.DefaultFloor, 100).Stop)
 	e := newBenchEnv(b, testBackend{name: "embedded", open: openEmbedded})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	srv, err := cqlserver.New(cqlserver.Config{Coordinator: e.coord, ListenAddr: ln.Addr().String(),
-		RequestTimeout: 5 * time.Second})
+		RequestTimeout: cqlserver.DefaultRequestTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,8 +164,8 @@ func servedLikeDohyo(b *testing.B, h http.Handler) *httptest.Server {
 	hs := httptest.NewUnstartedServer(g.Handler(h))
 	hs.Listener = rawnet.Listener{Listener: hs.Listener}
 	hs.Config.Protocols = httpsec.ServerProtocols()
-	hs.Config.ReadHeaderTimeout, hs.Config.ReadTimeout = 10*time.Second, 30*time.Second
-	hs.Config.WriteTimeout, hs.Config.IdleTimeout = 60*time.Second, 2*time.Minute
+	hs.Config.ReadHeaderTimeout, hs.Config.ReadTimeout = httpsec.DefaultReadHeaderTimeout, httpsec.DefaultReadTimeout
+	hs.Config.WriteTimeout, hs.Config.IdleTimeout = httpsec.DefaultWriteTimeout, httpsec.DefaultIdleTimeout
 	hs.Start()
 	b.Cleanup(hs.Close)
 	return hs

@@ -28,6 +28,15 @@ const (
 	DefaultRequestTimeout = 30 * time.Second
 )
 
+// Timeouts of dohyo serve's HTTP server (http.Server fields) unless
+// configured otherwise.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+)
+
 // PasswordChecker verifies a user name and password (the CQL listener's
 // user store: cqlserver.PasswordAuthenticator).
 type PasswordChecker interface {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/internal/gctune"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
 	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/telemetry"
@@ -128,8 +129,8 @@ func DefaultConfig() Config {
 		MaxClientConnections: 2048,
 		MaxInFlightPerConn:   1024,
 		MaxInFlight:          8192,
-		RequestTimeout:       5 * time.Second,
-		GCHeapFloor:          64 << 20,
+		RequestTimeout:       cqlserver.DefaultRequestTimeout,
+		GCHeapFloor:          gctune.DefaultFloor,
 
 		CQLPreAuthFrameBytes:     cqlserver.DefaultPreAuthFrameBytes,
 		CQLHandshakeTimeout:      cqlserver.DefaultHandshakeTimeout,
@@ -143,10 +144,10 @@ func DefaultConfig() Config {
 		AuthBackoffMax:           cqlserver.DefaultAuthBackoffMax,
 		HTTPMaxInFlight:          httpsec.DefaultMaxInFlight,
 		HTTPMaxBodyBytes:         httpsec.DefaultMaxBodyBytes,
-		HTTPReadHeaderTimeout:    10 * time.Second,
-		HTTPReadTimeout:          30 * time.Second,
-		HTTPWriteTimeout:         60 * time.Second,
-		HTTPIdleTimeout:          2 * time.Minute,
+		HTTPReadHeaderTimeout:    httpsec.DefaultReadHeaderTimeout,
+		HTTPReadTimeout:          httpsec.DefaultReadTimeout,
+		HTTPWriteTimeout:         httpsec.DefaultWriteTimeout,
+		HTTPIdleTimeout:          httpsec.DefaultIdleTimeout,
 		HTTPRequestTimeout:       httpsec.DefaultRequestTimeout,
 		HTTPTokenTTL:             httpsec.DefaultTokenTTL,
 		GraphQLMaxDocument:       graphql.DefaultMaxDocumentBytes,

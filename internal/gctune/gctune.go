@@ -8,6 +8,9 @@ import (
 	"sync"
 )
 
+// DefaultFloor is dohyo serve's gc-heap-floor-bytes.
+const DefaultFloor = 64 << 20
+
 // MaxPercent bounds the GC percentage a Tuner sets (a nearly empty heap
 // would otherwise ask for an absurd one).
 const MaxPercent = 100_000

@@ -33,7 +33,7 @@ func BenchmarkExecutedPath(b *testing.B) {
 			}
 			b.Cleanup(func() { be.Close() })
 			// dohyo serve's default request timeout: every request has a deadline.
-			ts := newTestServerWith(b, be, nil, func(c *Config) { c.RequestTimeout = 5 * time.Second })
+			ts := newTestServerWith(b, be, nil, func(c *Config) { c.RequestTimeout = DefaultRequestTimeout })
 			c := ts.tcpClient(b, ts.listen(b), v)
 			c.startup("")
 			for _, q := range []string{

@@ -19,6 +19,10 @@ import (
 	"github.com/dohyo/dohyo/telemetry"
 )
 
+// DefaultRequestTimeout is dohyo serve's request-timeout (a zero
+// Config.RequestTimeout means no limit, not this).
+const DefaultRequestTimeout = 5 * time.Second
+
 // Defaults for Config fields left zero.
 const (
 	DefaultClusterName    = "dohyo"
