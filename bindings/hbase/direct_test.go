@@ -52,12 +52,8 @@ func TestDirectPointRPCs(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "direct", ID: uniqueName("direct"),
-		SplitKeys: [][]byte{{0x40}, {0x80}, {0xc0}}}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "direct", []byte{0x40}, []byte{0x80}, []byte{0xc0})
+	defer drop()
 	const workers, perWorker = 32, 8
 	for _, limit := range []int64{0, 1 << 30, 4} {
 		s.directMax = limit // no RPC in flight here
@@ -113,11 +109,8 @@ func BenchmarkPointRPC(b *testing.B) {
 	s := openTestStore(b)
 	defer s.Close()
 	ctx := b.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "point", ID: uniqueName("point")}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		b.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(b, s, "point")
+	defer drop()
 	for _, mode := range []struct {
 		name  string
 		limit int64

@@ -1,7 +1,6 @@
 package hbase
 
 import (
-	"context"
 	"testing"
 
 	"github.com/tsuna/gohbase"
@@ -9,8 +8,6 @@ import (
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 )
 
 // TestForkTracerProvider checks the fork's TracerProvider option against a
@@ -22,11 +19,8 @@ func TestForkTracerProvider(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "spans", ID: uniqueName("spans")}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "spans")
+	defer drop()
 	_, table := s.names.of(ts)
 
 	global := tracetest.NewSpanRecorder()

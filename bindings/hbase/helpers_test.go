@@ -39,6 +39,18 @@ func uniqueName(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
+// testTable creates table name of keyspace kvtest in s, with a unique ID
+// and the given split keys; the caller drops it with drop, before closing
+// s (defer drop() after defer s.Close()).
+func testTable(t testing.TB, s *Store, name string, splits ...[]byte) (ts *widecolumn.TableSpec, drop func()) {
+	t.Helper()
+	ts = &widecolumn.TableSpec{Keyspace: "kvtest", Name: name, ID: uniqueName(name), SplitKeys: splits}
+	if err := s.CreateTable(t.Context(), ts); err != nil {
+		t.Fatal(err)
+	}
+	return ts, func() { _ = s.DropTable(context.Background(), ts) }
+}
+
 // openTestStore opens a Store with its own catalog; the test closes it.
 func openTestStore(t testing.TB) *Store {
 	t.Helper()

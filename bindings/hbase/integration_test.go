@@ -37,11 +37,8 @@ func TestEqualTimestampLastWriteWins(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "ties", ID: uniqueName("tie")}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "ties")
+	defer drop()
 	const at = 1_700_000_000_000_000
 	for _, v := range []string{"bbb", "aaa"} { // Resolve would keep "bbb"
 		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{liveCell("c", at, v)}}}); err != nil {
@@ -66,12 +63,8 @@ func TestReverseScanRegions(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "rev", ID: uniqueName("rev"),
-		SplitKeys: [][]byte{{0x40}, {0x80}, {0x80, 0x00}, {0xc0}}}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "rev", []byte{0x40}, []byte{0x80}, []byte{0x80, 0x00}, []byte{0xc0})
+	defer drop()
 	regions, err := s.Regions(ctx, ts)
 	if err != nil || len(regions) != 5 {
 		t.Fatalf("Regions: got %d (%v), want 5", len(regions), err)
@@ -378,11 +371,8 @@ func TestCreateTableEnablesDisabled(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "disabled", ID: uniqueName("dis")}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "disabled")
+	defer drop()
 	if err := s.admin.disableTable(ctx, tableName(ts)); err != nil {
 		t.Fatalf("disable: %v", err)
 	}

@@ -193,12 +193,8 @@ func TestMultiGetRegions(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
 	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Keyspace: "kvtest", Name: "mget", ID: uniqueName("mget"),
-		SplitKeys: [][]byte{{0x40}, {0x80}, {0x80, 0x00}, {0xc0}}}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	defer s.DropTable(context.Background(), ts)
+	ts, drop := testTable(t, s, "mget", []byte{0x40}, []byte{0x80}, []byte{0x80, 0x00}, []byte{0xc0})
+	defer drop()
 	var keys [][]byte
 	var muts []widecolumn.Mutation
 	for i := 0; i < 256; i += 3 {
