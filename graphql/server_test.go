@@ -259,3 +259,29 @@ func TestBodyTooLarge(t *testing.T) {
 		t.Errorf("got %d %s", r.Status, r.Raw)
 	}
 }
+
+// TestBodyWorstInput sends the JSON bodies that cost a decoder most within
+// the body limit: variables nested as deep as the limit allows (scanBody
+// gives up at maxScanDepth and encoding/json refuses them at its own depth
+// bound) and one flat array of as many numbers as fit. Each is answered
+// (400 or a GraphQL answer) while the server keeps serving.
+func TestBodyWorstInput(t *testing.T) {
+	e := newEnv(t, testBackends()[0], nil)
+	post := func(body string) *gqlResponse {
+		req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/graphql/"+e.ks, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return e.send(req)
+	}
+	n := (maxBodyBytes - 64) / 2
+	deep := post(`{"query":"{ __typename }","variables":{"k":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
+	if deep.Status != http.StatusBadRequest || !strings.Contains(deep.errorText(), "exceeded max depth") {
+		t.Errorf("deep variables: got %d %.200s", deep.Status, deep.Raw)
+	}
+	wide := post(`{"query":"{ __typename }","variables":{"k":[` + strings.Repeat("0,", n-1) + `0]}}`)
+	if wide.Status != http.StatusOK || len(wide.Errors) > 0 {
+		t.Errorf("wide variables: got %d %.200s", wide.Status, wide.Raw)
+	}
+	if r := post(`{"query":"{ __typename }"}`); r.Status != http.StatusOK || len(r.Errors) > 0 {
+		t.Errorf("after them: got %d %s", r.Status, r.Raw)
+	}
+}
