@@ -603,6 +603,30 @@ func (c *client) write(buf []byte) error {
 	return err
 }
 
+// regionClientVersion is the client version a region server connection
+// announces (dohyo patch). A region server answers a Get with its cells in
+// the response's cell block only for clients that announce version 1.3 or
+// later (RSRpcServices.get); without a version it builds one protobuf Cell
+// per cell and this client decodes them through protobuf reflection. This
+// client decodes Get cell blocks (Get.DeserializeCellBlocks), as it does
+// for scans and multi-gets, which HBase sends as cell blocks regardless.
+// The other region server behaviours keyed on a version at or below 1.3 are
+// RetryImmediatelyException for busy regions (1.2, retried by this client
+// as before, see javaRetryableExceptions) and a RequestTooBigException
+// answer instead of a bare close for oversized requests (1.3). Master
+// connections announce nothing: the master keys its procedure latches on
+// the client version, and the admin calls keep their behaviour.
+var regionClientVersion = &pb.VersionInfo{
+	Version:      proto.String("1.3.0"),
+	Url:          proto.String("https://github.com/tsuna/gohbase"),
+	Revision:     proto.String("ee78e2db30c3"),
+	User:         proto.String("gohbase"),
+	Date:         proto.String("2022-11-18"),
+	SrcChecksum:  proto.String(""),
+	VersionMajor: proto.Uint32(1),
+	VersionMinor: proto.Uint32(3),
+}
+
 // sendHello sends the "hello" message needed when opening a new connection.
 func (c *client) sendHello() error {
 	connHeader := &pb.ConnectionHeader{
@@ -611,6 +635,10 @@ func (c *client) sendHello() error {
 		},
 		ServiceName:         proto.String(string(c.ctype)),
 		CellBlockCodecClass: proto.String("org.apache.hadoop.hbase.codec.KeyValueCodec"),
+	}
+	if c.ctype == RegionClient {
+		// dohyo patch: say which protocol features this client speaks.
+		connHeader.VersionInfo = regionClientVersion
 	}
 	if c.compressor != nil {
 		// if we have compression enabled, specify the compressor class
