@@ -89,11 +89,14 @@ func (p *rowPut) ToProto() proto.Message {
 // SerializeCellBlocks encodes the Put as a protobuf header plus KeyValue
 // cell blocks, gohbase's default wire form for mutations.
 func (p *rowPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
-	blocks := make([][]byte, len(p.cells))
-	var size uint32
+	// All cells in one block: one allocation, whatever the row's width.
+	size := 0
 	for i := range p.cells {
-		blocks[i] = appendKeyValue(nil, p.row, familyBytes, &p.cells[i])
-		size += uint32(len(blocks[i]))
+		size += keyValueLen(p.row, familyBytes, &p.cells[i])
+	}
+	block := make([]byte, 0, size)
+	for i := range p.cells {
+		block = appendKeyValue(block, p.row, familyBytes, &p.cells[i])
 	}
 	n := int32(len(p.cells))
 	req := &pb.MutateRequest{
@@ -104,7 +107,12 @@ func (p *rowPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
 			AssociatedCellCount: &n,
 		},
 	}
-	return req, blocks, size
+	return req, [][]byte{block}, uint32(len(block))
+}
+
+// keyValueLen is the length appendKeyValue appends for c.
+func keyValueLen(row, fam []byte, c *widecolumn.Cell) int {
+	return 4 + 4 + 4 + 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1 + len(c.Value)
 }
 
 // appendKeyValue appends one cell in HBase's KeyValueCodec form:

@@ -246,6 +246,10 @@ func TestRowPutCellBlocks(t *testing.T) {
 	if req.GetMutation().GetMutateType() != pb.MutationProto_PUT || string(req.GetMutation().GetRow()) != "row\x00key" {
 		t.Fatalf("mutation: got %v", req.GetMutation())
 	}
+	if len(blocks) != 1 || len(blocks[0]) != cap(blocks[0]) {
+		t.Fatalf("%d blocks; the first %d bytes of room %d: want one block sized exactly (keyValueLen)",
+			len(blocks), len(blocks[0]), cap(blocks[0]))
+	}
 	all := bytes.Join(blocks, nil)
 	if int(size) != len(all) {
 		t.Fatalf("size %d, blocks hold %d bytes", size, len(all))

@@ -184,70 +184,90 @@ func (c *Cell) String() string {
 	return (*pb.Cell)(c).String()
 }
 
-// cellFromCellBlock deserializes a cell from a reader
-func cellFromCellBlock(b []byte) (*pb.Cell, uint32, error) {
+// cellFromCellBlock decodes the KeyValue at the start of b into slot and
+// returns its length. dohyo patch: the caller provides the storage (see
+// deserializeCellBlocks), and every length is checked against the bytes
+// there before it is used (a short or inconsistent KeyValue used to panic
+// the reading goroutine with a slice out of range). The form:
+//
+//	uint32 length of the rest
+//	uint32 key length, uint32 value length
+//	key:   uint16 row length, row, uint8 family length, family, qualifier,
+//	       uint64 timestamp, uint8 type
+//	value
+func cellFromCellBlock(b []byte, slot *cellSlot) (uint32, error) {
 	if len(b) < 4 {
-		return nil, 0, fmt.Errorf(
+		return 0, fmt.Errorf(
 			"buffer is too small: expected %d, got %d", 4, len(b))
 	}
-
 	kvLen := binary.BigEndian.Uint32(b[0:4])
-	if len(b) < int(kvLen)+4 {
-		return nil, 0, fmt.Errorf(
-			"buffer is too small: expected %d, got %d", int(kvLen)+4, len(b))
+	if uint64(len(b)) < uint64(kvLen)+4 {
+		return 0, fmt.Errorf(
+			"buffer is too small: expected %d, got %d", uint64(kvLen)+4, len(b))
 	}
-
-	rowKeyLen := binary.BigEndian.Uint32(b[4:8])
-	valueLen := binary.BigEndian.Uint32(b[8:12])
-	keyLen := binary.BigEndian.Uint16(b[12:14])
-	b = b[14:]
-
-	key := b[:keyLen]
-	b = b[keyLen:]
-
-	familyLen := uint8(b[0])
-	b = b[1:]
-
-	family := b[:familyLen]
-	b = b[familyLen:]
-
-	qualifierLen := rowKeyLen - uint32(keyLen) - uint32(familyLen) - 2 - 1 - 8 - 1
-	if 4 /*rowKeyLen*/ +4 /*valueLen*/ +2 /*keyLen*/ +
-		uint32(keyLen)+1 /*familyLen*/ +uint32(familyLen)+qualifierLen+
-		8 /*timestamp*/ +1 /*cellType*/ +valueLen != kvLen {
-		return nil, 0, fmt.Errorf("HBase has lied about KeyValue length: expected %d, got %d",
-			kvLen, 4+4+2+uint32(keyLen)+1+uint32(familyLen)+qualifierLen+8+1+valueLen)
+	if kvLen < minCellBlockCell-4 {
+		return 0, fmt.Errorf("KeyValue of %d bytes is shorter than the smallest (%d)", kvLen, minCellBlockCell-4)
 	}
-	qualifier := b[:qualifierLen]
-	b = b[qualifierLen:]
+	kv := b[4 : 4+kvLen]
+	keyLen := binary.BigEndian.Uint32(kv[0:4])
+	valueLen := binary.BigEndian.Uint32(kv[4:8])
+	if 8+uint64(keyLen)+uint64(valueLen) != uint64(kvLen) || keyLen < 2+1+8+1 {
+		return 0, fmt.Errorf("HBase has lied about KeyValue length: %d bytes, key %d, value %d",
+			kvLen, keyLen, valueLen)
+	}
+	key := kv[8 : 8+keyLen]
+	rowLen := int(binary.BigEndian.Uint16(key[0:2]))
+	if 2+rowLen+1+8+1 > len(key) {
+		return 0, fmt.Errorf("row of %d bytes does not fit in a key of %d", rowLen, len(key))
+	}
+	famLen := int(key[2+rowLen])
+	qualStart := 2 + rowLen + 1 + famLen
+	if qualStart+8+1 > len(key) {
+		return 0, fmt.Errorf("family of %d bytes does not fit in a key of %d", famLen, len(key))
+	}
+	trailer := len(key) - 9
+	slot.ts = binary.BigEndian.Uint64(key[trailer : trailer+8])
+	slot.ct = pb.CellType(key[trailer+8])
 
-	timestamp := binary.BigEndian.Uint64(b[:8])
-	b = b[8:]
-
-	cellType := uint8(b[0])
-	b = b[1:]
-
-	value := b[:valueLen]
-
-	return &pb.Cell{
-		Row:       key,
-		Family:    family,
-		Qualifier: qualifier,
-		Timestamp: &timestamp,
-		Value:     value,
-		CellType:  pb.CellType(cellType).Enum(),
-	}, kvLen + 4, nil
+	c := &slot.cell
+	c.Row = key[2 : 2+rowLen]
+	c.Family = key[2+rowLen+1 : qualStart]
+	c.Qualifier = key[qualStart:trailer]
+	c.Timestamp = &slot.ts
+	c.Value = kv[8+keyLen:]
+	c.CellType = &slot.ct
+	return kvLen + 4, nil
 }
 
+// cellSlot holds one decoded cell and the values its pointer fields refer
+// to (dohyo patch).
+type cellSlot struct {
+	cell pb.Cell
+	ts   uint64
+	ct   pb.CellType
+}
+
+// minCellBlockCell is the size of the smallest KeyValue in a cell block:
+// lengths (4+4+4), row length (2), family length (1), timestamp (8), type (1).
+const minCellBlockCell = 24
+
+// deserializeCellBlocks decodes cellsLen cells from b. dohyo patch: the
+// cells and their timestamps and types live in one allocation (three per
+// cell before), and a count that cannot fit in b is an error before any
+// allocation.
 func deserializeCellBlocks(b []byte, cellsLen uint32) ([]*pb.Cell, uint32, error) {
+	if uint64(cellsLen)*minCellBlockCell > uint64(len(b)) {
+		return nil, 0, fmt.Errorf("%d cells cannot fit in a cell block of %d bytes", cellsLen, len(b))
+	}
 	cells := make([]*pb.Cell, cellsLen)
+	slots := make([]cellSlot, cellsLen)
 	var readLen uint32
 	for i := 0; i < int(cellsLen); i++ {
-		c, l, err := cellFromCellBlock(b[readLen:])
+		l, err := cellFromCellBlock(b[readLen:], &slots[i])
 		if err != nil {
 			return nil, readLen, err
 		}
-		cells[i] = c
+		cells[i] = &slots[i].cell
 		readLen += l
 	}
 	return cells, readLen, nil
