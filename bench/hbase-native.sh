@@ -15,8 +15,12 @@
 # --own-core gives dohyo a core of its own: dohyo on CPU 1, HBase (all its
 # threads, restored on exit) and both YCSB clients on CPU 0, for the native
 # and the CQL rounds alike.
+# A second table gives HBase's read and write system calls, the bytes they
+# moved and its context switches per 1,000 requests (/proc/PID/io and
+# /proc/PID/task/*/status; Java's socket reads are recv calls, which
+# /proc/PID/io does not count, so "reads" are mostly file reads).
 # Defaults: ZooKeeper 127.0.0.1:2181, 10000 records, 20000 ops, 8 threads,
-# 2 rounds. Markdown table in OUT/result.md (bench/out/hbase-native-TIME).
+# 2 rounds. Markdown tables in OUT/result.md (bench/out/hbase-native-TIME).
 #
 # YCSB's HBase 2 binding is not published to Maven Central (only
 # site.ycsb:core is), so its source comes from YCSB's own repository on
@@ -130,6 +134,12 @@ echo "native: HBase (pid $hbase_pid) via ZooKeeper $zk; cql: dohyo serve (pid $s
 
 ticks="$(getconf CLK_TCK)"
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# hio PID: read and write system calls and the bytes they moved (sockets,
+# WAL and store files alike), then context switches summed over threads.
+hio() {
+  awk '$1 == "syscr:" || $1 == "syscw:" || $1 == "rchar:" || $1 == "wchar:" { printf "%s ", $2 }' "/proc/$1/io"
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'
+}
 jopts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel=warn
   -Dlog4j2.configurationFile="$out/conf/log4j2.properties")
 # site.ycsb:core and its own dependencies (not dohyo's binding and driver).
@@ -146,17 +156,17 @@ ycsb_props=(-p "recordcount=$records" -p "operationcount=$ops" -p hdrhistogram.p
 phase() {
   local target="$1" r="$2" name="$3"
   shift 3
-  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client b0 t0 t1 idle
+  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client b0 t0 t1 idle io0 io1
   # HBase's background CPU (other clients of a shared HBase, its own
   # chores), measured for 3 s before the phase, is subtracted at that rate.
   b0="$(cpu "$hbase_pid")"
   sleep 3
-  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)"
+  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)" io0="$(hio "$hbase_pid")"
   idle="$(( h0 - b0 ))"
   ( rc=0; "${client_pin[@]}" timeout -k 10 900 "$java" "${jopts[@]}" "$@" "${ycsb_props[@]}" >"$f" 2>&1 || rc=$?
     times >"$f.times"; exit $rc ) ||
     { echo "$target $name failed: $f" >&2; tail -20 "$f" >&2; exit 1; }
-  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)"
+  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)" io1="$(hio "$hbase_pid")"
   h1="$(( h1 - idle * (t1 - t0) / 3000000000 ))"
   # `times`: second line is the children's user and system time (XmY.Zs).
   client="$(sed -n 2p "$f.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
@@ -170,7 +180,11 @@ phase() {
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "Operations" { n += $3 }
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "50thPercentileLatency(us)" { if ($3 > p50) p50 = $3 }
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "99thPercentileLatency(us)" { if ($3 > p99) p99 = $3 }
-    END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d\n", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$out/rows.txt"
+    END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$out/rows.txt"
+  # HBase's read/write calls, bytes read/written and context switches in
+  # the phase (not corrected for background: counts, not a rate).
+  awk -v a="$io0" -v b="$io1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= 5; i++) printf " %d", y[i] - x[i]; printf "\n" }' >>"$out/rows.txt"
 }
 
 native() {
@@ -219,6 +233,29 @@ done
         printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.0f | %.0f |\n", toupper(ph[i]), tg[j], median(tput[k]),
           median(tput[k]) / median(tput[nk]), median(p50[k]) / 1000, median(p99[k]) / 1000,
           tg[j] == "cql" ? sprintf("%.0f", median(dc[k])) : "–", median(hc[k]), median(cc[k])
+      }
+    }' "$out/rows.txt"
+  echo
+  echo "HBase per 1,000 requests (medians): read and write system calls, KiB they read and wrote, context switches"
+  echo
+  echo "| phase | target | reads | writes | KiB read | KiB written | context switches |"
+  echo "|---|---|---|---|---|---|---|"
+  awk '
+    function median(s,   a, n, i, j, t) {
+      n = split(s, a, " ")
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    NF >= 15 { k = $3 SUBSEP $1; m = 1000 / $10
+      rc[k] = rc[k] " " ($11 * m / 1024); wc[k] = wc[k] " " ($12 * m / 1024)
+      sr[k] = sr[k] " " ($13 * m); sw[k] = sw[k] " " ($14 * m); cs[k] = cs[k] " " ($15 * m) }
+    END {
+      split("load a c", ph, " "); split("native cql", tg, " ")
+      for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+        k = ph[i] SUBSEP tg[j]
+        if (!(k in sr)) continue
+        printf "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", toupper(ph[i]), tg[j],
+          median(sr[k]), median(sw[k]), median(rc[k]), median(wc[k]), median(cs[k])
       }
     }' "$out/rows.txt"
 } | tee "$out/result.md"
