@@ -9,7 +9,11 @@
 // A Tuner gives the heap a floor instead: after every collection it sets
 // the GC percentage so that the next goal is at least the floor, and
 // returns to the base percentage once the live heap is large enough to
-// reach the floor on its own. Memory use is then at most
-// max(floor, what GOGC alone allows); a large live heap is collected
-// exactly as without the tuner.
+// reach the floor on its own. The runtime scales its 4 MiB minimum goal
+// with the percentage too, so the percentage is capped where that minimum
+// is the floor: without the cap a nearly empty heap (before the first
+// collection above all) got a percentage whose minimum goal was many
+// times the floor (878 MB for a 64 MiB floor; TestGoalAtFloor). The heap
+// goal is then at most max(1.1 × floor, what GOGC alone allows); a large
+// live heap is collected exactly as without the tuner.
 package gctune

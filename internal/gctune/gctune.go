@@ -107,11 +107,20 @@ func (t *Tuner) adjust() {
 	}
 }
 
+// runtimeHeapMinimum is the Go runtime's smallest heap goal at GOGC=100
+// (defaultHeapMinimum, 4 MiB). The runtime scales it with the GC
+// percentage: at GOGC=p no goal is below runtimeHeapMinimum*p/100, however
+// small the live heap (TestGoalAtFloor checks this against the runtime).
+const runtimeHeapMinimum = 4 << 20
+
 // Percent is the GC percentage that makes the goal after a collection
 // that left heap bytes (live heap, stacks and globals) at least floor,
 // and never below base. It is rounded up in steps of a twentieth of itself
-// (so that small changes of the live heap do not change it) and bounded by
-// MaxPercent.
+// (so that small changes of the live heap do not change it), and bounded by
+// ceilPercent(floor), the percentage at which the runtime's own minimum
+// goal is the floor (a nearly empty heap, before the first collection
+// above all, would otherwise get a percentage whose minimum goal is far
+// above the floor), and by MaxPercent.
 func Percent(heap, floor uint64, base int) int {
 	if heap == 0 {
 		heap = 1
@@ -119,9 +128,10 @@ func Percent(heap, floor uint64, base int) int {
 	if heap >= floor {
 		return base
 	}
+	limit := min(ceilPercent(floor), MaxPercent)
 	p := math.Ceil(float64(floor-heap) / float64(heap) * 100)
-	if p >= MaxPercent {
-		return MaxPercent
+	if p >= float64(limit) {
+		return max(limit, base)
 	}
 	need := int(p)
 	if need <= base {
@@ -129,5 +139,12 @@ func Percent(heap, floor uint64, base int) int {
 	}
 	step := max(need/20, 1)
 	need = (need + step - 1) / step * step
-	return min(need, MaxPercent)
+	return max(min(need, limit), base)
+}
+
+// ceilPercent is the smallest percentage whose minimum goal
+// (runtimeHeapMinimum scaled by it) reaches floor.
+func ceilPercent(floor uint64) int {
+	p := (floor*100 + runtimeHeapMinimum - 1) / runtimeHeapMinimum
+	return int(min(p, MaxPercent))
 }
