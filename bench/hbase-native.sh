@@ -44,6 +44,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=median.sh
+source "$here/median.sh"
 root="$(cd "$here/.." && pwd)"
 usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 zk=127.0.0.1:2181
@@ -217,12 +219,7 @@ done
 {
   echo "| phase | target | ops/s | ratio to native | p50 ms | p99 ms | dohyo CPU ms / 1000 req | HBase CPU ms / 1000 req | YCSB client CPU ms / 1000 req |"
   echo "|---|---|---|---|---|---|---|---|---|"
-  awk '
-    function median(s,   a, n, i, j, t) {
-      n = split(s, a, " ")
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+  awk "$awk_median"'
     { k = $3 SUBSEP $1; tput[k] = tput[k] " " $4; p50[k] = p50[k] " " $5; p99[k] = p99[k] " " $6
       dc[k] = dc[k] " " ($7 * 1e6 / $10); hc[k] = hc[k] " " ($8 * 1e6 / $10); cc[k] = cc[k] " " ($9 * 1e6 / $10) }
     END {
@@ -240,12 +237,7 @@ done
   echo
   echo "| phase | target | reads | writes | KiB read | KiB written | context switches |"
   echo "|---|---|---|---|---|---|---|"
-  awk '
-    function median(s,   a, n, i, j, t) {
-      n = split(s, a, " ")
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+  awk "$awk_median"'
     NF >= 15 { k = $3 SUBSEP $1; m = 1000 / $10
       rc[k] = rc[k] " " ($11 * m / 1024); wc[k] = wc[k] " " ($12 * m / 1024)
       sr[k] = sr[k] " " ($13 * m); sw[k] = sw[k] " " ($14 * m); cs[k] = cs[k] " " ($15 * m) }

@@ -11,6 +11,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=median.sh
+source "$here/median.sh"
 root="$(cd "$here/.." && pwd)"
 [[ $# -ge 1 && "$1" != -* ]] || { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 cass="$1"
@@ -68,12 +70,7 @@ done >"$out/rows.txt"
 {
   echo "| workload | op | direct ops/s | relay ops/s | ratio | direct p99 ms | relay p99 ms | p99 diff ms |"
   echo "|---|---|---|---|---|---|---|---|"
-  awk '
-    function median(s,   a, n, i, j, t) {
-      n = split(s, a, " ")
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+  awk "$awk_median"'
     { k = $2 SUBSEP $3; tput[$1, k] = tput[$1, k] " " $4; p99[$1, k] = p99[$1, k] " " $5; keys[k] = 1 }
     END {
       for (k in keys) {
