@@ -62,6 +62,17 @@ func TestForkCellBlockDecode(t *testing.T) {
 			t.Fatalf("cell %d = %v, want %q %q @%d", i, c, w.Qualifier, w.Value, w.Timestamp)
 		}
 	}
+	// A field's capacity ends with it: appending to one leaves the next
+	// cell's bytes alone.
+	before := bytes.Clone(b)
+	for _, c := range got {
+		for _, f := range [][]byte{c.Row, c.Family, c.Qualifier, c.Value} {
+			_ = append(f, 0xff, 0xff, 0xff, 0xff)
+		}
+	}
+	if !bytes.Equal(b, before) {
+		t.Fatal("appending to a decoded cell's field overwrote the response buffer")
+	}
 	for cut := range len(b) {
 		if _, _, err := decodeGetBlock(b[:cut], int32(len(cells))); err == nil {
 			t.Fatalf("a block cut to %d of %d bytes decoded", cut, len(b))

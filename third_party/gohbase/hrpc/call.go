@@ -229,12 +229,14 @@ func cellFromCellBlock(b []byte, slot *cellSlot) (uint32, error) {
 	slot.ts = binary.BigEndian.Uint64(key[trailer : trailer+8])
 	slot.ct = pb.CellType(key[trailer+8])
 
+	// Each field's capacity ends with it: an append by a caller copies
+	// instead of overwriting the next field in the response buffer.
 	c := &slot.cell
-	c.Row = key[2 : 2+rowLen]
-	c.Family = key[2+rowLen+1 : qualStart]
-	c.Qualifier = key[qualStart:trailer]
+	c.Row = key[2 : 2+rowLen : 2+rowLen]
+	c.Family = key[2+rowLen+1 : qualStart : qualStart]
+	c.Qualifier = key[qualStart:trailer:trailer]
 	c.Timestamp = &slot.ts
-	c.Value = kv[8+keyLen:]
+	c.Value = kv[8+keyLen : kvLen : kvLen]
 	c.CellType = &slot.ct
 	return kvLen + 4, nil
 }
