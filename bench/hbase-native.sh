@@ -37,7 +37,12 @@
 # the native table had HBase's default, NONE, and HBase spent ~1.5x the
 # CPU per read behind dohyo). HBase's CPU is that of the process listening on the
 # ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
-# one JVM) less its rate in the 3 s before each phase; on a shared HBase the
+# one JVM) less its idle rate, measured once at the start; each phase
+# starts once HBase has settled back to that rate (at most 30 s), so that
+# flushes, compactions and table re-creations left over from before are
+# not counted in it. Before 5 December 2026 the rate of the 3 s right
+# before each phase was subtracted instead, and such leftovers in those
+# 3 s moved HBase's figure by 2-4x between rounds. On a shared HBase the
 # other clients' load still varies during a phase, so use a private HBase
 # (it/hbase/run.sh with HBASE_ZK_PORT and friends) for clean CPU figures.
 # Needs Java 17, Maven, Go, taskset for --pin.
@@ -153,23 +158,41 @@ done
 cql_cp="$YCSB_LIB/*"
 ycsb_props=(-p "recordcount=$records" -p "operationcount=$ops" -p hdrhistogram.percentiles=50,95,99 -threads "$threads")
 
+# HBase's idle CPU (its own chores, dohyo's tier polls, other clients of a
+# shared HBase), in ticks per 5 s, measured once before the first phase;
+# each phase's HBase CPU is less this rate over the phase.
+h_a="$(cpu "$hbase_pid")"
+sleep 5
+idle="$(( $(cpu "$hbase_pid") - h_a ))"
+# settle waits (at most 30 s) until HBase's CPU over a second is within 3
+# ticks of its idle rate, so that work left by the previous phase or by a
+# table's re-creation (flushes, compactions, procedures) is counted in no
+# phase, rather than in the next one; a phase's own lagging work is
+# counted in none either, which can only lower HBase's figure.
+settle() {
+  local a b
+  for _ in $(seq 30); do
+    a="$(cpu "$hbase_pid")"
+    sleep 1
+    b="$(cpu "$hbase_pid")"
+    (( (b - a) * 5 <= idle + 15 )) && return 0
+  done
+  echo "HBase did not settle in 30 s (last second: $(( b - a )) ticks, idle $idle per 5 s)" >&2
+}
+
 # phase TARGET ROUND NAME YCSB-ARGS...: runs one YCSB JVM and appends one
 # row: target round phase ops/s p50 p99 dohyo-cpu-s hbase-cpu-s client-cpu-s ops.
 phase() {
   local target="$1" r="$2" name="$3"
   shift 3
-  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client b0 t0 t1 idle io0 io1
-  # HBase's background CPU (other clients of a shared HBase, its own
-  # chores), measured for 3 s before the phase, is subtracted at that rate.
-  b0="$(cpu "$hbase_pid")"
-  sleep 3
+  local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client t0 t1 io0 io1
+  settle
   d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)" io0="$(hio "$hbase_pid")"
-  idle="$(( h0 - b0 ))"
   ( rc=0; "${client_pin[@]}" timeout -k 10 900 "$java" "${jopts[@]}" "$@" "${ycsb_props[@]}" >"$f" 2>&1 || rc=$?
     times >"$f.times"; exit $rc ) ||
     { echo "$target $name failed: $f" >&2; tail -20 "$f" >&2; exit 1; }
   d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)" io1="$(hio "$hbase_pid")"
-  h1="$(( h1 - idle * (t1 - t0) / 3000000000 ))"
+  h1="$(( h1 - idle * (t1 - t0) / 5000000000 ))"
   # `times`: second line is the children's user and system time (XmY.Zs).
   client="$(sed -n 2p "$f.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
   if grep -q 'Return=\(ERROR\|NOT_FOUND\)\|FAILED' "$f" || ! grep -q '^\[OVERALL\], Throughput' "$f"; then
