@@ -9,8 +9,9 @@
 //	go run ./bench/hbaseget -pid $(cat it/.run/hbase/hbase.pid) -workers 8 TABLE [TABLE...]
 //
 // Each table's first -keys rows are read in a fixed scattered order by
-// -workers goroutines, -ops Gets per block, -rounds blocks per table. It
-// prints Gets per second, HBase CPU µs per Get and cells per Get.
+// -workers goroutines, -ops Gets per block, -rounds blocks per table,
+// paced to -rate Gets per second if given. It prints Gets per second,
+// HBase CPU µs per Get and cells per Get.
 package main
 
 import (
@@ -39,6 +40,7 @@ func main() {
 	workers := flag.Int("workers", 8, "Gets in flight")
 	nkeys := flag.Int("keys", 10000, "rows scanned from each table to read")
 	batch := flag.Bool("batch", false, "send Gets through gohbase's batching writer (MultiRequests) instead of separately")
+	rate := flag.Float64("rate", 0, "Gets per second over all workers (0: as fast as they go)")
 	flag.Parse()
 	if *pid == 0 || flag.NArg() == 0 {
 		flag.Usage()
@@ -61,7 +63,7 @@ func main() {
 	}
 	for r := range *rounds {
 		for i, t := range flag.Args() {
-			b := block{table: t, keys: keys[i], ops: *ops, workers: *workers, batch: *batch}
+			b := block{table: t, keys: keys[i], ops: *ops, workers: *workers, batch: *batch, rate: *rate}
 			h0, err := cpuTicks(*pid)
 			if err != nil {
 				log.Fatal(err)
@@ -89,12 +91,14 @@ type block struct {
 	ops     int
 	workers int
 	batch   bool
+	rate    float64
 	cells   atomic.Int64
 }
 
 func (b *block) run(ctx context.Context, c gohbase.Client) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	start := time.Now()
 	errs := make(chan error, b.workers)
 	for range b.workers {
 		wg.Add(1)
@@ -104,6 +108,9 @@ func (b *block) run(ctx context.Context, c gohbase.Client) error {
 				j := next.Add(1)
 				if j > int64(b.ops) {
 					return
+				}
+				if b.rate > 0 { // the j-th Get is due at j/rate
+					time.Sleep(time.Until(start.Add(time.Duration(float64(j) / b.rate * float64(time.Second)))))
 				}
 				var opts []func(hrpc.Call) error
 				if !b.batch {
