@@ -110,10 +110,20 @@ func (p *rowPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
 	return req, [][]byte{block}, uint32(len(block))
 }
 
-// keyValueLen is the length appendKeyValue appends for c.
+// keyValueLen is the length appendKeyValue appends for c: the leading
+// length and what it counts.
 func keyValueLen(row, fam []byte, c *widecolumn.Cell) int {
-	return 4 + 4 + 4 + 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1 + len(c.Value)
+	return 4 + kvBodyLen(kvKeyLen(row, fam, c), c)
 }
+
+// kvKeyLen is the length of c's key in KeyValue form.
+func kvKeyLen(row, fam []byte, c *widecolumn.Cell) int {
+	return 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1
+}
+
+// kvBodyLen is what a KeyValue's leading length counts: the key and value
+// lengths, the key and the value.
+func kvBodyLen(keyLen int, c *widecolumn.Cell) int { return 4 + 4 + keyLen + len(c.Value) }
 
 // appendKeyValue appends one cell in HBase's KeyValueCodec form:
 //
@@ -123,8 +133,8 @@ func keyValueLen(row, fam []byte, c *widecolumn.Cell) int {
 //	       uint64 timestamp, uint8 type
 //	value
 func appendKeyValue(dst, row, fam []byte, c *widecolumn.Cell) []byte {
-	keyLen := 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1
-	kvLen := 4 + 4 + keyLen + len(c.Value)
+	keyLen := kvKeyLen(row, fam, c)
+	kvLen := kvBodyLen(keyLen, c)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(kvLen))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(keyLen))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(c.Value)))
