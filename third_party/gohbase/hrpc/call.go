@@ -253,6 +253,15 @@ type cellSlot struct {
 // lengths (4+4+4), row length (2), family length (1), timestamp (8), type (1).
 const minCellBlockCell = 24
 
+// appendCells appends cells to a result's cells (dohyo patch: no copy when
+// there is nothing to append to).
+func appendCells(dst, cells []*pb.Cell) []*pb.Cell {
+	if len(dst) == 0 {
+		return cells
+	}
+	return append(dst, cells...)
+}
+
 // deserializeCellBlocks decodes cellsLen cells from b. dohyo patch: the
 // cells and their timestamps and types live in one allocation (three per
 // cell before), and a count that cannot fit in b is an error before any

@@ -538,11 +538,7 @@ func (m *Mutate) DeserializeCellBlocks(pm proto.Message, b []byte) (uint32, erro
 	if err != nil {
 		return 0, err
 	}
-	if len(resp.Result.Cell) == 0 {
-		resp.Result.Cell = cells // dohyo patch: no copy when there is nothing to append to
-	} else {
-		resp.Result.Cell = append(resp.Result.Cell, cells...)
-	}
+	resp.Result.Cell = appendCells(resp.Result.Cell, cells)
 	return read, nil
 }
 
