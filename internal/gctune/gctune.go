@@ -128,7 +128,7 @@ func Percent(heap, floor uint64, base int) int {
 	if heap >= floor {
 		return base
 	}
-	limit := min(ceilPercent(floor), MaxPercent)
+	limit := ceilPercent(floor) // at most MaxPercent
 	p := math.Ceil(float64(floor-heap) / float64(heap) * 100)
 	if p >= float64(limit) {
 		return max(limit, base)
