@@ -22,14 +22,14 @@ import (
 	"io"
 	"log"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
+
+	"github.com/dohyo/dohyo/internal/proccpu"
 )
 
 func main() {
@@ -64,7 +64,7 @@ func main() {
 	for r := range *rounds {
 		for i, t := range flag.Args() {
 			b := block{table: t, keys: keys[i], ops: *ops, workers: *workers, batch: *batch, rate: *rate}
-			h0, err := cpuTicks(*pid)
+			h0, err := proccpu.Of(*pid)
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -73,13 +73,12 @@ func main() {
 				log.Fatalf("%s: %v", t, err)
 			}
 			el := time.Since(start)
-			h1, err := cpuTicks(*pid)
+			h1, err := proccpu.Of(*pid)
 			if err != nil {
 				log.Fatal(err)
 			}
-			// /proc ticks are 10 ms (USER_HZ 100).
 			fmt.Printf("round %d %-50s %7.0f Gets/s  HBase %6.1f µs/Get  %4.1f cells/Get\n", r, t,
-				float64(*ops)/el.Seconds(), float64(h1-h0)*1e4/float64(*ops), float64(b.cells.Load())/float64(*ops))
+				float64(*ops)/el.Seconds(), float64((h1-h0).Microseconds())/float64(*ops), float64(b.cells.Load())/float64(*ops))
 		}
 	}
 }
@@ -156,23 +155,4 @@ func scanKeys(ctx context.Context, c gohbase.Client, table string, n int) ([][]b
 		}
 	}
 	return out, nil
-}
-
-// cpuTicks is the user + system CPU of process pid in clock ticks.
-func cpuTicks(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name (which may hold spaces) start at ')'.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	u, err := strconv.ParseInt(f[11], 10, 64)
-	if err != nil {
-		return 0, err
-	}
-	s, err := strconv.ParseInt(f[12], 10, 64)
-	return u + s, err
 }

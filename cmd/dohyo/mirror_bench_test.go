@@ -19,6 +19,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/internal/proccpu"
 )
 
 // BenchmarkMirrorCost measures what live mirroring costs the primary: one
@@ -205,20 +206,11 @@ func mixFor(b *testing.B, s *gocql.Session, ks string, keys int, value string, r
 
 // procCPU is a dohyo process's user + system CPU time.
 func procCPU(b *testing.B, p *serveProc) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	d, err := proccpu.Of(p.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	var total time.Duration
-	for _, x := range f[11:13] {
-		t, err := strconv.ParseInt(x, 10, 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		total += time.Duration(t) * 10 * time.Millisecond
-	}
-	return total
+	return d
 }
 
 func httpGetB(b *testing.B, url string) []byte {

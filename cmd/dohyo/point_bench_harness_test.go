@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/internal/proccpu"
 )
 
 // The point-op benchmarks (BenchmarkTierPointOps, BenchmarkProcessesPointOps)
@@ -183,20 +185,11 @@ func procsCPU(b *testing.B, pids []int) time.Duration {
 	b.Helper()
 	var total time.Duration
 	for _, pid := range pids {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		d, err := proccpu.Of(pid)
 		if err != nil {
 			b.Fatalf("cpu of process %d: %v", pid, err)
 		}
-		// Fields after the command name (which may hold spaces): state is
-		// field 3, utime 14, stime 15, in clock ticks (USER_HZ = 100).
-		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-		for _, x := range f[11:13] {
-			t, err := strconv.ParseInt(x, 10, 64)
-			if err != nil {
-				b.Fatalf("/proc stat: %v", err)
-			}
-			total += time.Duration(t) * 10 * time.Millisecond
-		}
+		total += d
 	}
 	return total
 }
