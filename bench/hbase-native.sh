@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--pin | --own-core]
+# hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--warmup W] [--target OPS]
+#                 [--pin | --own-core]
 #                 [--encoding FAST_DIFF|NONE|...]
 #
 # YCSB 0.17's own HBase 2 binding (site.ycsb.db.hbase20.HBaseClient20)
@@ -19,8 +20,16 @@
 # moved and its context switches per 1,000 requests (/proc/PID/io and
 # /proc/PID/task/*/status; Java's socket reads are recv calls, which
 # /proc/PID/io does not count, so "reads" are mostly file reads).
+# --warmup W runs W rounds of both targets first and leaves them out of the
+# figures (their rows are in OUT/warmup.txt): a freshly started HBase's JIT
+# makes its first rounds 2-5x costlier per request, and it was still
+# getting cheaper in a third round (5 December 2026).
+# --target OPS paces both YCSB clients to OPS operations per second (YCSB's
+# -target): HBase's cost per request behind either client at the same
+# offered load (unpaced, the native client keeps HBase's core saturated
+# and HBase then spends about half as much per read as at a paced rate).
 # Defaults: ZooKeeper 127.0.0.1:2181, 10000 records, 20000 ops, 8 threads,
-# 2 rounds. Markdown tables in OUT/result.md (bench/out/hbase-native-TIME).
+# 2 rounds, 1 warm-up round. Markdown tables in OUT/result.md (bench/out/hbase-native-TIME).
 #
 # YCSB's HBase 2 binding is not published to Maven Central (only
 # site.ycsb:core is), so its source comes from YCSB's own repository on
@@ -55,13 +64,15 @@ root="$(cd "$here/.." && pwd)"
 usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 zk=127.0.0.1:2181
 if [[ $# -ge 1 && "$1" != -* ]]; then zk="$1"; shift; fi
-records=10000 ops=20000 threads=8 rounds=2 pin=0 encoding=FAST_DIFF
+records=10000 ops=20000 threads=8 rounds=2 warmup=1 target=0 pin=0 encoding=FAST_DIFF
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --records) records="$2"; shift ;;
     --ops) ops="$2"; shift ;;
     --threads) threads="$2"; shift ;;
     --rounds) rounds="$2"; shift ;;
+    --warmup) warmup="$2"; shift ;;
+    --target) target="$2"; shift ;;
     --pin) pin=1 ;;
     --own-core) pin=2 ;;
     --encoding) encoding="$2"; shift ;;
@@ -157,6 +168,7 @@ for j in core-0.17.0 HdrHistogram-2.1.12 htrace-core4-4.1.0-incubating jackson-c
 done
 cql_cp="$YCSB_LIB/*"
 ycsb_props=(-p "recordcount=$records" -p "operationcount=$ops" -p hdrhistogram.percentiles=50,95,99 -threads "$threads")
+if [[ $target != 0 ]]; then ycsb_props+=(-target "$target"); fi
 
 # HBase's idle CPU (its own chores, dohyo's tier polls, other clients of a
 # shared HBase), in ticks per 5 s, measured once before the first phase;
@@ -205,11 +217,11 @@ phase() {
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "Operations" { n += $3 }
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "50thPercentileLatency(us)" { if ($3 > p50) p50 = $3 }
     $1 ~ /^\[(READ|UPDATE|INSERT)\]$/ && $2 == "99thPercentileLatency(us)" { if ($3 > p99) p99 = $3 }
-    END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$out/rows.txt"
+    END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$rows"
   # HBase's read/write calls, bytes read/written and context switches in
   # the phase (not corrected for background: counts, not a rate).
   awk -v a="$io0" -v b="$io1" 'BEGIN { split(a, x, " "); split(b, y, " ")
-    for (i = 1; i <= 5; i++) printf " %d", y[i] - x[i]; printf "\n" }' >>"$out/rows.txt"
+    for (i = 1; i <= 5; i++) printf " %d", y[i] - x[i]; printf "\n" }' >>"$rows"
 }
 
 native() {
@@ -233,7 +245,14 @@ cqlrun() {
   phase cql "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
 }
 
-: >"$out/rows.txt"
+: >"$out/warmup.txt"
+rows="$out/warmup.txt"
+for r in $(seq "$warmup"); do
+  native "w$r"; cqlrun "w$r"
+  echo "warm-up round $r done" >&2
+done
+rows="$out/rows.txt"
+: >"$rows"
 for r in $(seq "$rounds"); do
   if (( r % 2 )); then native "$r"; cqlrun "$r"; else cqlrun "$r"; native "$r"; fi
   echo "round $r done" >&2
@@ -274,4 +293,4 @@ done
       }
     }' "$out/rows.txt"
 } | tee "$out/result.md"
-echo "($rounds rounds, $records records, $ops ops, $threads threads, pin=$pin, encoding=$encoding; outputs in $out)" | tee -a "$out/result.md"
+echo "($rounds rounds after $warmup warm-up, $records records, $ops ops, $threads threads, target=$target ops/s, pin=$pin, encoding=$encoding; outputs in $out)" | tee -a "$out/result.md"
