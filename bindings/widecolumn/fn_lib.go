@@ -18,8 +18,10 @@ import (
 
 // fnEnv is what a function may read from its execution.
 type fnEnv struct {
-	now      time.Time
-	timeUUID func() cql.UUID
+	now time.Time
+	// uuids makes now()'s time UUIDs (a pointer, not the method value
+	// uuids.Next, which would be an allocation per environment).
+	uuids *cql.TimeUUIDGenerator
 }
 
 // fnImpl evaluates a resolved function on serialized arguments (nil:

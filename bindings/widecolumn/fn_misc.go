@@ -38,7 +38,7 @@ func resolveTime(name string, args []*cql.Type) (*fnCall, error) {
 	}
 	switch name {
 	case "now", "currenttimeuuid":
-		return nullary(cql.KindTimeuuid, func(env *fnEnv) []byte { u := env.timeUUID(); return u[:] })
+		return nullary(cql.KindTimeuuid, func(env *fnEnv) []byte { u := env.uuids.Next(); return u[:] })
 	case "uuid":
 		return nullary(cql.KindUUID, func(*fnEnv) []byte { u := cql.RandomUUID(); return u[:] })
 	case "currenttimestamp":

@@ -31,7 +31,7 @@ func (x *execCtx) rowEnv() *rowEnv {
 	a := &struct { // one allocation for both
 		env rowEnv
 		fn  fnEnv
-	}{fn: fnEnv{now: x.now, timeUUID: x.e.uuids.Next}}
+	}{fn: fnEnv{now: x.now, uuids: x.e.uuids}}
 	a.env = rowEnv{nowS: x.nowS, x: x, fn: &a.fn}
 	return &a.env
 }
@@ -381,7 +381,7 @@ func (x *execCtx) callNative(name string, fn *cql.FuncCall) (*cql.Type, []byte, 
 		}
 		vals[i] = v
 	}
-	v, err := f.call(&fnEnv{now: x.now, timeUUID: x.e.uuids.Next}, vals)
+	v, err := f.call(&fnEnv{now: x.now, uuids: x.e.uuids}, vals)
 	return f.ret, v, err
 }
 

@@ -72,6 +72,6 @@ func (x *execCtx) callUDF(fn *cql.FuncCall) (*cql.Type, []byte, bool, error) {
 	if err != nil {
 		return nil, nil, true, err
 	}
-	v, err := fc.call(&fnEnv{now: x.now, timeUUID: x.e.uuids.Next}, vals)
+	v, err := fc.call(&fnEnv{now: x.now, uuids: x.e.uuids}, vals)
 	return f.ReturnType, v, true, err
 }
