@@ -292,5 +292,20 @@ done
           median(sr[k]), median(sw[k]), median(rc[k]), median(wc[k]), median(cs[k])
       }
     }' "$out/rows.txt"
+  echo
+  echo "Per round: throughput ratio and dohyo's CPU against HBase's behind it (the medians above hide how rounds spread)"
+  echo
+  echo "| phase | round | native ops/s | cql ops/s | ratio to native | dohyo CPU µs / req | HBase CPU µs / req behind dohyo | dohyo / HBase |"
+  echo "|---|---|---|---|---|---|---|---|"
+  awk '
+    { t[$3, $2, $1] = $4; d[$3, $2, $1] = $7 * 1e6 / $10; h[$3, $2, $1] = $8 * 1e6 / $10 }
+    END {
+      split("load a c", ph, " ")
+      for (i = 1; i <= 3; i++) for (r = 1; ((ph[i], r, "cql") in t) && ((ph[i], r, "native") in t); r++) {
+        p = ph[i]
+        printf "| %s | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f |\n", toupper(p), r, t[p, r, "native"], t[p, r, "cql"],
+          t[p, r, "cql"] / t[p, r, "native"], d[p, r, "cql"], h[p, r, "cql"], (h[p, r, "cql"] > 0 ? d[p, r, "cql"] / h[p, r, "cql"] : 0)
+      }
+    }' "$out/rows.txt"
 } | tee "$out/result.md"
 echo "($rounds rounds after $warmup warm-up, $records records, $ops ops, $threads threads, target=$target ops/s, pin=$pin, encoding=$encoding; outputs in $out)" | tee -a "$out/result.md"
