@@ -194,26 +194,13 @@ func procsCPU(b *testing.B, pids []int) time.Duration {
 	return total
 }
 
-// machineBusy is the CPU time all cores of the machine spent not idle
-// (the first line of /proc/stat: all but idle and iowait).
+// machineBusy is the CPU time all cores of the machine spent not idle.
 func machineBusy(b *testing.B) time.Duration {
-	raw, err := os.ReadFile("/proc/stat")
+	d, err := proccpu.MachineBusy()
 	if err != nil {
 		b.Fatalf("machine cpu: %v", err)
 	}
-	line, _, _ := strings.Cut(string(raw), "\n")
-	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
-	var busy int64
-	for i, x := range f[1:] {
-		t, err := strconv.ParseInt(x, 10, 64)
-		if err != nil {
-			b.Fatalf("/proc/stat: %v", err)
-		}
-		if i != 3 && i != 4 && i < 8 { // guest times are in user already
-			busy += t
-		}
-	}
-	return time.Duration(busy) * 10 * time.Millisecond
+	return d
 }
 
 // loadAverage is the 1, 5 and 15 minute load average (/proc/loadavg).

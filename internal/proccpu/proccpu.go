@@ -49,3 +49,39 @@ func parse(stat []byte) (time.Duration, error) {
 	}
 	return total, nil
 }
+
+// MachineBusy returns the CPU time all cores of the machine have spent not
+// idle since boot: the first line of /proc/stat (user, nice, system, irq,
+// softirq, steal; not idle or iowait, and not guest times, which user
+// already counts).
+func MachineBusy() (time.Duration, error) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, fmt.Errorf("proccpu: %w", err)
+	}
+	d, err := parseMachine(raw)
+	if err != nil {
+		return 0, fmt.Errorf("proccpu: /proc/stat: %w", err)
+	}
+	return d, nil
+}
+
+// parseMachine sums the busy fields of /proc/stat's first ("cpu") line.
+func parseMachine(stat []byte) (time.Duration, error) {
+	line, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := bytes.Fields(line) // cpu user nice system idle iowait irq softirq steal guest guest_nice
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0, fmt.Errorf("first line %q is not the machine's cpu line", line)
+	}
+	var busy time.Duration
+	for i, x := range f[1:9] {
+		t, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil || t < 0 {
+			return 0, fmt.Errorf("bad time %q", x)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			busy += time.Duration(t) * tick
+		}
+	}
+	return busy, nil
+}

@@ -27,6 +27,31 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestParseMachine(t *testing.T) {
+	// user 100, nice 2, system 30, idle 5000, iowait 7, irq 1, softirq 4,
+	// steal 3, guest 50 (already in user), guest_nice 0.
+	stat := "cpu  100 2 30 5000 7 1 4 3 50 0\ncpu0 50 1 15 2500 3 0 2 1 25 0\n"
+	got, err := parseMachine([]byte(stat))
+	if err != nil || got != 1400*time.Millisecond {
+		t.Fatalf("parseMachine = %v, %v; want 1.4s", got, err)
+	}
+	for _, bad := range []string{
+		"",
+		"cpu0 1 2 3 4 5 6 7 8\n",     // not the machine's line
+		"cpu 1 2 3 4 5 6 7\n",        // too short
+		"cpu 1 2 x 4 5 6 7 8 9 10\n", // not a number
+	} {
+		if d, err := parseMachine([]byte(bad)); err == nil {
+			t.Errorf("parseMachine(%q) = %v, want an error", bad, d)
+		}
+	}
+	if _, err := os.Stat("/proc/stat"); err == nil {
+		if _, err := MachineBusy(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestOfOwnProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc on this system")
