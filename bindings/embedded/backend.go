@@ -24,6 +24,8 @@ type Config struct {
 	MemTableSize uint64
 	// Sync fsyncs the WAL on every write (see StoreOptions for durability).
 	Sync bool
+	// Format is the layout of a new store (see StoreOptions.Format).
+	Format Format
 	// Engine configures the CQL engine (salt buckets, clock, caches). A nil
 	// Engine.Logger is replaced by Logger.
 	Engine widecolumn.Options
@@ -69,6 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		MemTableSize: cfg.MemTableSize,
 		Sync:         cfg.Sync,
 		Logger:       cfg.Logger,
+		Format:       cfg.Format,
 	})
 	if err != nil {
 		return nil, err

@@ -32,18 +32,24 @@ import (
 // before the token was placed; both are timed in the same run). select:
 // engine SELECT vs raw Get of the value cell; rawrow-ops/s also Gets the
 // row marker (every cell of the row, as the engine must read). kv-get is
-// Store.Get of the engine's rows (the KV layer alone).
+// Store.Get of the engine's rows (the KV layer alone). memory and disk are
+// stores in the default rows layout (one Pebble key per row, so "the value
+// cell" and "every cell" are that key), memory-cells one in the cells
+// layout (a key per cell: the row marker and the value).
 func BenchmarkPoint(b *testing.B) {
 	value := bytes.Repeat([]byte{'v'}, 100)
 	const (
 		preload = 10_000
 		block   = 20 // operations per side and iteration
 	)
-	for _, mode := range []string{"memory", "disk"} {
+	for _, mode := range []string{"memory", "disk", "memory-cells"} {
 		b.Run(mode, func(b *testing.B) {
 			cfg := Config{}
-			if mode == "disk" {
+			switch mode {
+			case "disk":
 				cfg.Dir = b.TempDir()
+			case "memory-cells":
+				cfg.Format = FormatCells
 			}
 			be, err := Open(context.Background(), cfg)
 			if err != nil {
@@ -222,7 +228,7 @@ func engineRowKeys(b *testing.B, s *Store) [][]byte {
 	defer it.Close()
 	var rows [][]byte
 	for ok := it.First(); ok; ok = it.Next() {
-		row, _, err := splitCellKey(it.Key())
+		row, _, err := s.splitKey(it.Key())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -233,8 +239,25 @@ func engineRowKeys(b *testing.B, s *Store) [][]byte {
 	return rows
 }
 
-// rowTemplate is one row as the engine stored it: the row key and each
-// cell's Pebble key suffix (qualifier + length) and stored value.
+// splitKey splits a data key into row key and what follows it (the cells
+// layout's qualifier and its length; nothing in the rows layout).
+func (s *Store) splitKey(key []byte) (row, suffix []byte, err error) {
+	if s.format == FormatRows {
+		if len(key) < prefixLen {
+			return nil, nil, errCorruptKey
+		}
+		return key[prefixLen:], nil, nil
+	}
+	row, q, err := splitCellKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return row, key[len(key)-len(q)-qlenLen:], nil
+}
+
+// rowTemplate is one row as the engine stored it: the row key and the
+// Pebble key suffix (cells layout: qualifier + length; rows layout: none)
+// and stored value of each of its keys.
 type rowTemplate struct {
 	row      []byte
 	suffixes [][]byte
@@ -252,7 +275,7 @@ func engineRowTemplate(b *testing.B, s *Store) rowTemplate {
 	defer it.Close()
 	var t rowTemplate
 	for ok := it.First(); ok; ok = it.Next() {
-		row, q, err := splitCellKey(it.Key())
+		row, suffix, err := s.splitKey(it.Key())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -268,7 +291,7 @@ func engineRowTemplate(b *testing.B, s *Store) rowTemplate {
 		if len(t.values) > 0 && len(v) > len(t.values[t.valueIdx]) {
 			t.valueIdx = len(t.values)
 		}
-		t.suffixes = append(t.suffixes, binary.BigEndian.AppendUint16(append([]byte(nil), q...), uint16(len(q))))
+		t.suffixes = append(t.suffixes, suffix)
 		t.values = append(t.values, append([]byte(nil), v...))
 	}
 	if t.row == nil {

@@ -17,10 +17,15 @@ var (
 // DescribeServer implements bindings.ServerDescriber: the storage, salt
 // and sync settings of this process's store, and the Pebble version.
 func (b *Backend) DescribeServer(context.Context, []string) (bindings.ServerDescription, error) {
+	layout := "unknown"
+	if b.store != nil {
+		layout = b.store.Format().String()
+	}
 	return bindings.ServerDescription{
 		Product: "dohyo embedded store (pebble " + moduleVersion("github.com/cockroachdb/pebble/v2") + ")",
 		Settings: map[string]string{
 			"storage":     cmp.Or(b.cfg.Dir, "memory"),
+			"layout":      layout,
 			"salt":        strconv.Itoa(b.cfg.Engine.Salt),
 			"sync":        strconv.FormatBool(b.cfg.Sync),
 			"consistency": "n/a (single process)",

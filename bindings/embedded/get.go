@@ -1,7 +1,9 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
+	"errors"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -24,6 +26,9 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	p, err := s.prefix(t)
 	if err != nil {
 		return nil, wrapErr("get", err)
+	}
+	if s.format == FormatRows {
+		return s.getRows(ctx, p, keys)
 	}
 	var (
 		rows   []widecolumn.Row
@@ -95,3 +100,69 @@ const (
 	cellsPerRowHint = 4
 	maxCellsHint    = 1024
 )
+
+// getRows is get in the rows layout: a point read is one Pebble Get; a
+// multi-key read seeks one iterator (one consistent view) to each row.
+func (s *Store) getRows(ctx context.Context, p []byte, keys [][]byte) ([]widecolumn.Row, error) {
+	if len(keys) == 0 {
+		return []widecolumn.Row{}, nil
+	}
+	if len(keys) == 1 {
+		pr := new(pointRead)
+		arena := cellArena{buf: pr.bytes[:0]}
+		key := append(append(pr.bounds[:0], p...), keys[0]...)
+		pr.rows[0].Key = keys[0]
+		v, closer, err := s.db.Get(key)
+		if errors.Is(err, pebble.ErrNotFound) {
+			return pr.rows[:], nil
+		}
+		if err != nil {
+			return nil, wrapErr("get", err)
+		}
+		cells, err := arena.readRow(v, pr.cells[:0])
+		closer.Close()
+		if err != nil {
+			return nil, wrapErr("get", err)
+		}
+		if len(cells) > 0 {
+			pr.rows[0].Cells = cells
+		}
+		return pr.rows[:], nil
+	}
+	rows := make([]widecolumn.Row, len(keys))
+	cells := make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
+	var arena cellArena
+	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, wrapErr("get", err)
+	}
+	defer it.Close()
+	var key []byte
+	for i, k := range keys {
+		if i%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		rows[i].Key = k
+		key = append(append(key[:0], p...), k...)
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			if err := it.Error(); err != nil {
+				return nil, wrapErr("get", err)
+			}
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, wrapErr("get", err)
+		}
+		start := len(cells)
+		if cells, err = arena.readRow(v, cells); err != nil {
+			return nil, wrapErr("get", err)
+		}
+		if len(cells) > start {
+			rows[i].Cells = cells[start:len(cells):len(cells)]
+		}
+	}
+	return rows, nil
+}

@@ -10,9 +10,15 @@ import (
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 )
 
-// MergerName is the name of the merge operator Pebble records in the
-// database; a database written with another merger cannot be opened.
-const MergerName = "dohyo.widecolumn.resolve.v1"
+// Merge operator names. Pebble records the merger's name in the database
+// and refuses to open it with another, so the name also tells a store's
+// layout (Format): MergerName for the cells layout, rowsMergerName for the
+// rows layout. A build that predates the rows layout cannot open a store
+// written in it.
+const (
+	MergerName     = "dohyo.widecolumn.resolve.v1"
+	rowsMergerName = "dohyo.widecolumn.rows.v2"
+)
 
 // newMerger returns the merge operator that keeps the winning version of a
 // cell. Every write is a Merge, so writes never read: Pebble resolves
@@ -80,6 +86,13 @@ func beats(a, b []byte) bool {
 		return oka
 	case !oka:
 		return bytes.Compare(a, b) > 0
+	}
+	return cellBeats(ta, va, tb, vb)
+}
+
+// cellBeats is beats on decoded versions (timestamp and cell value).
+func cellBeats(ta int64, va []byte, tb int64, vb []byte) bool {
+	switch {
 	case ta != tb:
 		return ta > tb
 	case bytes.Equal(va, vb):

@@ -28,11 +28,17 @@ func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	if err != nil {
 		return nil, wrapErr("scan", err)
 	}
-	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	opts := &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
+	rows := s.format == FormatRows
+	if rows {
+		// One key per row: the row bounds are key bounds.
+		opts = rowScanBounds(p, r)
+	}
+	it, err := s.db.NewIterWithContext(ctx, opts)
 	if err != nil {
 		return nil, wrapErr("scan", err)
 	}
-	ri := &rowIter{s: s, it: it, start: r.Start, stop: r.Stop, reverse: r.Reverse}
+	ri := &rowIter{s: s, it: it, start: r.Start, stop: r.Stop, reverse: r.Reverse, rowKeys: rows}
 	ri.position(p)
 	s.iterMu.Lock()
 	s.iters[ri] = struct{}{}
@@ -47,6 +53,7 @@ type rowIter struct {
 	s           *Store
 	start, stop []byte
 	reverse     bool
+	rowKeys     bool // rows layout: one key per row, within the iterator's bounds
 
 	mu     sync.Mutex // Next and Close may race with Store.Close
 	span   telemetry.Span
@@ -58,7 +65,30 @@ type rowIter struct {
 	err    error
 }
 
+// rowScanBounds are the Pebble key bounds of a scan in the rows layout.
+func rowScanBounds(p []byte, r widecolumn.ScanRange) *pebble.IterOptions {
+	o := &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
+	if r.Start != nil {
+		o.LowerBound = append(slices.Clip(p), r.Start...)
+	}
+	if r.Stop != nil {
+		o.UpperBound = append(slices.Clip(p), r.Stop...)
+	}
+	if o.UpperBound != nil && bytes.Compare(o.LowerBound, o.UpperBound) > 0 {
+		o.UpperBound = o.LowerBound // an empty range
+	}
+	return o
+}
+
 func (r *rowIter) position(p []byte) {
+	if r.rowKeys {
+		if r.reverse {
+			r.valid = r.it.Last()
+		} else {
+			r.valid = r.it.First()
+		}
+		return
+	}
 	if !r.reverse {
 		if r.start != nil {
 			r.valid = r.it.SeekGE(append(slices.Clip(p), r.start...))
@@ -104,7 +134,20 @@ func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		r.err = err
 		return widecolumn.Row{}, false
 	}
-	for r.valid {
+	for r.rowKeys && r.valid {
+		out, err := r.readRow()
+		if err != nil {
+			r.err = wrapErr("scan", err)
+			return widecolumn.Row{}, false
+		}
+		r.advance()
+		if len(out.Cells) == 0 {
+			continue // no cells: no row (only a merge of corrupt operands)
+		}
+		r.rows++
+		return out, true
+	}
+	for !r.rowKeys && r.valid {
 		row, _, err := splitCellKey(r.it.Key())
 		if err != nil {
 			r.err = wrapErr("scan", err)
@@ -156,6 +199,27 @@ func (r *rowIter) collect(row []byte) (widecolumn.Row, error) {
 		slices.Reverse(out.Cells)
 	}
 	sortCells(out.Cells)
+	return out, nil
+}
+
+// readRow decodes the row under the cursor (rows layout) into memory of
+// its own: the key and the cells' bytes share one allocation.
+func (r *rowIter) readRow() (widecolumn.Row, error) {
+	key := r.it.Key()
+	if len(key) < prefixLen {
+		return widecolumn.Row{}, errCorruptKey
+	}
+	v, err := r.it.ValueAndErr()
+	if err != nil {
+		return widecolumn.Row{}, err
+	}
+	row := key[prefixLen:]
+	buf := make([]byte, len(row)+len(v))
+	copy(buf[copy(buf, row):], v)
+	out := widecolumn.Row{Key: buf[:len(row):len(row)]}
+	if out.Cells, err = decodeRowCells(buf[len(row):], make([]widecolumn.Cell, 0, cellsPerRowHint)); err != nil {
+		return widecolumn.Row{}, err
+	}
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -49,6 +50,10 @@ type StoreOptions struct {
 	FS vfs.FS
 	// Logger receives Pebble's messages (info as Debug); nil discards them.
 	Logger *slog.Logger
+	// Format is the layout of a new store (FormatDefault: FormatRows). An
+	// existing store keeps the format it was created with; asking for
+	// another one is an error.
+	Format Format
 }
 
 // Store is a widecolumn.KV on Pebble. It is safe for concurrent use.
@@ -69,6 +74,8 @@ type Store struct {
 	iters  map[*rowIter]struct{} // open scans, closed by Close
 
 	cellMu sync.Mutex // serialises CellSwap
+
+	format Format // FormatCells or FormatRows
 }
 
 var _ widecolumn.KV = (*Store)(nil)
@@ -97,12 +104,21 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	format := o.Format
+	if memory && o.FS == nil { // a fresh file system: a new store
+		format = cmp.Or(format, FormatRows)
+	} else {
+		var err error
+		if format, err = storeFormat(fs, dir, o.Format); err != nil {
+			return nil, err
+		}
+	}
 	popts := &pebble.Options{
 		FS:                          fs,
 		CacheSize:                   o.CacheSize,
 		MemTableSize:                o.MemTableSize,
 		MemTableStopWritesThreshold: 2,
-		Merger:                      newMerger(),
+		Merger:                      format.merger(),
 		Logger:                      pebbleLogger{logger},
 		// Pinned (the newest at Pebble v2.1.7) so that a Pebble upgrade does
 		// not silently ratchet existing stores to a format older builds
@@ -135,6 +151,7 @@ func OpenStore(o StoreOptions) (*Store, error) {
 		dopts:  dopts,
 		tables: map[string][]byte{},
 		iters:  map[*rowIter]struct{}{},
+		format: format,
 	}, nil
 }
 
@@ -321,8 +338,12 @@ func (s *Store) clear(ctx context.Context, t *widecolumn.TableSpec, drop bool) e
 	return nil
 }
 
-// apply writes all mutations in one atomic Pebble batch. Each cell is a
-// blind Merge; the merge operator keeps the winning version.
+// Format reports the store's layout (FormatCells or FormatRows).
+func (s *Store) Format() Format { return s.format }
+
+// apply writes all mutations in one atomic Pebble batch: each cell (cells
+// layout) or each mutation's cells (rows layout) is a blind Merge, and the
+// merge operator keeps the winning version of every cell.
 func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -350,6 +371,14 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 			if len(c.Qualifier) > maxQualifier {
 				return fmt.Errorf("embedded: apply: qualifier of %d bytes exceeds %d", len(c.Qualifier), maxQualifier)
 			}
+		}
+		if s.format == FormatRows {
+			if err := mergeRow(b, p, m); err != nil {
+				return wrapErr("apply", err)
+			}
+			continue
+		}
+		for _, c := range m.Cells {
 			op := b.MergeDeferred(cellKeyLen(m.Row, c.Qualifier), tsLen+len(c.Value))
 			appendCellKey(op.Key[:0], p, m.Row, c.Qualifier)
 			encodeValue(op.Value, c.Timestamp, c.Value)
@@ -365,6 +394,28 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 		return err
 	}
 	return wrapErr("apply", b.Commit(s.wopts))
+}
+
+// mergeRow adds a mutation's cells to the batch as one Merge of its row
+// (rows layout): cells in qualifier order, one per qualifier.
+func mergeRow(b *pebble.Batch, p []byte, m *widecolumn.Mutation) error {
+	if len(m.Cells) == 0 {
+		return nil
+	}
+	var idxBuf [16]int
+	order := rowOrder(m.Cells, idxBuf[:0])
+	size := 0
+	for _, i := range order {
+		size += rowCellLen(m.Cells[i].Qualifier, m.Cells[i].Value)
+	}
+	op := b.MergeDeferred(len(p)+len(m.Row), size)
+	copy(op.Key[copy(op.Key, p):], m.Row)
+	v := op.Value[:0]
+	for _, i := range order {
+		c := &m.Cells[i]
+		v = appendRowCell(v, c.Qualifier, c.Timestamp, c.Value)
+	}
+	return op.Finish()
 }
 
 // rowBounds holds the iterator bounds of one row: [prefix+row, the
@@ -412,7 +463,21 @@ func (a *cellArena) readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, erro
 	if !ok {
 		return widecolumn.Cell{}, nil, errors.New("embedded: corrupt value")
 	}
-	n := len(q) + len(cv)
+	buf := a.alloc(len(q) + len(cv))
+	copy(buf[copy(buf, q):], cv)
+	return widecolumn.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
+}
+
+// readRow copies a row value (rows layout) into the arena and appends its
+// cells, which alias the copy, to cells.
+func (a *cellArena) readRow(v []byte, cells []widecolumn.Cell) ([]widecolumn.Cell, error) {
+	buf := a.alloc(len(v))
+	copy(buf, v)
+	return decodeRowCells(buf, cells)
+}
+
+// alloc returns n bytes of the arena, never handed out before.
+func (a *cellArena) alloc(n int) []byte {
 	if cap(a.buf)-len(a.buf) < n {
 		chunk := a.minChunk
 		if chunk == 0 {
@@ -421,9 +486,8 @@ func (a *cellArena) readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, erro
 		a.buf = make([]byte, 0, max(n, 2*cap(a.buf), chunk))
 	}
 	start := len(a.buf)
-	a.buf = append(append(a.buf, q...), cv...)
-	buf := a.buf[start : start+n : start+n]
-	return widecolumn.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
+	a.buf = a.buf[:start+n]
+	return a.buf[start : start+n : start+n]
 }
 
 // sortCells orders cells by qualifier. Key order already is qualifier order

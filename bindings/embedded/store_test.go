@@ -12,18 +12,25 @@ import (
 	"github.com/dohyo/dohyo/bindings/widecolumn/kvtest"
 )
 
-func openMem(t *testing.T) *Store {
+// eachFormat runs a test on stores of both layouts.
+func eachFormat(t *testing.T, test func(t *testing.T, f Format)) {
+	for _, f := range []Format{FormatRows, FormatCells} {
+		t.Run(map[Format]string{FormatRows: "rows", FormatCells: "cells"}[f], func(t *testing.T) { test(t, f) })
+	}
+}
+
+func openMem(t *testing.T, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{CacheSize: 8 << 20, MemTableSize: 1 << 20})
+	s, err := OpenStore(StoreOptions{CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
 	return s
 }
 
-func openDisk(t *testing.T, dir string) *Store {
+func openDisk(t *testing.T, dir string, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20})
+	s, err := OpenStore(StoreOptions{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore(%s): %v", dir, err)
 	}
@@ -31,20 +38,26 @@ func openDisk(t *testing.T, dir string) *Store {
 }
 
 func TestKVConformanceMemory(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openMem(t) })
+	eachFormat(t, func(t *testing.T, f Format) {
+		kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openMem(t, f) })
+	})
 }
 
 func TestKVConformanceDisk(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openDisk(t, t.TempDir()) })
+	eachFormat(t, func(t *testing.T, f Format) {
+		kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openDisk(t, t.TempDir(), f) })
+	})
 }
 
 func TestKVConformanceDiskSync(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T) widecolumn.KV {
-		s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Sync: true})
-		if err != nil {
-			t.Fatalf("OpenStore: %v", err)
-		}
-		return s
+	eachFormat(t, func(t *testing.T, f Format) {
+		kvtest.Run(t, func(t *testing.T) widecolumn.KV {
+			s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Sync: true, Format: f})
+			if err != nil {
+				t.Fatalf("OpenStore: %v", err)
+			}
+			return s
+		})
 	})
 }
 
@@ -75,93 +88,97 @@ func cellData(t *testing.T, r widecolumn.Row) []string {
 }
 
 func TestReopenKeepsDataAndMeta(t *testing.T) {
-	dir := t.TempDir()
-	ctx := t.Context()
-	a := &widecolumn.TableSpec{Keyspace: "ks", Name: "a", ID: "id-a"}
-	b := &widecolumn.TableSpec{Keyspace: "ks", Name: "b", ID: "id-b"}
+	eachFormat(t, func(t *testing.T, f Format) {
+		dir := t.TempDir()
+		ctx := t.Context()
+		a := &widecolumn.TableSpec{Keyspace: "ks", Name: "a", ID: "id-a"}
+		b := &widecolumn.TableSpec{Keyspace: "ks", Name: "b", ID: "id-b"}
 
-	s := openDisk(t, dir)
-	for _, ts := range []*widecolumn.TableSpec{a, b} {
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatalf("CreateTable: %v", err)
+		s := openDisk(t, dir, f)
+		for _, ts := range []*widecolumn.TableSpec{a, b} {
+			if err := s.CreateTable(ctx, ts); err != nil {
+				t.Fatalf("CreateTable: %v", err)
+			}
 		}
-	}
-	if err := s.Apply(ctx, []widecolumn.Mutation{
-		{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "a-new")}},
-		{Table: b, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "b")}},
-	}); err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	if err := s.Apply(ctx, []widecolumn.Mutation{{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(5, "a-old")}}}); err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	if err := s.PutMeta(ctx, "catalog", []byte("snapshot-1")); err != nil {
-		t.Fatalf("PutMeta: %v", err)
-	}
-	if err := s.DropTable(ctx, b); err != nil {
-		t.Fatalf("DropTable: %v", err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
+		if err := s.Apply(ctx, []widecolumn.Mutation{
+			{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "a-new")}},
+			{Table: b, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "b")}},
+		}); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(5, "a-old")}}}); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if err := s.PutMeta(ctx, "catalog", []byte("snapshot-1")); err != nil {
+			t.Fatalf("PutMeta: %v", err)
+		}
+		if err := s.DropTable(ctx, b); err != nil {
+			t.Fatalf("DropTable: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
 
-	s = openDisk(t, dir)
-	defer s.Close()
-	if got, want := cellData(t, mustGet(t, s, a, "r1")), []string{"c@10=a-new"}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("after reopen: got %v, want %v", got, want)
-	}
-	if got, err := s.GetMeta(ctx, "catalog"); err != nil || string(got) != "snapshot-1" {
-		t.Errorf("GetMeta after reopen: got %q, %v; want snapshot-1", got, err)
-	}
-	// The dropped table stays dropped; a new table gets a fresh number and
-	// does not see the old data of either table.
-	if _, err := s.Get(ctx, b, [][]byte{[]byte("r1")}); err == nil {
-		t.Errorf("Get on dropped table after reopen: got nil error, want 'does not exist'")
-	}
-	c := &widecolumn.TableSpec{Keyspace: "ks", Name: "c", ID: "id-c"}
-	if err := s.CreateTable(ctx, c); err != nil {
-		t.Fatalf("CreateTable after reopen: %v", err)
-	}
-	if r := mustGet(t, s, c, "r1"); len(r.Cells) != 0 {
-		t.Errorf("new table after reopen: got %v, want empty", cellData(t, r))
-	}
-	if err := s.Apply(ctx, []widecolumn.Mutation{{Table: c, Row: []byte("r1"), Cells: []widecolumn.Cell{val(1, "c")}}}); err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	if got, want := cellData(t, mustGet(t, s, a, "r1")), []string{"c@10=a-new"}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("table a after writing c: got %v, want %v", got, want)
-	}
+		s = openDisk(t, dir, f)
+		defer s.Close()
+		if got, want := cellData(t, mustGet(t, s, a, "r1")), []string{"c@10=a-new"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("after reopen: got %v, want %v", got, want)
+		}
+		if got, err := s.GetMeta(ctx, "catalog"); err != nil || string(got) != "snapshot-1" {
+			t.Errorf("GetMeta after reopen: got %q, %v; want snapshot-1", got, err)
+		}
+		// The dropped table stays dropped; a new table gets a fresh number and
+		// does not see the old data of either table.
+		if _, err := s.Get(ctx, b, [][]byte{[]byte("r1")}); err == nil {
+			t.Errorf("Get on dropped table after reopen: got nil error, want 'does not exist'")
+		}
+		c := &widecolumn.TableSpec{Keyspace: "ks", Name: "c", ID: "id-c"}
+		if err := s.CreateTable(ctx, c); err != nil {
+			t.Fatalf("CreateTable after reopen: %v", err)
+		}
+		if r := mustGet(t, s, c, "r1"); len(r.Cells) != 0 {
+			t.Errorf("new table after reopen: got %v, want empty", cellData(t, r))
+		}
+		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: c, Row: []byte("r1"), Cells: []widecolumn.Cell{val(1, "c")}}}); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if got, want := cellData(t, mustGet(t, s, a, "r1")), []string{"c@10=a-new"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("table a after writing c: got %v, want %v", got, want)
+		}
+	})
 }
 
 // TestMergeAcrossFlushes makes Pebble merge versions that live in different
 // sstables, during reads and during compaction.
 func TestMergeAcrossFlushes(t *testing.T) {
-	s := openMem(t)
-	defer s.Close()
-	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Name: "m", ID: "m"}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	order := []int64{5, 9, 1, 7, 9, 3}
-	for _, v := range order {
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(v, fmt.Sprint("v", v))}}}); err != nil {
+	eachFormat(t, func(t *testing.T, f Format) {
+		s := openMem(t, f)
+		defer s.Close()
+		ctx := t.Context()
+		ts := &widecolumn.TableSpec{Name: "m", ID: "m"}
+		if err := s.CreateTable(ctx, ts); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Flush(); err != nil {
-			t.Fatal(err)
+		order := []int64{5, 9, 1, 7, 9, 3}
+		for _, v := range order {
+			if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(v, fmt.Sprint("v", v))}}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.db.Flush(); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	want := []string{"c@9=v9"}
-	if got := cellData(t, mustGet(t, s, ts, "r")); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("before compaction: got %v, want %v", got, want)
-	}
-	if err := s.db.Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
-		t.Fatalf("Compact: %v", err)
-	}
-	if got := cellData(t, mustGet(t, s, ts, "r")); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("after compaction: got %v, want %v", got, want)
-	}
+		want := []string{"c@9=v9"}
+		if got := cellData(t, mustGet(t, s, ts, "r")); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("before compaction: got %v, want %v", got, want)
+		}
+		if err := s.db.Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+			t.Fatalf("Compact: %v", err)
+		}
+		if got := cellData(t, mustGet(t, s, ts, "r")); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("after compaction: got %v, want %v", got, want)
+		}
+	})
 }
 
 // TestBeatsIsATotalOrder checks what Pebble needs of the merge operator:
@@ -235,157 +252,163 @@ func TestBeatsIsATotalOrder(t *testing.T) {
 }
 
 func TestClosedStore(t *testing.T) {
-	s := openMem(t)
-	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "x")}}}); err != nil {
-		t.Fatal(err)
-	}
-	it, err := s.Scan(ctx, ts, widecolumn.ScanRange{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close with an open scan: %v", err)
-	}
-	if _, ok := it.Next(ctx); ok || !errors.Is(it.Err(), ErrClosed) {
-		t.Errorf("Next after store Close: ok=%v err=%v, want false, ErrClosed", ok, it.Err())
-	}
-	if err := it.Close(); err != nil {
-		t.Errorf("iterator Close after store Close: %v", err)
-	}
-	checks := map[string]error{
-		"Apply":  s.Apply(ctx, nil),
-		"Create": s.CreateTable(ctx, ts),
-		"Drop":   s.DropTable(ctx, ts),
-		"Put":    s.PutMeta(ctx, "k", nil),
-		"Close":  s.Close(),
-	}
-	_, checks["Get"] = s.Get(ctx, ts, nil)
-	_, checks["GetMeta"] = s.GetMeta(ctx, "k")
-	_, checks["Scan"] = s.Scan(ctx, ts, widecolumn.ScanRange{})
-	for op, err := range checks {
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("%s after Close: got %v, want ErrClosed", op, err)
+	eachFormat(t, func(t *testing.T, f Format) {
+		s := openMem(t, f)
+		ctx := t.Context()
+		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
+		if err := s.CreateTable(ctx, ts); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "x")}}}); err != nil {
+			t.Fatal(err)
+		}
+		it, err := s.Scan(ctx, ts, widecolumn.ScanRange{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close with an open scan: %v", err)
+		}
+		if _, ok := it.Next(ctx); ok || !errors.Is(it.Err(), ErrClosed) {
+			t.Errorf("Next after store Close: ok=%v err=%v, want false, ErrClosed", ok, it.Err())
+		}
+		if err := it.Close(); err != nil {
+			t.Errorf("iterator Close after store Close: %v", err)
+		}
+		checks := map[string]error{
+			"Apply":  s.Apply(ctx, nil),
+			"Create": s.CreateTable(ctx, ts),
+			"Drop":   s.DropTable(ctx, ts),
+			"Put":    s.PutMeta(ctx, "k", nil),
+			"Close":  s.Close(),
+		}
+		_, checks["Get"] = s.Get(ctx, ts, nil)
+		_, checks["GetMeta"] = s.GetMeta(ctx, "k")
+		_, checks["Scan"] = s.Scan(ctx, ts, widecolumn.ScanRange{})
+		for op, err := range checks {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s after Close: got %v, want ErrClosed", op, err)
+			}
+		}
+	})
 }
 
 func TestApplyErrors(t *testing.T) {
-	s := openMem(t)
-	defer s.Close()
-	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		muts []widecolumn.Mutation
-	}{
-		{"unknown table", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x", ID: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
-		{"no table id", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
-		{"long qualifier", []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{{Qualifier: make([]byte, 70000), Value: []byte{0}}}}}},
-	}
-	for _, c := range cases {
-		// The first mutation is valid: a failing call writes nothing.
-		muts := append([]widecolumn.Mutation{{Table: ts, Row: []byte("ok"), Cells: []widecolumn.Cell{val(1, "v")}}}, c.muts...)
-		if err := s.Apply(ctx, muts); err == nil {
-			t.Errorf("%s: Apply returned nil, want an error", c.name)
+	eachFormat(t, func(t *testing.T, f Format) {
+		s := openMem(t, f)
+		defer s.Close()
+		ctx := t.Context()
+		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
+		if err := s.CreateTable(ctx, ts); err != nil {
+			t.Fatal(err)
 		}
-		if r := mustGet(t, s, ts, "ok"); len(r.Cells) != 0 {
-			t.Errorf("%s: failed Apply wrote %v", c.name, cellData(t, r))
+		cases := []struct {
+			name string
+			muts []widecolumn.Mutation
+		}{
+			{"unknown table", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x", ID: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
+			{"no table id", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
+			{"long qualifier", []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{{Qualifier: make([]byte, 70000), Value: []byte{0}}}}}},
 		}
-	}
-	if err := s.TruncateTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err == nil {
-		t.Errorf("TruncateTable of a missing table: got nil, want an error")
-	}
-	if err := s.DropTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err != nil {
-		t.Errorf("DropTable of a missing table: got %v, want nil", err)
-	}
+		for _, c := range cases {
+			// The first mutation is valid: a failing call writes nothing.
+			muts := append([]widecolumn.Mutation{{Table: ts, Row: []byte("ok"), Cells: []widecolumn.Cell{val(1, "v")}}}, c.muts...)
+			if err := s.Apply(ctx, muts); err == nil {
+				t.Errorf("%s: Apply returned nil, want an error", c.name)
+			}
+			if r := mustGet(t, s, ts, "ok"); len(r.Cells) != 0 {
+				t.Errorf("%s: failed Apply wrote %v", c.name, cellData(t, r))
+			}
+		}
+		if err := s.TruncateTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err == nil {
+			t.Errorf("TruncateTable of a missing table: got nil, want an error")
+		}
+		if err := s.DropTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err != nil {
+			t.Errorf("DropTable of a missing table: got %v, want nil", err)
+		}
+	})
 }
 
 // TestConcurrentApplyScan runs writers and scanners together (meant for
 // -race). Every write sets both cells of a row to one generation in one
 // Apply, so a scan must never see a row with mixed generations.
 func TestConcurrentApplyScan(t *testing.T) {
-	s := openMem(t)
-	defer s.Close()
-	ctx := t.Context()
-	ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-	if err := s.CreateTable(ctx, ts); err != nil {
-		t.Fatal(err)
-	}
-	const writers, scanners, rounds, rows = 3, 3, 60, 16
-	var wg sync.WaitGroup
-	errs := make(chan error, writers+scanners)
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for gen := range rounds {
-				var muts []widecolumn.Mutation
-				for r := range rows {
-					g := int64(gen*writers + w)
-					data := fmt.Sprint(g)
-					muts = append(muts, widecolumn.Mutation{Table: ts, Row: fmt.Appendf(nil, "row%02d", r), Cells: []widecolumn.Cell{
-						{Qualifier: []byte("a"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
-						{Qualifier: []byte("b"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
-					}})
-				}
-				if err := s.Apply(ctx, muts); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	for sc := range scanners {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range rounds {
-				it, err := s.Scan(ctx, ts, widecolumn.ScanRange{Reverse: sc%2 == 1})
-				if err != nil {
-					errs <- err
-					return
-				}
-				var prev []byte
-				for {
-					r, ok := it.Next(ctx)
-					if !ok {
-						break
-					}
-					if prev != nil && (bytes.Compare(r.Key, prev) > 0) == (sc%2 == 1) {
-						errs <- fmt.Errorf("rows out of order: %q after %q", r.Key, prev)
-					}
-					prev = r.Key
-					if len(r.Cells) != 2 || r.Cells[0].Timestamp != r.Cells[1].Timestamp {
-						errs <- fmt.Errorf("row %q torn: %v", r.Key, r.Cells)
-					}
-				}
-				if err := it.Err(); err != nil {
-					errs <- err
-				}
-				it.Close()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	want := int64((rounds-1)*writers + writers - 1)
-	for r := range rows {
-		got := mustGet(t, s, ts, fmt.Sprintf("row%02d", r))
-		if len(got.Cells) != 2 || got.Cells[0].Timestamp != want || got.Cells[1].Timestamp != want {
-			t.Errorf("row %d: got %v, want both cells at %d", r, cellData(t, got), want)
+	eachFormat(t, func(t *testing.T, f Format) {
+		s := openMem(t, f)
+		defer s.Close()
+		ctx := t.Context()
+		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
+		if err := s.CreateTable(ctx, ts); err != nil {
+			t.Fatal(err)
 		}
-	}
+		const writers, scanners, rounds, rows = 3, 3, 60, 16
+		var wg sync.WaitGroup
+		errs := make(chan error, writers+scanners)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for gen := range rounds {
+					var muts []widecolumn.Mutation
+					for r := range rows {
+						g := int64(gen*writers + w)
+						data := fmt.Sprint(g)
+						muts = append(muts, widecolumn.Mutation{Table: ts, Row: fmt.Appendf(nil, "row%02d", r), Cells: []widecolumn.Cell{
+							{Qualifier: []byte("a"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
+							{Qualifier: []byte("b"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
+						}})
+					}
+					if err := s.Apply(ctx, muts); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		for sc := range scanners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					it, err := s.Scan(ctx, ts, widecolumn.ScanRange{Reverse: sc%2 == 1})
+					if err != nil {
+						errs <- err
+						return
+					}
+					var prev []byte
+					for {
+						r, ok := it.Next(ctx)
+						if !ok {
+							break
+						}
+						if prev != nil && (bytes.Compare(r.Key, prev) > 0) == (sc%2 == 1) {
+							errs <- fmt.Errorf("rows out of order: %q after %q", r.Key, prev)
+						}
+						prev = r.Key
+						if len(r.Cells) != 2 || r.Cells[0].Timestamp != r.Cells[1].Timestamp {
+							errs <- fmt.Errorf("row %q torn: %v", r.Key, r.Cells)
+						}
+					}
+					if err := it.Err(); err != nil {
+						errs <- err
+					}
+					it.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		want := int64((rounds-1)*writers + writers - 1)
+		for r := range rows {
+			got := mustGet(t, s, ts, fmt.Sprintf("row%02d", r))
+			if len(got.Cells) != 2 || got.Cells[0].Timestamp != want || got.Cells[1].Timestamp != want {
+				t.Errorf("row %d: got %v, want both cells at %d", r, cellData(t, got), want)
+			}
+		}
+	})
 }
 
 func TestPrefixEnd(t *testing.T) {

@@ -209,7 +209,7 @@ func checkConditions(t *testing.T, kind, target, text string, rep *replay.Report
 		server   string // regexp
 		settings map[string]string
 	}{
-		"embedded":  {`^dohyo embedded store \(pebble v2\.`, map[string]string{"storage": strings.TrimPrefix(target, "embedded://"), "salt": "0"}},
+		"embedded":  {`^dohyo embedded store \(pebble v2\.`, map[string]string{"storage": strings.TrimPrefix(target, "embedded://"), "salt": "0", "layout": "rows (one Pebble key per row)"}},
 		"hbase":     {`^Apache HBase \d+\.\d+\.\d+`, map[string]string{"salt": "4", "regions": "4 per table (one per salt bucket)", "compression": "NONE", "encoding": "FAST_DIFF"}},
 		"cql":       {`^CQL endpoint, release_version \d+\.\d+`, map[string]string{"consistency": "as captured"}},
 		"cassandra": {`^Apache Cassandra \d+\.\d+`, map[string]string{"consistency": "ONE", "protocol": "v4"}},
