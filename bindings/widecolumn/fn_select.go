@@ -28,6 +28,13 @@ type rowEnv struct {
 }
 
 func (x *execCtx) rowEnv() *rowEnv {
+	if !x.first.usedEnv {
+		x.first.usedEnv = true
+		f := &x.first
+		f.fn = fnEnv{now: x.now, uuids: x.e.uuids}
+		f.env = rowEnv{nowS: x.nowS, x: x, fn: &f.fn}
+		return &f.env
+	}
 	a := &struct { // one allocation for both
 		env rowEnv
 		fn  fnEnv

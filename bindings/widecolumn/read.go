@@ -331,7 +331,14 @@ func (x *execCtx) openPartition(ctx context.Context, ti *tableInfo, pk [][]byte,
 	if err != nil {
 		return nil, nil, err
 	}
-	keys := append([][]byte{key}, extra...)
+	var keys [][]byte
+	if len(extra) == 0 && !x.first.usedKeys {
+		x.first.usedKeys = true
+		keys = x.first.getKeys[:]
+		keys[0] = key
+	} else {
+		keys = append([][]byte{key}, extra...)
+	}
 	rows, err := x.e.kv.Get(ctx, ti.spec, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", ti, err)
@@ -371,7 +378,14 @@ func (x *execCtx) prefetchHeaders(ctx context.Context, ti *tableInfo, pks [][][]
 }
 
 func (x *execCtx) partitionFromHeader(ti *tableInfo, pk [][]byte, key []byte, hrow Row) (*partition, error) {
-	p := &partition{pk: pk, key: key}
+	var p *partition
+	if !x.first.usedPart {
+		x.first.usedPart = true
+		p = &x.first.part
+	} else {
+		p = new(partition)
+	}
+	*p = partition{pk: pk, key: key}
 	hrow.Key = key
 	hdr, r, err := headerFrom(ti, hrow, pk, x.nowS)
 	if err != nil {

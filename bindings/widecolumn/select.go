@@ -537,6 +537,9 @@ func (s *selectRun) emit(r *cqlRow, statics *cqlRow, staticRow bool) bool {
 	} else if s.ann != nil {
 		s.ann.offer(s, r, statics)
 	} else {
+		if s.rows == nil {
+			s.rows = s.x.resultRows()
+		}
 		s.rows = append(s.rows, p.sel.project(s.ti, r, statics, s.env))
 		if s.collect {
 			s.sortKey = append(s.sortKey, r.ck)
@@ -683,7 +686,8 @@ func (s *selectRun) runPartitions(ctx context.Context, resume *pagingState) erro
 
 // result builds the RESULT, with a paging state when more rows may follow.
 func (s *selectRun) result() *bindings.Result {
-	res := &bindings.Result{Kind: bindings.ResultRows, Columns: s.p.specs}
+	res := s.x.newResult()
+	*res = bindings.Result{Kind: bindings.ResultRows, Columns: s.p.specs}
 	switch {
 	case s.p.grouped:
 		s.flushGroup()

@@ -250,7 +250,12 @@ func (s *selection) specs() []bindings.ColumnSpec {
 
 // project renders one row for a non-aggregate selection.
 func (s *selection) project(ti *tableInfo, r *cqlRow, statics *cqlRow, env *rowEnv) [][]byte {
-	out := make([][]byte, len(s.sels))
+	var out [][]byte
+	if env != nil {
+		out = env.x.rowValues(len(s.sels))
+	} else {
+		out = make([][]byte, len(s.sels))
+	}
 	for i, sc := range s.sels {
 		out[i] = s.value(ti, sc, r, statics, env)
 	}

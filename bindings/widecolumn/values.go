@@ -36,6 +36,61 @@ type execCtx struct {
 	// never rewritten.
 	keys   []byte
 	keyBuf [64]byte
+	// first is memory for what a statement needs once and every point
+	// statement needs (the first partition it opens, its key list, its row
+	// environment), so that they come with the context's allocation.
+	first firstUse
+}
+
+// firstUse is execCtx's memory for the first of each kind of object a
+// statement asks for; later ones are allocated as before. Handing each
+// out once keeps them unshared however long their users keep them.
+type firstUse struct {
+	getKeys  [1][]byte // openPartition's key list
+	pkList   [1][][]byte
+	pkKey    [1][]byte // onePartitionKey's result
+	part     partition
+	env      rowEnv
+	fn       fnEnv
+	res      bindings.Result
+	rows     [1][][]byte // the result's first row
+	cols     [4][]byte   // the first projected row's values
+	usedRes  bool
+	usedRows bool
+	usedCols bool
+	usedKeys bool
+	usedPK   bool
+	usedPart bool
+	usedEnv  bool
+}
+
+// newResult returns an empty result, the context's the first time.
+func (x *execCtx) newResult() *bindings.Result {
+	if x == nil || x.first.usedRes {
+		return new(bindings.Result)
+	}
+	x.first.usedRes = true
+	return &x.first.res
+}
+
+// resultRows returns room for a result's rows: the context's one-row
+// array the first time (a point read's), nil otherwise (append allocates).
+func (x *execCtx) resultRows() [][][]byte {
+	if x == nil || x.first.usedRows {
+		return nil
+	}
+	x.first.usedRows = true
+	return x.first.rows[:0:1]
+}
+
+// rowValues returns n value slots for a projected row: the context's the
+// first time when n is small.
+func (x *execCtx) rowValues(n int) [][]byte {
+	if x == nil || x.first.usedCols || n > len(x.first.cols) {
+		return make([][]byte, n)
+	}
+	x.first.usedCols = true
+	return x.first.cols[:n:n]
 }
 
 // partitionKey is ti.codec.PartitionKey(pk), in the context's arena when

@@ -13,6 +13,13 @@ func (x *execCtx) onePartitionKey(ti *tableInfo, r *restriction) ([][][]byte, er
 	if err != nil {
 		return nil, err
 	}
+	if !x.first.usedPK {
+		x.first.usedPK = true
+		f := &x.first
+		f.pkKey[0] = v
+		f.pkList[0] = f.pkKey[:]
+		return f.pkList[:], nil
+	}
 	a := &struct {
 		keys [1][][]byte
 		key  [1][]byte
