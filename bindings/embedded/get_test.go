@@ -14,13 +14,8 @@ import (
 // row's cells must not overwrite the next row's.
 func TestGetSharesCellsSafely(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		s := openMem(t, f)
-		defer s.Close()
+		s, ts := memTable(t, f, "g")
 		ctx := t.Context()
-		ts := &widecolumn.TableSpec{Name: "g", ID: "g"}
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatal(err)
-		}
 		const rows = 300
 		width := func(i int) int { return i % 10 } // 0: the row is never written
 		var muts []widecolumn.Mutation

@@ -28,6 +28,19 @@ func openMem(t *testing.T, f Format) *Store {
 	return s
 }
 
+// memTable opens a memory store (closed when the test ends) holding one
+// empty table.
+func memTable(t *testing.T, f Format, name string) (*Store, *widecolumn.TableSpec) {
+	t.Helper()
+	s := openMem(t, f)
+	t.Cleanup(func() { s.Close() })
+	ts := &widecolumn.TableSpec{Name: name, ID: name}
+	if err := s.CreateTable(t.Context(), ts); err != nil {
+		t.Fatal(err)
+	}
+	return s, ts
+}
+
 func openDisk(t *testing.T, dir string, f Format) *Store {
 	t.Helper()
 	s, err := OpenStore(StoreOptions{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
@@ -152,13 +165,8 @@ func TestReopenKeepsDataAndMeta(t *testing.T) {
 // sstables, during reads and during compaction.
 func TestMergeAcrossFlushes(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		s := openMem(t, f)
-		defer s.Close()
+		s, ts := memTable(t, f, "m")
 		ctx := t.Context()
-		ts := &widecolumn.TableSpec{Name: "m", ID: "m"}
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatal(err)
-		}
 		order := []int64{5, 9, 1, 7, 9, 3}
 		for _, v := range order {
 			if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(v, fmt.Sprint("v", v))}}}); err != nil {
@@ -253,12 +261,8 @@ func TestBeatsIsATotalOrder(t *testing.T) {
 
 func TestClosedStore(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		s := openMem(t, f)
+		s, ts := memTable(t, f, "t")
 		ctx := t.Context()
-		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatal(err)
-		}
 		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "x")}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -295,13 +299,8 @@ func TestClosedStore(t *testing.T) {
 
 func TestApplyErrors(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		s := openMem(t, f)
-		defer s.Close()
+		s, ts := memTable(t, f, "t")
 		ctx := t.Context()
-		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatal(err)
-		}
 		cases := []struct {
 			name string
 			muts []widecolumn.Mutation
@@ -334,13 +333,8 @@ func TestApplyErrors(t *testing.T) {
 // Apply, so a scan must never see a row with mixed generations.
 func TestConcurrentApplyScan(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		s := openMem(t, f)
-		defer s.Close()
+		s, ts := memTable(t, f, "t")
 		ctx := t.Context()
-		ts := &widecolumn.TableSpec{Name: "t", ID: "t"}
-		if err := s.CreateTable(ctx, ts); err != nil {
-			t.Fatal(err)
-		}
 		const writers, scanners, rounds, rows = 3, 3, 60, 16
 		var wg sync.WaitGroup
 		errs := make(chan error, writers+scanners)
