@@ -76,8 +76,14 @@ func existingFormat(fsys vfs.FS, dir string) (Format, error) {
 	if err != nil {
 		return 0, fmt.Errorf("embedded: inspect data directory %s: %w", dir, err)
 	}
-	if !desc.Exists || desc.OptionsFilename == "" {
+	switch {
+	case !desc.Exists:
 		return FormatDefault, nil
+	case desc.OptionsFilename == "":
+		// Pebble writes an OPTIONS file when it creates a store, so every
+		// store of the rows layout has one; one without can only predate
+		// it (or have lost the file).
+		return FormatCells, nil
 	}
 	f, err := fsys.Open(desc.OptionsFilename)
 	if err != nil {
