@@ -10,11 +10,10 @@ import (
 	"github.com/dohyo/dohyo/bindings/widecolumn"
 )
 
-// get reads whole rows from one consistent view of the table: one iterator
-// for all keys, bounded to each row in turn (so a seek never looks past the
-// row's cells). The cells of all rows share one slice and their bytes one
-// arena, so a point read allocates the rows, one cell slice and one buffer
-// whatever the number of cells.
+// get reads whole rows from one consistent view of the table. The cells of
+// all rows share one slice and their bytes one arena, so a point read
+// allocates the rows, one cell slice and one buffer whatever the number of
+// cells. The layout decides how a row is found: getCells, getRows.
 func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -27,66 +26,95 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	if err != nil {
 		return nil, wrapErr("get", err)
 	}
-	if s.format == FormatRows {
-		return s.getRows(ctx, p, keys)
-	}
-	var (
-		rows   []widecolumn.Row
-		cells  []widecolumn.Cell
-		bounds rowBounds
-		arena  cellArena
-	)
+	var g getBuf
 	switch len(keys) {
 	case 0:
 		return []widecolumn.Row{}, nil
 	case 1:
-		// A point read: rows, cells, bounds and cell bytes in one allocation.
+		// A point read: rows, cells, key buffer and cell bytes in one allocation.
 		pr := new(pointRead)
-		rows, cells = pr.rows[:], pr.cells[:0]
-		bounds.buf, arena.buf = pr.bounds[:0], pr.bytes[:0]
+		g.rows, g.cells = pr.rows[:], pr.cells[:0]
+		g.bounds.buf, g.arena.buf = pr.bounds[:0], pr.bytes[:0]
 	default:
-		rows = make([]widecolumn.Row, len(keys))
-		cells = make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
+		g.rows = make([]widecolumn.Row, len(keys))
+		g.cells = make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
 	}
-	lo, hi := bounds.set(p, keys[0])
+	for i, k := range keys {
+		g.rows[i].Key = k
+	}
+	if s.format == FormatRows {
+		err = s.getRows(ctx, p, keys, &g)
+	} else {
+		err = s.getCells(ctx, p, keys, &g)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g.rows, nil
+}
+
+// getBuf is the memory of one get: its rows, their shared cells, the key
+// or bounds buffer and the arena of cell bytes.
+type getBuf struct {
+	rows   []widecolumn.Row
+	cells  []widecolumn.Cell
+	bounds rowBounds
+	arena  cellArena
+}
+
+// endRow gives row i the cells appended since start.
+func (g *getBuf) endRow(i, start int) {
+	if len(g.cells) > start {
+		g.rows[i].Cells = g.cells[start:len(g.cells):len(g.cells)]
+	}
+}
+
+// checkCtx checks ctx every 64 keys of a multi-key get.
+func checkCtx(ctx context.Context, i int) error {
+	if i > 0 && i%64 == 0 {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// getCells is get in the cells layout: one iterator for all keys, bounded
+// to each row in turn (so a seek never looks past the row's cells).
+func (s *Store) getCells(ctx context.Context, p []byte, keys [][]byte, g *getBuf) error {
+	lo, hi := g.bounds.set(p, keys[0])
 	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
-		return nil, wrapErr("get", err)
+		return wrapErr("get", err)
 	}
 	defer it.Close()
 	for i, k := range keys {
-		if i > 0 {
-			if i%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			it.SetBounds(bounds.set(p, k))
+		if err := checkCtx(ctx, i); err != nil {
+			return err
 		}
-		rows[i].Key = k
-		start := len(cells)
+		if i > 0 {
+			it.SetBounds(g.bounds.set(p, k))
+		}
+		start := len(g.cells)
 		for ok := it.First(); ok; ok = it.Next() {
-			c, row, err := arena.readCell(it)
+			c, row, err := g.arena.readCell(it)
 			if err != nil {
-				return nil, wrapErr("get", err)
+				return wrapErr("get", err)
 			}
 			if string(row) == string(k) { // always, for prefix-free keys
-				cells = append(cells, c)
+				g.cells = append(g.cells, c)
 			}
 		}
 		if err := it.Error(); err != nil {
-			return nil, wrapErr("get", err)
+			return wrapErr("get", err)
 		}
-		if len(cells) > start {
-			rows[i].Cells = cells[start:len(cells):len(cells)]
-			sortCells(rows[i].Cells)
-		}
+		g.endRow(i, start)
+		sortCells(g.rows[i].Cells)
 	}
-	return rows, nil
+	return nil
 }
 
 // pointRead is the memory of a one-key get: the row, room for its first
-// cells and their bytes, and the iterator bounds (which Pebble copies).
+// cells and their bytes, and the iterator bounds (which Pebble copies) or
+// the row's key.
 type pointRead struct {
 	rows   [1]widecolumn.Row
 	cells  [cellsPerRowHint]widecolumn.Cell
@@ -103,66 +131,50 @@ const (
 
 // getRows is get in the rows layout: a point read is one Pebble Get; a
 // multi-key read seeks one iterator (one consistent view) to each row.
-func (s *Store) getRows(ctx context.Context, p []byte, keys [][]byte) ([]widecolumn.Row, error) {
-	if len(keys) == 0 {
-		return []widecolumn.Row{}, nil
-	}
+func (s *Store) getRows(ctx context.Context, p []byte, keys [][]byte, g *getBuf) error {
 	if len(keys) == 1 {
-		pr := new(pointRead)
-		arena := cellArena{buf: pr.bytes[:0]}
-		key := append(append(pr.bounds[:0], p...), keys[0]...)
-		pr.rows[0].Key = keys[0]
+		key := append(append(g.bounds.buf[:0], p...), keys[0]...)
 		v, closer, err := s.db.Get(key)
 		if errors.Is(err, pebble.ErrNotFound) {
-			return pr.rows[:], nil
+			return nil
 		}
 		if err != nil {
-			return nil, wrapErr("get", err)
+			return wrapErr("get", err)
 		}
-		cells, err := arena.readRow(v, pr.cells[:0])
+		g.cells, err = g.arena.readRow(v, g.cells)
 		closer.Close()
 		if err != nil {
-			return nil, wrapErr("get", err)
+			return wrapErr("get", err)
 		}
-		if len(cells) > 0 {
-			pr.rows[0].Cells = cells
-		}
-		return pr.rows[:], nil
+		g.endRow(0, 0)
+		return nil
 	}
-	rows := make([]widecolumn.Row, len(keys))
-	cells := make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
-	var arena cellArena
 	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
 	if err != nil {
-		return nil, wrapErr("get", err)
+		return wrapErr("get", err)
 	}
 	defer it.Close()
-	var key []byte
+	key := g.bounds.buf
 	for i, k := range keys {
-		if i%64 == 63 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := checkCtx(ctx, i); err != nil {
+			return err
 		}
-		rows[i].Key = k
 		key = append(append(key[:0], p...), k...)
 		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 			if err := it.Error(); err != nil {
-				return nil, wrapErr("get", err)
+				return wrapErr("get", err)
 			}
 			continue
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
-			return nil, wrapErr("get", err)
+			return wrapErr("get", err)
 		}
-		start := len(cells)
-		if cells, err = arena.readRow(v, cells); err != nil {
-			return nil, wrapErr("get", err)
+		start := len(g.cells)
+		if g.cells, err = g.arena.readRow(v, g.cells); err != nil {
+			return wrapErr("get", err)
 		}
-		if len(cells) > start {
-			rows[i].Cells = cells[start:len(cells):len(cells)]
-		}
+		g.endRow(i, start)
 	}
-	return rows, nil
+	return nil
 }

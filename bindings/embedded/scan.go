@@ -28,11 +28,13 @@ func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	if err != nil {
 		return nil, wrapErr("scan", err)
 	}
-	opts := &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
 	rows := s.format == FormatRows
+	var opts *pebble.IterOptions
 	if rows {
 		// One key per row: the row bounds are key bounds.
 		opts = rowScanBounds(p, r)
+	} else {
+		opts = &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
 	}
 	it, err := s.db.NewIterWithContext(ctx, opts)
 	if err != nil {

@@ -36,9 +36,10 @@ type execCtx struct {
 	// never rewritten.
 	keys   []byte
 	keyBuf [64]byte
-	// first is memory for what a statement needs once and every point
-	// statement needs (the first partition it opens, its key list, its row
-	// environment), so that they come with the context's allocation.
+	// first is memory for what every point statement needs once (its
+	// partition key list, the first partition it opens and its key list,
+	// its row environment, its result, the result's first row and that
+	// row's values), so that they come with the context's allocation.
 	first firstUse
 }
 
