@@ -86,3 +86,9 @@ func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	it.span = sp
 	return it, nil
 }
+
+// CopiesMutations reports that Apply keeps nothing of its mutations once it
+// returns: they are copied into a Pebble batch (widecolumn.CopyingKV).
+func (s *Store) CopiesMutations() bool { return true }
+
+var _ widecolumn.CopyingKV = (*Store)(nil)

@@ -91,6 +91,12 @@ type Engine struct {
 	parsed *lru.Cache[string, *cql.Parsed]
 	plans  *lru.Cache[planKey, *cachedPlan]
 
+	// recycle: the store is a CopyingKV, so a plain write's execution
+	// context and mutation builder return to xPool and mbPool.
+	recycle bool
+	xPool   sync.Pool // *execCtx
+	mbPool  sync.Pool // *mutBuilder
+
 	lastTS atomic.Int64
 	locks  [256]sync.Mutex
 	seed   maphash.Seed
@@ -163,6 +169,9 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	e.plans = lru.New[planKey, *cachedPlan](n)
 	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
 
+	if c, ok := kv.(CopyingKV); ok && c.CopiesMutations() {
+		e.recycle = true
+	}
 	e.meta, e.shared = kv.(SharedSchema)
 	if !e.shared {
 		e.meta = &localSchema{kv: kv}
@@ -364,7 +373,11 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	if req.HasTimestamp {
 		x.ts, x.hasTS = req.Timestamp, true
 	}
-	return cp.plan.execute(ctx, x)
+	res, err := cp.plan.execute(ctx, x)
+	if x.spent {
+		e.putExecCtx(x)
+	}
+	return res, err
 }
 
 // cachedPlan is a plan with the state it was built against.

@@ -113,6 +113,15 @@ type AtomicKV interface {
 	AppliesAtomically() bool
 }
 
+// CopyingKV is implemented by stores whose Apply keeps no reference to the
+// mutations it was given once it returns, whatever it returns (the
+// embedded store copies them into a Pebble batch). The engine then reuses
+// a plain write's execution context and mutation builder, whose memory
+// the mutations point into, for later statements.
+type CopyingKV interface {
+	CopiesMutations() bool
+}
+
 // CondKV is implemented by stores that can change a small coordination cell
 // atomically. The engine finds it by type assertion and uses it to
 // serialise LWT, counter updates and read-before-write list operations on a

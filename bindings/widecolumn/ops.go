@@ -404,7 +404,7 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 			x.ts, x.hasTS = ts, true
 		}
 	}
-	mb, err := collectPlans(ctx, plans, xs)
+	mb, err := e.collectPlans(ctx, plans, xs)
 	if err == nil {
 		err = e.resolveCounters(ctx, mb, gs.timestamp)
 	}
@@ -415,8 +415,8 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 	return gs.commit(ctx, mb.muts)
 }
 
-func collectPlans(ctx context.Context, plans []*modPlan, xs []*execCtx) (*mutBuilder, error) {
-	mb := &mutBuilder{}
+func (e *Engine) collectPlans(ctx context.Context, plans []*modPlan, xs []*execCtx) (*mutBuilder, error) {
+	mb := e.getMutBuilder()
 	if len(plans) == 1 {
 		mb.hint = len(plans[0].sets) + 1
 	}

@@ -41,6 +41,9 @@ type execCtx struct {
 	// its row environment, its result, the result's first row and that
 	// row's values), so that they come with the context's allocation.
 	first firstUse
+	// spent: the statement is over and kept nothing of the context (a plain
+	// write on a CopyingKV store): Engine.execute recycles it.
+	spent bool
 }
 
 // firstUse is execCtx's memory for the first of each kind of object a
@@ -113,7 +116,8 @@ func (x *execCtx) partitionKey(ti *tableInfo, pk [][]byte) ([]byte, error) {
 }
 
 func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []string) (*execCtx, error) {
-	x := &execCtx{e: e, now: e.clock()}
+	x := e.getExecCtx()
+	x.now = e.clock()
 	x.nowS = x.now.Unix()
 	if cp.prepared != nil {
 		x.fnKs = cp.prepared.Keyspace
@@ -152,6 +156,23 @@ func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []stri
 		}
 	}
 	return x, nil
+}
+
+// getExecCtx returns an empty execution context, a recycled one when the
+// store allows recycling.
+func (e *Engine) getExecCtx() *execCtx {
+	if e.recycle {
+		if x, ok := e.xPool.Get().(*execCtx); ok {
+			return x
+		}
+	}
+	return &execCtx{e: e}
+}
+
+// putExecCtx clears x and keeps it for a later statement.
+func (e *Engine) putExecCtx(x *execCtx) {
+	*x = execCtx{e: e}
+	e.xPool.Put(x)
 }
 
 // Bind implements cql.Resolver.

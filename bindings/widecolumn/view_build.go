@@ -131,14 +131,15 @@ func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCt
 			return false, nil
 		}
 	}
-	mb, err := collectPlans(ctx, plans, xs)
+	mb, err := e.collectPlans(ctx, plans, xs)
 	if err != nil {
 		return true, err
 	}
-	if len(mb.muts) == 0 {
-		return true, nil
+	if len(mb.muts) > 0 {
+		err = e.applyLocked(ctx, mb.muts)
 	}
-	if err := e.applyLocked(ctx, mb.muts); err != nil {
+	e.putMutBuilder(mb)
+	if err != nil {
 		return true, fmt.Errorf("write: %w", err)
 	}
 	return true, nil

@@ -390,7 +390,11 @@ func (p *modPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, er
 	if p.conditional() {
 		return x.executeCAS(ctx, []*modPlan{p}, []*execCtx{x}, false)
 	}
-	if err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x}); err != nil {
+	err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x})
+	// Nothing of x outlives the write on a store that copies mutations
+	// (the result below is not x's).
+	x.spent = x.e.recycle
+	if err != nil {
 		return nil, err
 	}
 	return &bindings.Result{Kind: bindings.ResultVoid}, nil

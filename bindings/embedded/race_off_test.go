@@ -1,0 +1,5 @@
+//go:build !race
+
+package embedded
+
+const raceEnabled = false
