@@ -35,7 +35,7 @@ func TestRecycledWriteContextsKeepEveryRow(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer b.Close()
-	if !b.Store().CopiesMutations() {
+	if !b.Store().CopiesArguments() {
 		t.Fatal("the embedded store must copy mutations for this test to test recycling")
 	}
 	mustExec(t, b, createKS)
@@ -151,6 +151,107 @@ func TestRecycledWriteContextsKeepEveryRow(t *testing.T) {
 	}
 	if got := int(beUint64(res.Rows[0][0])); got != n {
 		t.Errorf("count(*) = %d, want %d", got, n)
+	}
+}
+
+// TestRecycledReadContextsKeepTheirResults runs reads of several shapes
+// from several goroutines, keeps every result, and checks them all only at
+// the end: a context recycled while its result still pointed into it would
+// have been overwritten by later statements by then.
+func TestRecycledReadContextsKeepTheirResults(t *testing.T) {
+	b, err := Open(t.Context(), Config{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer b.Close()
+	mustExec(t, b, createKS)
+	mustExec(t, b, "CREATE TABLE ks.rd (k text PRIMARY KEY, v text)")
+	mustExec(t, b, "CREATE TABLE ks.rc (p text, c int, v text, PRIMARY KEY (p, c))")
+	const keys = 64
+	val := func(k int) string { return fmt.Sprintf("value-%d-%s", k, strings.Repeat("z", k)) }
+	// Keys from 1 to ~130 bytes: some fit the context's key buffer.
+	key := func(k int) string { return fmt.Sprintf("%d%s", k, strings.Repeat("k", 2*k)) }
+	for k := range keys {
+		mustExec(t, b, "INSERT INTO ks.rd (k, v) VALUES (?, ?)", text(key(k)), text(val(k)))
+		for c := range 3 {
+			mustExec(t, b, "INSERT INTO ks.rc (p, c, v) VALUES (?, ?, ?)", text(key(k)), intv(int32(c)), text(val(k+c)))
+		}
+	}
+
+	type kept struct {
+		what string
+		res  *bindings.Result
+		want [][]string // rows of text values
+	}
+	const workers, rounds = 4, 200
+	results := make([][]kept, workers)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				k := (i*7 + w*13) % keys
+				var q string
+				var vals []bindings.Value
+				var want [][]string
+				var page int32
+				switch i % 5 {
+				case 0:
+					q, vals = "SELECT v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
+					want = [][]string{{val(k)}}
+				case 1:
+					q, vals = "SELECT k, v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
+					want = [][]string{{key(k), val(k)}}
+				case 2:
+					k2 := (k + 1) % keys
+					q, vals = "SELECT k, v FROM ks.rd WHERE k IN (?, ?)", []bindings.Value{text(key(k)), text(key(k2))}
+					want = [][]string{{key(k), val(k)}, {key(k2), val(k2)}}
+					if key(k2) < key(k) {
+						want[0], want[1] = want[1], want[0]
+					}
+				case 3:
+					q, vals, page = "SELECT p, v FROM ks.rc WHERE p = ?", []bindings.Value{text(key(k))}, 2
+					want = [][]string{{key(k), val(k)}, {key(k), val(k + 1)}}
+				case 4:
+					q, vals = "UPDATE ks.rd SET v = 'never' WHERE k = ? IF v = 'other'", []bindings.Value{text(key(k))}
+					want = [][]string{{"false", val(k)}}
+				}
+				res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Values: vals, Consistency: bindings.One, PageSize: page})
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", q, err)
+					return
+				}
+				if page > 0 && len(res.PagingState) == 0 {
+					errs <- fmt.Errorf("%s: no paging state after a full page", q)
+					return
+				}
+				results[w] = append(results[w], kept{what: fmt.Sprintf("%s %v", q, key(k)), res: res, want: want})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w := range workers {
+		for _, r := range results[w] {
+			got := make([][]string, len(r.res.Rows))
+			for i, row := range r.res.Rows {
+				for _, v := range row {
+					if len(v) == 1 && v[0] <= 1 {
+						got[i] = append(got[i], fmt.Sprint(v[0] == 1))
+						continue
+					}
+					got[i] = append(got[i], string(v))
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(r.want) {
+				t.Errorf("%s: kept result %q, want %q", r.what, got, r.want)
+			}
+		}
 	}
 }
 

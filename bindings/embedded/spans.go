@@ -87,8 +87,9 @@ func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	return it, nil
 }
 
-// CopiesMutations reports that Apply keeps nothing of its mutations once it
-// returns: they are copied into a Pebble batch (widecolumn.CopyingKV).
-func (s *Store) CopiesMutations() bool { return true }
+// CopiesArguments reports that no call keeps what it was given once it
+// returns: Apply copies mutations into a Pebble batch, reads and scans are
+// done with their keys when they return or close (widecolumn.CopyingKV).
+func (s *Store) CopiesArguments() bool { return true }
 
 var _ widecolumn.CopyingKV = (*Store)(nil)

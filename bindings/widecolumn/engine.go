@@ -91,8 +91,8 @@ type Engine struct {
 	parsed *lru.Cache[string, *cql.Parsed]
 	plans  *lru.Cache[planKey, *cachedPlan]
 
-	// recycle: the store is a CopyingKV, so a plain write's execution
-	// context and mutation builder return to xPool and mbPool.
+	// recycle: the store is a CopyingKV, so execution contexts and
+	// mutation builders return to xPool and mbPool (recycle.go).
 	recycle bool
 	xPool   sync.Pool // *execCtx
 	mbPool  sync.Pool // *mutBuilder
@@ -169,7 +169,7 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	e.plans = lru.New[planKey, *cachedPlan](n)
 	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
 
-	if c, ok := kv.(CopyingKV); ok && c.CopiesMutations() {
+	if c, ok := kv.(CopyingKV); ok && c.CopiesArguments() {
 		e.recycle = true
 	}
 	e.meta, e.shared = kv.(SharedSchema)
@@ -374,9 +374,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 		x.ts, x.hasTS = req.Timestamp, true
 	}
 	res, err := cp.plan.execute(ctx, x)
-	if x.spent {
-		e.putExecCtx(x)
-	}
+	e.recycleExecCtx(x, res, err)
 	return res, err
 }
 

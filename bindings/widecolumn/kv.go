@@ -113,13 +113,14 @@ type AtomicKV interface {
 	AppliesAtomically() bool
 }
 
-// CopyingKV is implemented by stores whose Apply keeps no reference to the
-// mutations it was given once it returns, whatever it returns (the
-// embedded store copies them into a Pebble batch). The engine then reuses
-// a plain write's execution context and mutation builder, whose memory
-// the mutations point into, for later statements.
+// CopyingKV is implemented by stores whose calls keep no reference to the
+// memory they were given (mutations, keys, scan bounds) once they return,
+// whatever they return (the embedded store: Apply copies mutations into a
+// Pebble batch, and reads finish with the call). The engine then reuses
+// execution contexts and mutation builders, whose memory keys and
+// mutations point into, for later statements (recycle.go).
 type CopyingKV interface {
-	CopiesMutations() bool
+	CopiesArguments() bool
 }
 
 // CondKV is implemented by stores that can change a small coordination cell

@@ -26,28 +26,6 @@ type mutKey struct {
 	row   string
 }
 
-// getMutBuilder returns an empty mutation builder, a recycled one when the
-// store allows recycling.
-func (e *Engine) getMutBuilder() *mutBuilder {
-	if e.recycle {
-		if m, ok := e.mbPool.Get().(*mutBuilder); ok {
-			return m
-		}
-	}
-	return &mutBuilder{}
-}
-
-// putMutBuilder keeps m for a later statement once its mutations are
-// applied, if the store copied them and m kept to its own small arrays
-// (a builder that grew is left to the garbage collector).
-func (e *Engine) putMutBuilder(m *mutBuilder) {
-	if !e.recycle || m.idx != nil || cap(m.muts) > len(m.first) || len(m.counters) > 0 {
-		return
-	}
-	*m = mutBuilder{}
-	e.mbPool.Put(m)
-}
-
 func (m *mutBuilder) add(ti *tableInfo, row []byte, cells ...Cell) {
 	i := m.find(ti, row)
 	if i < 0 {

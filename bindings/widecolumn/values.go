@@ -38,9 +38,10 @@ type execCtx struct {
 	keyBuf [64]byte
 	// first is memory for what every point statement needs once (its
 	// partition key list, the first partition it opens and its key list,
-	// its row environment, its result, the result's first row and that
-	// row's values), so that they come with the context's allocation.
+	// its row environment), so that they come with the context's
+	// allocation; rm is its result's (see resultMem).
 	first firstUse
+	rm    *resultMem
 	// spent: the statement is over and kept nothing of the context (a plain
 	// write on a CopyingKV store): Engine.execute recycles it.
 	spent bool
@@ -56,45 +57,61 @@ type firstUse struct {
 	part     partition
 	env      rowEnv
 	fn       fnEnv
-	res      bindings.Result
-	rows     [1][][]byte // the result's first row
-	cols     [4][]byte   // the first projected row's values
-	usedRes  bool
-	usedRows bool
-	usedCols bool
 	usedKeys bool
 	usedPK   bool
 	usedPart bool
 	usedEnv  bool
 }
 
+// resultMem is the memory of a point read's result (its first row and that
+// row's values), allocated apart from the execution context because the
+// result outlives the statement while the context is recycled.
+type resultMem struct {
+	res      bindings.Result
+	rows     [1][][]byte
+	cols     [4][]byte
+	usedRes  bool
+	usedRows bool
+	usedCols bool
+}
+
+func (x *execCtx) resultMem() *resultMem {
+	if x.rm == nil {
+		x.rm = new(resultMem)
+	}
+	return x.rm
+}
+
 // newResult returns an empty result, the context's the first time.
 func (x *execCtx) newResult() *bindings.Result {
-	if x == nil || x.first.usedRes {
+	if x == nil || x.rm != nil && x.rm.usedRes {
 		return new(bindings.Result)
 	}
-	x.first.usedRes = true
-	return &x.first.res
+	rm := x.resultMem()
+	rm.usedRes = true
+	return &rm.res
 }
 
 // resultRows returns room for a result's rows: the context's one-row
 // array the first time (a point read's), nil otherwise (append allocates).
 func (x *execCtx) resultRows() [][][]byte {
-	if x == nil || x.first.usedRows {
+	if x == nil || x.rm != nil && x.rm.usedRows {
 		return nil
 	}
-	x.first.usedRows = true
-	return x.first.rows[:0:1]
+	rm := x.resultMem()
+	rm.usedRows = true
+	return rm.rows[:0:1]
 }
 
 // rowValues returns n value slots for a projected row: the context's the
 // first time when n is small.
 func (x *execCtx) rowValues(n int) [][]byte {
-	if x == nil || x.first.usedCols || n > len(x.first.cols) {
+	if x == nil || n > 4 || x.rm != nil && x.rm.usedCols {
 		return make([][]byte, n)
 	}
-	x.first.usedCols = true
-	return x.first.cols[:n:n]
+	rm := x.resultMem()
+	rm.usedCols = true
+	return rm.cols[:n:n]
 }
 
 // partitionKey is ti.codec.PartitionKey(pk), in the context's arena when
@@ -156,23 +173,6 @@ func newExecCtx(e *Engine, cp *cachedPlan, values []bindings.Value, names []stri
 		}
 	}
 	return x, nil
-}
-
-// getExecCtx returns an empty execution context, a recycled one when the
-// store allows recycling.
-func (e *Engine) getExecCtx() *execCtx {
-	if e.recycle {
-		if x, ok := e.xPool.Get().(*execCtx); ok {
-			return x
-		}
-	}
-	return &execCtx{e: e}
-}
-
-// putExecCtx clears x and keeps it for a later statement.
-func (e *Engine) putExecCtx(x *execCtx) {
-	*x = execCtx{e: e}
-	e.xPool.Put(x)
 }
 
 // Bind implements cql.Resolver.
