@@ -62,6 +62,11 @@ func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 			from = lastRow
 		}
 	}
+	// gohbase keeps the bounds past Close (a scanner closed early sends
+	// its close request from a goroutine of its own, routed by the start
+	// row), and the caller may reuse their memory once this call and the
+	// iterator are done (widecolumn.SettlingKV): hand it copies.
+	from, to = bytes.Clone(from), bytes.Clone(to)
 	sctx, cancel := context.WithCancelCause(ctx)
 	_, table := s.names.of(t)
 	sc, err := hrpc.NewScanRange(sctx, table, from, to, opts...)

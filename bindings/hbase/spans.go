@@ -82,6 +82,15 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	return err
 }
 
+// SettlesOnSuccess reports that a call which returned nil keeps nothing of
+// what it was given: Get, Apply and the conditional calls return only once
+// HBase answered their RPCs, and a scan hands gohbase copies of its bounds
+// (widecolumn.SettlingKV). A call that failed may have left an RPC queued
+// in gohbase, still pointing at its keys.
+func (s *Store) SettlesOnSuccess() bool { return true }
+
+var _ widecolumn.SettlingKV = (*Store)(nil)
+
 // Scan iterates rows of [r.Start, r.Stop) with a gohbase scanner (see
 // scan); its span lasts until Close.
 func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {

@@ -91,9 +91,10 @@ type Engine struct {
 	parsed *lru.Cache[string, *cql.Parsed]
 	plans  *lru.Cache[planKey, *cachedPlan]
 
-	// recycle: the store is a CopyingKV, so execution contexts and
-	// mutation builders return to xPool and mbPool (recycle.go).
-	recycle bool
+	// recycle: when execution contexts and mutation builders return to
+	// xPool and mbPool (recycle.go): never, after successful statements
+	// (SettlingKV) or always (CopyingKV).
+	recycle recycling
 	xPool   sync.Pool // *execCtx
 	mbPool  sync.Pool // *mutBuilder
 
@@ -169,9 +170,7 @@ func New(ctx context.Context, kv KV, opts Options) (*Engine, error) {
 	e.plans = lru.New[planKey, *cachedPlan](n)
 	e.uuids = cql.NewTimeUUIDGenerator(e.clock)
 
-	if c, ok := kv.(CopyingKV); ok && c.CopiesArguments() {
-		e.recycle = true
-	}
+	e.recycle = recyclingOf(kv)
 	e.meta, e.shared = kv.(SharedSchema)
 	if !e.shared {
 		e.meta = &localSchema{kv: kv}

@@ -123,6 +123,16 @@ type CopyingKV interface {
 	CopiesArguments() bool
 }
 
+// SettlingKV is implemented by stores that keep no reference to the memory
+// a call was given once the call has returned without error, but may after
+// one that failed (HBase: a call returns nil only after the server answered
+// its RPCs, while a call cut short by its context can leave an RPC queued in
+// the client, still pointing at its keys). The engine then recycles as for
+// a CopyingKV, after successful statements only.
+type SettlingKV interface {
+	SettlesOnSuccess() bool
+}
+
 // CondKV is implemented by stores that can change a small coordination cell
 // atomically. The engine finds it by type assertion and uses it to
 // serialise LWT, counter updates and read-before-write list operations on a

@@ -7,23 +7,43 @@ import (
 )
 
 // Recycling. On a store that keeps nothing of what it is given once a call
-// returns (CopyingKV: the embedded store), a statement's execution context
-// and mutation builder are reused by later statements instead of being
-// allocated for each (a context is ~0.5 KB with pointers: allocating and
-// scanning it was a tenth of an engine point write's CPU). Two rules keep
-// reuse safe:
+// returns (CopyingKV: the embedded store), or once a call returns without
+// error (SettlingKV: HBase), a statement's execution context and mutation
+// builder are reused by later statements instead of being allocated for
+// each (a context is ~0.5 KB with pointers: allocating and scanning it was
+// a tenth of an engine point write's CPU). Three rules keep reuse safe:
+//   - on a SettlingKV, only statements that succeeded are recycled;
 //   - a write's context is recycled once the write is applied (x.spent),
-//     since the store copied its mutations, which point into the context's
-//     key arena;
+//     since the store is then done with its mutations, which point into
+//     the context's key arena;
 //   - any other statement's context is recycled only when its result holds
 //     no byte of the context (heldBy), checked value by value: a result
 //     outlives the statement, and its values may alias what they were
 //     decoded from. A point read's result rows live in resultMem, apart.
 
+// recycling says when a store lets the engine reuse memory it was given.
+type recycling uint8
+
+const (
+	recycleNever     recycling = iota
+	recycleOnSuccess           // SettlingKV
+	recycleAlways              // CopyingKV
+)
+
+func recyclingOf(kv KV) recycling {
+	if c, ok := kv.(CopyingKV); ok && c.CopiesArguments() {
+		return recycleAlways
+	}
+	if c, ok := kv.(SettlingKV); ok && c.SettlesOnSuccess() {
+		return recycleOnSuccess
+	}
+	return recycleNever
+}
+
 // getExecCtx returns an empty execution context, a recycled one when the
 // store allows recycling.
 func (e *Engine) getExecCtx() *execCtx {
-	if e.recycle {
+	if e.recycle != recycleNever {
 		if x, ok := e.xPool.Get().(*execCtx); ok {
 			return x
 		}
@@ -32,13 +52,15 @@ func (e *Engine) getExecCtx() *execCtx {
 }
 
 // recycleExecCtx keeps x for a later statement when nothing of it
-// outlives this one: a write that is applied, or a statement whose result
-// does not point into it.
+// outlives this one: a write the store is done with, or a statement whose
+// result does not point into it.
 func (e *Engine) recycleExecCtx(x *execCtx, res *bindings.Result, err error) {
-	if !e.recycle {
+	switch {
+	case e.recycle == recycleNever:
 		return
-	}
-	if !x.spent && (err != nil || x.heldBy(res)) {
+	case err != nil && (e.recycle == recycleOnSuccess || !x.spent):
+		return
+	case !x.spent && x.heldBy(res):
 		return
 	}
 	*x = execCtx{e: e}
@@ -75,7 +97,7 @@ func (x *execCtx) heldBy(res *bindings.Result) bool {
 // getMutBuilder returns an empty mutation builder, a recycled one when the
 // store allows recycling.
 func (e *Engine) getMutBuilder() *mutBuilder {
-	if e.recycle {
+	if e.recycle != recycleNever {
 		if m, ok := e.mbPool.Get().(*mutBuilder); ok {
 			return m
 		}
@@ -83,11 +105,14 @@ func (e *Engine) getMutBuilder() *mutBuilder {
 	return &mutBuilder{}
 }
 
-// putMutBuilder keeps m for a later statement once its mutations are
-// applied, if the store copied them and m kept to its own small arrays
-// (a builder that grew is left to the garbage collector).
-func (e *Engine) putMutBuilder(m *mutBuilder) {
-	if !e.recycle || m.idx != nil || cap(m.muts) > len(m.first) || len(m.counters) > 0 {
+// putMutBuilder keeps m for a later statement once the store is done with
+// its mutations (applied with result err), if m kept to its own small
+// arrays (a builder that grew is left to the garbage collector).
+func (e *Engine) putMutBuilder(m *mutBuilder, err error) {
+	switch {
+	case e.recycle == recycleNever, err != nil && e.recycle == recycleOnSuccess:
+		return
+	case m.idx != nil || cap(m.muts) > len(m.first) || len(m.counters) > 0:
 		return
 	}
 	*m = mutBuilder{}

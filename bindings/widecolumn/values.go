@@ -42,8 +42,9 @@ type execCtx struct {
 	// allocation; rm is its result's (see resultMem).
 	first firstUse
 	rm    *resultMem
-	// spent: the statement is over and kept nothing of the context (a plain
-	// write on a CopyingKV store): Engine.execute recycles it.
+	// spent: a plain write the store is done with (applied or failed): its
+	// result holds nothing of the context, which Engine.execute recycles as
+	// far as the store allows (recycle.go).
 	spent bool
 }
 

@@ -138,7 +138,7 @@ func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCt
 	if len(mb.muts) > 0 {
 		err = e.applyLocked(ctx, mb.muts)
 	}
-	e.putMutBuilder(mb)
+	e.putMutBuilder(mb, err)
 	if err != nil {
 		return true, fmt.Errorf("write: %w", err)
 	}

@@ -391,9 +391,9 @@ func (p *modPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, er
 		return x.executeCAS(ctx, []*modPlan{p}, []*execCtx{x}, false)
 	}
 	err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x})
-	// Nothing of x outlives the write on a store that copies mutations
-	// (the result below is not x's).
-	x.spent = x.e.recycle
+	// The store is done with the write's memory, or says when it is
+	// (recycleExecCtx); the result below is not x's.
+	x.spent = true
 	if err != nil {
 		return nil, err
 	}

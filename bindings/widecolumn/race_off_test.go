@@ -1,0 +1,5 @@
+//go:build !race
+
+package widecolumn
+
+const raceEnabled = false
