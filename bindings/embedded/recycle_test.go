@@ -49,65 +49,52 @@ func TestRecycledWriteContextsKeepEveryRow(t *testing.T) {
 	ctx := context.Background()
 	want := make([]map[string]recycleRow, workers)
 	counts := make([]int64, workers)
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
 	for w := range workers {
 		want[w] = map[string]recycleRow{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			exec := func(q string, vals ...bindings.Value) (*bindings.Result, error) {
-				return b.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: bindings.One})
-			}
-			for i := range rounds {
-				// Partition keys from 3 to ~150 bytes: some fit the
-				// context's 64-byte key buffer, some do not.
-				p := fmt.Sprintf("w%d-%s", w, strings.Repeat("x", (i*37)%150))
-				pb := int64(w*1_000_000 + i)
-				c := int32(i % 5)
-				v := fmt.Sprintf("v-%d-%d-%s", w, i, strings.Repeat("y", i%90))
-				s := fmt.Sprintf("s-%d-%d", w, i)
-				key := fmt.Sprintf("%s/%d/%d", p, pb, c)
-				if _, err := exec("INSERT INTO ks.rec (p, b, c, s, v, l, m) VALUES (?, ?, ?, ?, ?, [1, 2], {'a': 1})",
-					text(p), bigint(pb), intv(c), text(s), text(v)); err != nil {
-					errs <- fmt.Errorf("insert %s: %w", key, err)
-					return
-				}
-				row := recycleRow{s: s, v: v, l: "[1 2]"}
-				switch i % 4 {
-				case 0: // an append: another write on the same context kinds
-					if _, err := exec("UPDATE ks.rec SET l = l + [3] WHERE p = ? AND b = ? AND c = ?", text(p), bigint(pb), intv(c)); err != nil {
-						errs <- fmt.Errorf("append %s: %w", key, err)
-						return
-					}
-					row.l = "[1 2 3]"
-				case 1: // a failing write between two good ones
-					if _, err := exec("INSERT INTO ks.rec (p, b, c, v) VALUES (?, ?, ?, ?)", text(p), bigint(pb), bindings.Value{}, text("lost")); err == nil {
-						errs <- fmt.Errorf("insert with a null clustering key for %s succeeded", key)
-						return
-					}
-				case 2: // an LWT (its context is not recycled) that does not apply
-					res, err := exec("INSERT INTO ks.rec (p, b, c, v) VALUES (?, ?, ?, ?) IF NOT EXISTS", text(p), bigint(pb), intv(c), text("lwt"))
-					if err != nil || len(res.Rows) != 1 || len(res.Rows[0][0]) != 1 || res.Rows[0][0][0] != 0 {
-						errs <- fmt.Errorf("LWT on existing row %s: %v, %v", key, res, err)
-						return
-					}
-				case 3: // a counter (a held write)
-					if _, err := exec("UPDATE ks.recn SET n = n + 1 WHERE p = ?", text(fmt.Sprintf("w%d", w))); err != nil {
-						errs <- fmt.Errorf("counter: %w", err)
-						return
-					}
-					counts[w]++
-				}
-				want[w][key] = row
-			}
-		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	eachWorker(t, workers, func(w int) error {
+		exec := func(q string, vals ...bindings.Value) (*bindings.Result, error) {
+			return b.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: bindings.One})
+		}
+		for i := range rounds {
+			// Partition keys from 3 to ~150 bytes: some fit the
+			// context's 64-byte key buffer, some do not.
+			p := fmt.Sprintf("w%d-%s", w, strings.Repeat("x", (i*37)%150))
+			pb := int64(w*1_000_000 + i)
+			c := int32(i % 5)
+			v := fmt.Sprintf("v-%d-%d-%s", w, i, strings.Repeat("y", i%90))
+			s := fmt.Sprintf("s-%d-%d", w, i)
+			key := fmt.Sprintf("%s/%d/%d", p, pb, c)
+			if _, err := exec("INSERT INTO ks.rec (p, b, c, s, v, l, m) VALUES (?, ?, ?, ?, ?, [1, 2], {'a': 1})",
+				text(p), bigint(pb), intv(c), text(s), text(v)); err != nil {
+				return fmt.Errorf("insert %s: %w", key, err)
+			}
+			row := recycleRow{s: s, v: v, l: "[1 2]"}
+			switch i % 4 {
+			case 0: // an append: another write on the same context kinds
+				if _, err := exec("UPDATE ks.rec SET l = l + [3] WHERE p = ? AND b = ? AND c = ?", text(p), bigint(pb), intv(c)); err != nil {
+					return fmt.Errorf("append %s: %w", key, err)
+				}
+				row.l = "[1 2 3]"
+			case 1: // a failing write between two good ones
+				if _, err := exec("INSERT INTO ks.rec (p, b, c, v) VALUES (?, ?, ?, ?)", text(p), bigint(pb), bindings.Value{}, text("lost")); err == nil {
+					return fmt.Errorf("insert with a null clustering key for %s succeeded", key)
+				}
+			case 2: // an LWT (its context is not recycled) that does not apply
+				res, err := exec("INSERT INTO ks.rec (p, b, c, v) VALUES (?, ?, ?, ?) IF NOT EXISTS", text(p), bigint(pb), intv(c), text("lwt"))
+				if err != nil || len(res.Rows) != 1 || len(res.Rows[0][0]) != 1 || res.Rows[0][0][0] != 0 {
+					return fmt.Errorf("LWT on existing row %s: %v, %v", key, res, err)
+				}
+			case 3: // a counter (a held write)
+				if _, err := exec("UPDATE ks.recn SET n = n + 1 WHERE p = ?", text(fmt.Sprintf("w%d", w))); err != nil {
+					return fmt.Errorf("counter: %w", err)
+				}
+				counts[w]++
+			}
+			want[w][key] = row
+		}
+		return nil
+	})
 
 	for w := range workers {
 		for key, row := range want[w] {
@@ -185,57 +172,45 @@ func TestRecycledReadContextsKeepTheirResults(t *testing.T) {
 	}
 	const workers, rounds = 4, 200
 	results := make([][]kept, workers)
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range rounds {
-				k := (i*7 + w*13) % keys
-				var q string
-				var vals []bindings.Value
-				var want [][]string
-				var page int32
-				switch i % 5 {
-				case 0:
-					q, vals = "SELECT v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
-					want = [][]string{{val(k)}}
-				case 1:
-					q, vals = "SELECT k, v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
-					want = [][]string{{key(k), val(k)}}
-				case 2:
-					k2 := (k + 1) % keys
-					q, vals = "SELECT k, v FROM ks.rd WHERE k IN (?, ?)", []bindings.Value{text(key(k)), text(key(k2))}
-					want = [][]string{{key(k), val(k)}, {key(k2), val(k2)}}
-					if key(k2) < key(k) {
-						want[0], want[1] = want[1], want[0]
-					}
-				case 3:
-					q, vals, page = "SELECT p, v FROM ks.rc WHERE p = ?", []bindings.Value{text(key(k))}, 2
-					want = [][]string{{key(k), val(k)}, {key(k), val(k + 1)}}
-				case 4:
-					q, vals = "UPDATE ks.rd SET v = 'never' WHERE k = ? IF v = 'other'", []bindings.Value{text(key(k))}
-					want = [][]string{{"false", val(k)}}
+	eachWorker(t, workers, func(w int) error {
+		for i := range rounds {
+			k := (i*7 + w*13) % keys
+			var q string
+			var vals []bindings.Value
+			var want [][]string
+			var page int32
+			switch i % 5 {
+			case 0:
+				q, vals = "SELECT v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
+				want = [][]string{{val(k)}}
+			case 1:
+				q, vals = "SELECT k, v FROM ks.rd WHERE k = ?", []bindings.Value{text(key(k))}
+				want = [][]string{{key(k), val(k)}}
+			case 2:
+				k2 := (k + 1) % keys
+				q, vals = "SELECT k, v FROM ks.rd WHERE k IN (?, ?)", []bindings.Value{text(key(k)), text(key(k2))}
+				want = [][]string{{key(k), val(k)}, {key(k2), val(k2)}}
+				if key(k2) < key(k) {
+					want[0], want[1] = want[1], want[0]
 				}
-				res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Values: vals, Consistency: bindings.One, PageSize: page})
-				if err != nil {
-					errs <- fmt.Errorf("%s: %w", q, err)
-					return
-				}
-				if page > 0 && len(res.PagingState) == 0 {
-					errs <- fmt.Errorf("%s: no paging state after a full page", q)
-					return
-				}
-				results[w] = append(results[w], kept{what: fmt.Sprintf("%s %v", q, key(k)), res: res, want: want})
+			case 3:
+				q, vals, page = "SELECT p, v FROM ks.rc WHERE p = ?", []bindings.Value{text(key(k))}, 2
+				want = [][]string{{key(k), val(k)}, {key(k), val(k + 1)}}
+			case 4:
+				q, vals = "UPDATE ks.rd SET v = 'never' WHERE k = ? IF v = 'other'", []bindings.Value{text(key(k))}
+				want = [][]string{{"false", val(k)}}
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+			res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Values: vals, Consistency: bindings.One, PageSize: page})
+			if err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+			if page > 0 && len(res.PagingState) == 0 {
+				return fmt.Errorf("%s: no paging state after a full page", q)
+			}
+			results[w] = append(results[w], kept{what: fmt.Sprintf("%s %v", q, key(k)), res: res, want: want})
+		}
+		return nil
+	})
 	for w := range workers {
 		for _, r := range results[w] {
 			got := make([][]string, len(r.res.Rows))
@@ -287,6 +262,28 @@ func TestPlainWritesReuseTheirContext(t *testing.T) {
 	// Without recycling: the context, the mutation builder and the result.
 	if allocs > 1 {
 		t.Errorf("%.1f allocations per plain INSERT, want at most 1 (its result)", allocs)
+	}
+}
+
+// eachWorker runs fn(0..workers-1) on goroutines of their own and fails t
+// with the first error any returned.
+func eachWorker(t *testing.T, workers int, fn func(w int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(w); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
 
