@@ -55,7 +55,7 @@ func appendRowCell(dst, q []byte, ts int64, v []byte) []byte {
 // nextRowCell decodes the cell at the start of b and returns the rest.
 // Qualifier and value alias b.
 func nextRowCell(b []byte) (q []byte, ts int64, v, rest []byte, err error) {
-	n, k := binary.Uvarint(b)
+	n, k := minimalUvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
 		return nil, 0, nil, nil, errCorruptRow
 	}
@@ -66,12 +66,24 @@ func nextRowCell(b []byte) (q []byte, ts int64, v, rest []byte, err error) {
 	}
 	ts = int64(binary.BigEndian.Uint64(b))
 	b = b[tsLen:]
-	n, k = binary.Uvarint(b)
+	n, k = minimalUvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
 		return nil, 0, nil, nil, errCorruptRow
 	}
 	b = b[k:]
 	return q, ts, b[:n:n], b[n:], nil
+}
+
+// minimalUvarint is binary.Uvarint for the lengths appendRowCell writes,
+// which are always in their shortest form: a longer one (a last byte of
+// zero, e.g. 0x93 0x00 for 19) is damage and reads as k = 0. Accepting it
+// would let two different values decode to the same cells.
+func minimalUvarint(b []byte) (uint64, int) {
+	n, k := binary.Uvarint(b)
+	if k > 1 && b[k-1] == 0 {
+		return 0, 0
+	}
+	return n, k
 }
 
 // decodeRowCells appends the cells of row value v to cells. The cells alias

@@ -193,6 +193,19 @@ func TestRowValueDecodeRejectsDamage(t *testing.T) {
 	if _, err := decodeRowCells(swapped, nil); !errors.Is(err, errCorruptRow) {
 		t.Errorf("qualifiers out of order: err %v, want errCorruptRow", err)
 	}
+	// A length in a longer form than the encoder writes (19 as 0x93 0x00,
+	// found by FuzzRowValue) is damage: it would decode to the same cells
+	// as a different value.
+	cell := appendRowCell(nil, []byte("q"), 1, []byte("value"))
+	overlong := append([]byte{cell[0] | 0x80, 0}, cell[1:]...)
+	if _, err := decodeRowCells(overlong, nil); !errors.Is(err, errCorruptRow) {
+		t.Errorf("overlong qualifier length: err %v, want errCorruptRow", err)
+	}
+	vat := 1 + 1 + tsLen
+	overlong = append(append(cell[:vat:vat], cell[vat]|0x80, 0), cell[vat+1:]...)
+	if _, err := decodeRowCells(overlong, nil); !errors.Is(err, errCorruptRow) {
+		t.Errorf("overlong value length: err %v, want errCorruptRow", err)
+	}
 }
 
 // FuzzRowValue: decoding arbitrary bytes never panics, a value that decodes
