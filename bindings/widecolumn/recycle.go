@@ -40,6 +40,12 @@ func recyclingOf(kv KV) recycling {
 	return recycleNever
 }
 
+// storeDone reports whether the store keeps nothing of what it was given
+// by calls that ended with err: the one place the store's rule is read.
+func (e *Engine) storeDone(err error) bool {
+	return e.recycle == recycleAlways || e.recycle == recycleOnSuccess && err == nil
+}
+
 // getExecCtx returns an empty execution context, a recycled one when the
 // store allows recycling.
 func (e *Engine) getExecCtx() *execCtx {
@@ -55,12 +61,7 @@ func (e *Engine) getExecCtx() *execCtx {
 // outlives this one: a write the store is done with, or a statement whose
 // result does not point into it.
 func (e *Engine) recycleExecCtx(x *execCtx, res *bindings.Result, err error) {
-	switch {
-	case e.recycle == recycleNever:
-		return
-	case err != nil && (e.recycle == recycleOnSuccess || !x.spent):
-		return
-	case !x.spent && x.heldBy(res):
+	if !e.storeDone(err) || !x.spent && (err != nil || x.heldBy(res)) {
 		return
 	}
 	*x = execCtx{e: e}
@@ -109,10 +110,7 @@ func (e *Engine) getMutBuilder() *mutBuilder {
 // its mutations (applied with result err), if m kept to its own small
 // arrays (a builder that grew is left to the garbage collector).
 func (e *Engine) putMutBuilder(m *mutBuilder, err error) {
-	switch {
-	case e.recycle == recycleNever, err != nil && e.recycle == recycleOnSuccess:
-		return
-	case m.idx != nil || cap(m.muts) > len(m.first) || len(m.counters) > 0:
+	if !e.storeDone(err) || m.idx != nil || cap(m.muts) > len(m.first) || len(m.counters) > 0 {
 		return
 	}
 	*m = mutBuilder{}

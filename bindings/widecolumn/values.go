@@ -64,13 +64,16 @@ type firstUse struct {
 	usedEnv  bool
 }
 
+// firstRowCols is how many values of a result's first row resultMem holds.
+const firstRowCols = 4
+
 // resultMem is the memory of a point read's result (its first row and that
 // row's values), allocated apart from the execution context because the
 // result outlives the statement while the context is recycled.
 type resultMem struct {
 	res      bindings.Result
 	rows     [1][][]byte
-	cols     [4][]byte
+	cols     [firstRowCols][]byte
 	usedRes  bool
 	usedRows bool
 	usedCols bool
@@ -107,7 +110,7 @@ func (x *execCtx) resultRows() [][][]byte {
 // rowValues returns n value slots for a projected row: the context's the
 // first time when n is small.
 func (x *execCtx) rowValues(n int) [][]byte {
-	if x == nil || n > 4 || x.rm != nil && x.rm.usedCols {
+	if x == nil || n > firstRowCols || x.rm != nil && x.rm.usedCols {
 		return make([][]byte, n)
 	}
 	rm := x.resultMem()
