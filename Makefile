@@ -13,6 +13,9 @@ SHELL := /bin/bash
 GO ?= go
 FUZZTIME ?= 10s
 TESTFLAGS ?= -race -count=1 -timeout 60m
+# The forked modules under third_party (their own modules, outside ./...)
+# whose dohyo patches have tests of their own.
+FORKS ?= github.com/tsuna/gohbase/...
 # cassandra_ref: run the conformance scenarios against real Cassandra too.
 TAGS ?= cassandra_ref
 
@@ -39,7 +42,7 @@ vet:
 
 go-test:
 	@echo "[make] go test, every package (one line as each starts; failing tests' output in full)"
-	set -o pipefail; $(GO) test -json $(TESTFLAGS) -tags $(TAGS) ./... | $(PROGRESS)
+	set -o pipefail; $(GO) test -json $(TESTFLAGS) -tags $(TAGS) ./... $(FORKS) | $(PROGRESS)
 	@echo "[make] tests that stop and restart the servers, alone, after everything else"
 	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS)
 	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
@@ -63,7 +66,7 @@ test: preflight tools fmt-check vet
 	bash scripts/with-backends.sh $(SUBMAKE) integration
 
 unit: fmt-check vet
-	$(GO) test $(TESTFLAGS) ./...
+	$(GO) test $(TESTFLAGS) ./... $(FORKS)
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
 bench:

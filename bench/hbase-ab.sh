@@ -12,7 +12,8 @@
 # each round the script reads the server's CPU (user + system,
 # /proc/PID/stat), read/write system calls (syscr, syscw, /proc/PID/io) and
 # context switches (voluntary + involuntary, summed over the process's
-# threads in /proc/PID/task/*/status); it prints one line per round and the
+# threads in /proc/PID/task/*/status) and the Go allocations it made
+# (go_memstats_mallocs_total of its /metrics); it prints one line per round and the
 # medians per build and thread count as a Markdown table (also in
 # OUT/result.md), with the load average before and after. Built for A/B
 # comparisons of the HBase client path (third_party/gohbase) and of the
@@ -46,7 +47,7 @@ mkdir -p "$out"
 (cd "$root" && go build -o "$out/loadgen" ./bench/loadgen)
 
 tag="ab$$"
-pids=() addrs=()
+pids=() addrs=() https=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
 }
@@ -68,16 +69,18 @@ for i in 0 1; do
   done
   [[ -n "$a" ]] || { echo "${names[$i]}: no CQL address; see $out/serve-${names[$i]}.log" >&2; exit 1; }
   addrs+=("$a")
+  https+=("$(awk '$1 == "HTTP:" { print $2 }' "$out/serve-${names[$i]}.out")")
   $(on 0) "$out/loadgen" -hosts "$a" -keyspace "${tag}${names[$i]}" -workload "$workload" -threads 8 \
     -value-size "$vsize" -duration 1s >"$out/load-${names[$i]}.txt" 2>&1
 done
 
-# cost PID: CPU ticks, syscr, syscw, context switches
+# cost PID HTTP: CPU ticks, syscr, syscw, context switches, Go allocations
 cost() {
   local ticks
   ticks="$(awk '{ print $14 + $15 }' "/proc/$1/stat")"
   echo "$ticks $(awk '$1 == "syscr:" { r = $2 } $1 == "syscw:" { w = $2 } END { print r, w }' "/proc/$1/io")" \
-    "$(cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { s += $2 } END { print s + 0 }')"
+    "$(cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { s += $2 } END { print s + 0 }')" \
+    "$(curl -s "$2/metrics" | awk '$1 == "go_memstats_mallocs_total" { printf "%.0f", $2 }')"
 }
 hz="$(getconf CLK_TCK)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/rounds.txt"
@@ -86,17 +89,17 @@ for r in $(seq "$rounds"); do
   (( r % 2 == 0 )) && order=(1 0)
   for t in $threads; do
     for i in "${order[@]}"; do
-      read -r c0 r0 w0 x0 < <(cost "${pids[$i]}")
+      read -r c0 r0 w0 x0 m0 < <(cost "${pids[$i]}" "${https[$i]}")
       $(on 0) "$out/loadgen" -hosts "${addrs[$i]}" -keyspace "${tag}${names[$i]}" -workload "$workload" \
         -value-size "$vsize" -rate "$rate" \
         -threads "$t" -duration "$duration" -skip-load >"$out/run-$r-$t-${names[$i]}.txt" 2>&1
-      read -r c1 r1 w1 x1 < <(cost "${pids[$i]}")
+      read -r c1 r1 w1 x1 m1 < <(cost "${pids[$i]}" "${https[$i]}")
       awk -v n="${names[$i]}" -v t="$t" -v r="$r" -v hz="$hz" \
-        -v c="$((c1 - c0))" -v sr="$((r1 - r0))" -v sw="$((w1 - w0))" -v cs="$((x1 - x0))" '
+        -v c="$((c1 - c0))" -v sr="$((r1 - r0))" -v sw="$((w1 - w0))" -v cs="$((x1 - x0))" -v ma="$((m1 - m0))" '
         /\[OVERALL\], RunTime/ { ms = $3 } /\[OVERALL\], Throughput/ { tp = $3 }
         END { ops = tp * ms / 1000; if (ops < 1) ops = 1
-          printf "round %d threads %d %s ops/s %.0f cpu-us/op %.1f syscr/op %.2f syscw/op %.2f cswitch/op %.2f\n",
-            r, t, n, tp, c * 1e6 / hz / ops, sr / ops, sw / ops, cs / ops }' \
+          printf "round %d threads %d %s ops/s %.0f cpu-us/op %.1f syscr/op %.2f syscw/op %.2f cswitch/op %.2f allocs/op %.1f\n",
+            r, t, n, tp, c * 1e6 / hz / ops, sr / ops, sw / ops, cs / ops, ma / ops }' \
         "$out/run-$r-$t-${names[$i]}.txt" | tee -a "$out/rounds.txt"
     done
   done
@@ -104,16 +107,16 @@ done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/rounds.txt"
 
 {
-  echo "| threads | build | ops/s | dohyo CPU µs/op | read syscalls/op | write syscalls/op | context switches/op |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| threads | build | ops/s | dohyo CPU µs/op | read syscalls/op | write syscalls/op | context switches/op | allocations/op |"
+  echo "|---|---|---|---|---|---|---|---|"
   for t in $threads; do
     for n in "${names[@]}"; do
       awk -v t="$t" -v n="$n" '$1 == "round" && $4 == t && $5 == n {
-          tp[++k] = $7; cpu[k] = $9; sr[k] = $11; sw[k] = $13; cs[k] = $15 }
+          tp[++k] = $7; cpu[k] = $9; sr[k] = $11; sw[k] = $13; cs[k] = $15; al[k] = $17 }
         function med(a, k,   i, j, x) {
           for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
           return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-        END { printf "| %d | %s | %.0f | %.1f | %.2f | %.2f | %.2f |\n", t, n, med(tp, k), med(cpu, k), med(sr, k), med(sw, k), med(cs, k) }' \
+        END { printf "| %d | %s | %.0f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", t, n, med(tp, k), med(cpu, k), med(sr, k), med(sw, k), med(cs, k), med(al, k) }' \
         "$out/rounds.txt"
     done
   done

@@ -148,7 +148,7 @@ func fakeGet(t testing.TB, ctx context.Context, row string) *hrpc.Get {
 	return g
 }
 
-func awaitResult(t testing.TB, g *hrpc.Get) hrpc.RPCResult {
+func awaitResult(t testing.TB, g hrpc.Call) hrpc.RPCResult {
 	t.Helper()
 	select {
 	case r := <-g.ResultChan():
@@ -293,8 +293,9 @@ func BenchmarkForkRegionClient(b *testing.B) {
 	}
 }
 
-// serveFakeGets answers every Get on c with one 100-byte cell until c is
-// closed.
+// serveFakeGets answers every Get on c with one 100-byte cell, in a cell
+// block as HBase answers clients announcing 1.3 or later (the fork does),
+// until c is closed.
 func serveFakeGets(c net.Conn) {
 	r := bufio.NewReader(c)
 	value := bytes.Repeat([]byte("v"), 100)
@@ -303,7 +304,7 @@ func serveFakeGets(c net.Conn) {
 		if err != nil {
 			return
 		}
-		resp, err := frameGetResponse(id, row, value)
+		resp, err := frameGetBlockResponse(id, row, value)
 		if err != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package hbase
 import (
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"go.opentelemetry.io/otel"
@@ -64,5 +65,62 @@ func TestForkTracerProvider(t *testing.T) {
 	}
 	if n := names(own); n["Get"] == 0 || n["waitForResult"] == 0 {
 		t.Fatalf("own provider's spans: %v, want Get and waitForResult", n)
+	}
+}
+
+// TestForkOperationMetrics checks the fork's OperationMetrics option
+// against a real HBase: by default every SendRPC observes
+// gohbase_operation_duration_seconds in Prometheus's default registry;
+// with OperationMetrics(false), as the Store opens its clients, nothing is
+// observed.
+func TestForkOperationMetrics(t *testing.T) {
+	s := openTestStore(t)
+	defer s.Close()
+	ctx := t.Context()
+	ts, drop := testTable(t, s, "opmetrics")
+	defer drop()
+	_, table := s.names.of(ts)
+	observed := func() uint64 {
+		mfs, err := prometheus.DefaultGatherer.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		for _, mf := range mfs {
+			if mf.GetName() == "gohbase_operation_duration_seconds" {
+				for _, m := range mf.GetMetric() {
+					n += m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name string
+		opts []gohbase.Option
+		want bool
+	}{
+		{"default", nil, true},
+		{"off", []gohbase.Option{gohbase.OperationMetrics(false)}, false},
+		{"on", []gohbase.Option{gohbase.OperationMetrics(true)}, true},
+	} {
+		cl := gohbase.NewClient(testZK(t), c.opts...)
+		g, err := hrpc.NewGetStr(ctx, string(table), "no such row")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first Get looks the region up (its own RPCs); count the second.
+		if _, err := cl.Get(g); err != nil {
+			t.Fatalf("%s: Get: %v", c.name, err)
+		}
+		before := observed()
+		g, _ = hrpc.NewGetStr(ctx, string(table), "no such row")
+		if _, err := cl.Get(g); err != nil {
+			t.Fatalf("%s: Get: %v", c.name, err)
+		}
+		cl.Close()
+		if got := observed() > before; got != c.want {
+			t.Fatalf("%s: operation observed %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -29,17 +29,48 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	for i := range keys {
 		rows[i].Key = keys[i]
 	}
-	derive := opCtx
-	if len(keys) == 1 {
-		derive = oneRPCCtx // a gohbase Get, waited for
+	if len(keys) == 1 { // a point read: one gohbase Get, waited for
+		octx, cancel := oneRPCCtx(ctx, s.opTO)
+		defer cancel()
+		cells, _, err := s.getRow(octx, table, keys[0])
+		if err != nil {
+			return nil, s.wrapErr(ctx, "get", err)
+		}
+		rows[0].Cells = cells
+		return rows, nil
 	}
-	octx, cancel := derive(ctx, s.opTO)
+	octx, cancel := opCtx(ctx, s.opTO)
 	defer cancel()
 	r := &rowReader{s: s, ctx: octx, fq: fq, table: table, keys: keys, rows: rows}
 	if err := r.read(); err != nil {
 		return nil, s.wrapErr(ctx, "get", err)
 	}
 	return rows, nil
+}
+
+// getRow reads one row with one gohbase Get: its cells and the region
+// that answered (nil when k cannot be an HBase row key).
+func (s *Store) getRow(ctx context.Context, table, k []byte) ([]widecolumn.Cell, hrpc.RegionInfo, error) {
+	if !validRowKey(k) {
+		return nil, nil, nil // no such HBase row can exist
+	}
+	direct := s.beginPoint()
+	defer s.endPoint()
+	var g *hrpc.Get
+	var err error
+	if direct {
+		g, err = hrpc.NewGet(ctx, table, k, hrpc.SkipBatch())
+	} else {
+		g, err = hrpc.NewGet(ctx, table, k)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := s.client.Get(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return toCells(res.Cells), g.Region(), nil
 }
 
 // rowReader is one Store.get.
@@ -53,9 +84,6 @@ type rowReader struct {
 }
 
 func (r *rowReader) read() error {
-	if len(r.keys) == 1 {
-		return r.single([]int{0})
-	}
 	groups, rest := r.group()
 	if len(groups) > 0 {
 		left := make([][]int, len(groups))
@@ -135,29 +163,13 @@ func (r *rowReader) multi(idx []int) ([]int, error) {
 // they went to.
 func (r *rowReader) single(idx []int) error {
 	one := func(j int) error {
-		k := r.keys[idx[j]]
-		if !validRowKey(k) {
-			return nil // no such HBase row can exist
-		}
-		direct := r.s.beginPoint()
-		defer r.s.endPoint()
-		var g *hrpc.Get
-		var err error
-		if direct {
-			g, err = hrpc.NewGet(r.ctx, r.table, k, hrpc.SkipBatch())
-		} else {
-			g, err = hrpc.NewGet(r.ctx, r.table, k)
-		}
+		cells, reg, err := r.s.getRow(r.ctx, r.table, r.keys[idx[j]])
 		if err != nil {
 			return err
 		}
-		res, err := r.s.client.Get(g)
-		if err != nil {
-			return err
-		}
-		r.rows[idx[j]].Cells = toCells(res.Cells)
-		if len(idx) > 1 {
-			r.s.regions.learn(r.fq, g.Region())
+		r.rows[idx[j]].Cells = cells
+		if reg != nil && len(idx) > 1 {
+			r.s.regions.learn(r.fq, reg)
 		}
 		return nil
 	}

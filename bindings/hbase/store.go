@@ -105,10 +105,15 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		// explicitly), and cost a span and a context per RPC and per wait.
 		// dohyo's own client spans cover every HBase call (spans.go).
 		gohbase.TracerProvider(nil),
+		// No gohbase_operation_duration_seconds histogram either: it lives
+		// in Prometheus's default registry, which dohyo never serves
+		// (dohyo_request_duration_seconds times each statement, and the
+		// client spans of spans.go each HBase call).
+		gohbase.OperationMetrics(false),
 	}
 	cl := gohbase.NewClient(cfg.ZooKeeper, opts...)
 	ac := gohbase.NewAdminClient(cfg.ZooKeeper, gohbase.ZookeeperRoot(cfg.ZKRoot),
-		gohbase.RegionDialer(dialRegion), gohbase.TracerProvider(nil))
+		gohbase.RegionDialer(dialRegion), gohbase.TracerProvider(nil), gohbase.OperationMetrics(false))
 	rpc, ok1 := cl.(gohbase.RPCClient)
 	arpc, ok2 := ac.(gohbase.RPCClient)
 	if !ok1 || !ok2 {

@@ -108,6 +108,32 @@ type client struct {
 	// none); without, they go to OpenTelemetry's global provider.
 	tracerSet bool
 	tracer    trace.Tracer
+
+	// dohyo patch: no gohbase_operation_duration_seconds observations.
+	noOperationMetrics bool
+
+	// dohyo patch: buffers for region cache search keys.
+	searchKeys keyBufs
+}
+
+// keyBufs is a pool of byte buffers (dohyo patch); get returns an empty one.
+type keyBufs struct{ pool sync.Pool }
+
+// maxKeyBuf bounds the size of a buffer kept for reuse.
+const maxKeyBuf = 4 << 10
+
+func (p *keyBufs) get() *[]byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 128)
+	return &b
+}
+
+func (p *keyBufs) put(b *[]byte) {
+	if cap(*b) <= maxKeyBuf {
+		p.pool.Put(b)
+	}
 }
 
 // NewClient creates a new HBase client.
@@ -296,6 +322,18 @@ func TracerProvider(tp trace.TracerProvider) Option {
 		if tp != nil {
 			c.tracer = tp.Tracer("gohbase")
 		}
+	}
+}
+
+// OperationMetrics (dohyo patch) turns the client's observations of
+// gohbase_operation_duration_seconds (one per SendRPC, in Prometheus's
+// default registry) on, as upstream always has them, or off. dohyo never
+// serves the default registry (it measures every HBase call itself), so
+// the observation's clock reads, label lookup and context walk were cost
+// without a reader.
+func OperationMetrics(on bool) Option {
+	return func(c *client) {
+		c.noOperationMetrics = !on
 	}
 }
 

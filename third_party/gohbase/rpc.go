@@ -84,7 +84,10 @@ func (c *client) startSpan(ctx context.Context, name string) (context.Context, t
 }
 
 func (c *client) SendRPC(rpc hrpc.Call) (msg proto.Message, err error) {
-	start := time.Now()
+	var start time.Time
+	if !c.noOperationMetrics { // dohyo patch
+		start = time.Now()
+	}
 	description := rpc.Description()
 	ctx, sp := c.startSpan(rpc.Context(), description) // dohyo patch
 	defer func() {
@@ -94,9 +97,10 @@ func (c *client) SendRPC(rpc hrpc.Call) (msg proto.Message, err error) {
 			sp.SetStatus(codes.Error, err.Error())
 		}
 
-		o := operationDurationSeconds.WithLabelValues(description, result)
-
-		observability.ObserveWithTrace(ctx, o, time.Since(start).Seconds())
+		if !c.noOperationMetrics { // dohyo patch
+			o := operationDurationSeconds.WithLabelValues(description, result)
+			observability.ObserveWithTrace(ctx, o, time.Since(start).Seconds())
+		}
 		sp.End()
 	}()
 
@@ -332,14 +336,20 @@ func (c *client) getRegionFromCache(table, key []byte) hrpc.RegionInfo {
 	} else if bytes.Equal(table, metaTableName) {
 		return c.metaRegionInfo
 	}
-	regionName := createRegionSearchKey(table, key)
+	// dohyo patch: the search key is built in a pooled buffer (the cache
+	// keeps nothing of it) and the table compared in place, instead of two
+	// allocations per RPC.
+	kb := c.searchKeys.get()
+	regionName := appendRegionSearchKey((*kb)[:0], table, key)
 	_, region := c.regions.get(regionName)
+	*kb = regionName
+	c.searchKeys.put(kb)
 	if region == nil {
 		return nil
 	}
 
 	// make sure the returned region is for the same table
-	if !bytes.Equal(fullyQualifiedTable(region), table) {
+	if !isFullyQualifiedTable(region, table) {
 		// not the same table, can happen if we got the last region
 		return nil
 	}
@@ -356,7 +366,12 @@ func (c *client) getRegionFromCache(table, key []byte) hrpc.RegionInfo {
 
 // Creates the META key to search for in order to locate the given key.
 func createRegionSearchKey(table, key []byte) []byte {
-	metaKey := make([]byte, 0, len(table)+len(key)+3)
+	return appendRegionSearchKey(make([]byte, 0, len(table)+len(key)+3), table, key)
+}
+
+// appendRegionSearchKey appends createRegionSearchKey's key to metaKey
+// (dohyo patch).
+func appendRegionSearchKey(metaKey, table, key []byte) []byte {
 	metaKey = append(metaKey, table...)
 	metaKey = append(metaKey, ',')
 	metaKey = append(metaKey, key...)
@@ -405,6 +420,18 @@ func (c *client) metaLookup(ctx context.Context,
 			"  Looked up table=%q key=%q got region=%s", table, key, reg)
 	}
 	return reg, addr, nil
+}
+
+// isFullyQualifiedTable reports whether fullyQualifiedTable(reg) equals
+// table, without building it (dohyo patch).
+func isFullyQualifiedTable(reg hrpc.RegionInfo, table []byte) bool {
+	namespace, name := reg.Namespace(), reg.Table()
+	if namespace == nil {
+		return bytes.Equal(name, table)
+	}
+	return len(table) == len(namespace)+1+len(name) &&
+		bytes.HasPrefix(table, namespace) && table[len(namespace)] == ':' &&
+		bytes.Equal(table[len(namespace)+1:], name)
 }
 
 func fullyQualifiedTable(reg hrpc.RegionInfo) []byte {

@@ -200,7 +200,8 @@ type client struct {
 	compressor *compressor
 
 	// wg groups the writes of RPCs sent together (dohyo patch).
-	wg writeGroup
+	wg       writeGroup
+	sendBufs sendBufs // dohyo patch (wire.go)
 }
 
 // QueueRPC will add an rpc call to the queue for processing by the writer goroutine
@@ -485,7 +486,6 @@ func (c *client) receiveRPCs() {
 func (c *client) receive(r io.Reader) (err error) {
 	var (
 		sz       [4]byte
-		header   pb.ResponseHeader
 		response proto.Message
 	)
 
@@ -502,21 +502,22 @@ func (c *client) receive(r io.Reader) (err error) {
 		return ServerError{err}
 	}
 
-	// unmarshal header
+	// unmarshal header (dohyo patch: by hand when it is a plain one, wire.go)
 	headerBytes, headerLen := protowire.ConsumeBytes(b)
 	if headerLen < 0 {
 		return ServerError{fmt.Errorf("failed to decode the response header: %v",
 			protowire.ParseError(headerLen))}
 	}
-	if err = proto.Unmarshal(headerBytes, &header); err != nil {
+	header, err := decodeResponseHeader(headerBytes)
+	if err != nil {
 		return ServerError{fmt.Errorf("failed to decode the response header: %v", err)}
 	}
 
-	if header.CallId == nil {
+	if !header.hasCallID {
 		return ErrMissingCallID
 	}
 
-	callID := *header.CallId
+	callID := header.callID
 	rpc := c.unregisterRPC(callID)
 	if rpc == nil {
 		return ServerError{fmt.Errorf("got a response with an unexpected call ID: %d", callID)}
@@ -537,12 +538,10 @@ func (c *client) receive(r io.Reader) (err error) {
 	// caller as we unregistered the rpc.
 	defer func() { returnResult(rpc, response, err) }()
 
-	if header.Exception != nil {
-		err = exceptionToError(*header.Exception.ExceptionClassName, *header.Exception.StackTrace)
+	if header.exception != nil {
+		err = exceptionToError(*header.exception.ExceptionClassName, *header.exception.StackTrace)
 		return
 	}
-
-	response = rpc.NewResponse()
 
 	responseBytes, responseLen := protowire.ConsumeBytes(b[headerLen:])
 	if responseLen < 0 {
@@ -551,15 +550,19 @@ func (c *client) receive(r io.Reader) (err error) {
 		return
 	}
 
-	if err = proto.Unmarshal(responseBytes, response); err != nil {
-		err = RetryableError{fmt.Errorf("failed to decode the response: %s", err)}
-		return
+	decoded := false
+	if d, ok := rpc.(hrpc.ResponseDecoder); ok { // dohyo patch (hrpc/wire.go)
+		response, decoded = d.DecodeResponse(responseBytes)
+	}
+	if !decoded {
+		response = rpc.NewResponse()
+		if err = proto.Unmarshal(responseBytes, response); err != nil {
+			err = RetryableError{fmt.Errorf("failed to decode the response: %s", err)}
+			return
+		}
 	}
 
-	var cellsLen uint32
-	if header.CellBlockMeta != nil {
-		cellsLen = header.CellBlockMeta.GetLength()
-	}
+	cellsLen := header.cellLen
 	if d, ok := rpc.(canDeserializeCellBlocks); cellsLen > 0 && ok {
 		b := b[size-cellsLen:]
 		if c.compressor != nil {
@@ -665,12 +668,20 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 	var request proto.Message
 	var cellblocks net.Buffers
 	var cellblocksLen uint32
-	header := &pb.RequestHeader{
-		MethodName:   proto.String(rpc.Name()),
-		RequestParam: proto.Bool(true),
+	meta := false
+
+	// dohyo patch: a call that writes its cell block itself (uncompressed)
+	// has it appended to the same buffer as its header and request.
+	var blockWriter hrpc.CellBlockAppender
+	if a, ok := rpc.(hrpc.CellBlockAppender); ok && c.compressor == nil {
+		if n, ok := a.CellBlockLen(); ok {
+			blockWriter, cellblocksLen, meta = a, n, true
+		}
 	}
 
-	if s, ok := rpc.(canSerializeCellBlocks); ok && s.CellBlocksEnabled() {
+	if blockWriter != nil {
+		// written below
+	} else if s, ok := rpc.(canSerializeCellBlocks); ok && s.CellBlocksEnabled() {
 		// request can be serialized to cellblocks
 		request, cellblocks, cellblocksLen = s.SerializeCellBlocks()
 
@@ -683,10 +694,8 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 		}
 
 		// specify cellblocks length
-		header.CellBlockMeta = &pb.CellBlockMeta{
-			Length: &cellblocksLen,
-		}
-	} else {
+		meta = true
+	} else if _, ok := rpc.(hrpc.ProtoAppender); !ok {
 		// plain protobuf request
 		request = rpc.ToProto()
 	}
@@ -696,9 +705,7 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 	// in all the cases where c.fail() is called.
 	// If that happens, client can retry sending the rpc
 	// again potentially changing it's contents.
-	id := c.registerRPC(rpc)
-	header.CallId = &id
-
+	//
 	// Wire protocol:
 	//
 	// 4 byte total length
@@ -712,46 +719,60 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 	// Cellblocks:
 	// <cellblocks>
 	//
-	// As an optimization we use the net.Buffers.WriteTo API below to
-	// send a [][]byte in a single writev syscall rather than making a
-	// write syscall per []byte or concatenating the [][]byte into a
-	// single []byte. The cellblocks data is already organized into an
-	// [][]byte, so we just need to encode the total length and the
-	// protobuf data into a []byte.
-
-	if request == nil {
-		return id, errors.New("failed to marshal request: proto: Marshal called with nil")
+	// dohyo patch: the request (by hand for the calls that can: point Gets,
+	// and a CellBlockAppender's cell block too) is encoded into a pooled
+	// buffer before the call is registered, behind room for the length
+	// and the header, which is written by hand (wire.go) once the call id
+	// is known; writeGrouped copies the frame.
+	name := rpc.Name()
+	room := 4 + requestHeaderRoom(name)
+	sb := c.getSendBuf()
+	defer c.putSendBuf(sb)
+	b := append((*sb)[:0], make([]byte, room)...)
+	var encErr error
+	written := false
+	if blockWriter != nil {
+		b = blockWriter.AppendCellBlockRequest(b)
+		at := len(b)
+		b = blockWriter.AppendCellBlock(b)
+		if uint32(len(b)-at) != cellblocksLen {
+			encErr = fmt.Errorf("failed to marshal request: cell block of %d bytes, announced %d",
+				len(b)-at, cellblocksLen)
+		}
+		written = true
+	} else if a, ok := rpc.(hrpc.ProtoAppender); ok && request == nil {
+		b, written = a.AppendProto(b)
+		if !written {
+			request = rpc.ToProto()
+		}
+	}
+	if !written {
+		if request == nil {
+			encErr = errors.New("failed to marshal request: proto: Marshal called with nil")
+		} else {
+			b = protowire.AppendVarint(b, uint64(proto.Size(request)))
+			b, err = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, request)
+			if err != nil {
+				encErr = fmt.Errorf("failed to marshal request: %s", err)
+			}
+		}
+	}
+	*sb = b
+	id := c.registerRPC(rpc)
+	if encErr != nil {
+		return id, encErr
 	}
 
-	headerSize := proto.Size(header)
-	requestSize := proto.Size(request)
-
-	protobufLen := protowire.SizeVarint(uint64(headerSize)) + headerSize +
-		protowire.SizeVarint(uint64(requestSize)) + requestSize
-	totalLen := uint32(protobufLen) + cellblocksLen
-
-	b := make([]byte, 4, 4+protobufLen)
-
-	binary.BigEndian.PutUint32(b, totalLen)
-
-	b = protowire.AppendVarint(b, uint64(headerSize))
-	b, err = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, header)
-	if err != nil {
-		return id, fmt.Errorf("failed to marshal request header: %s", err)
+	var hb [64]byte
+	h := appendRequestHeader(hb[:0], id, name, meta, cellblocksLen)
+	start := room - 4 - len(h)
+	copy(b[start+4:room], h)
+	total := uint32(len(b) - start - 4)
+	if blockWriter == nil {
+		total += cellblocksLen // sent from cellblocks, after b
 	}
-
-	b = protowire.AppendVarint(b, uint64(requestSize))
-	b, err = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, request)
-	if err != nil {
-		return id, fmt.Errorf("failed to marshal request: %s", err)
-	}
-	if len(b) != 4+protobufLen {
-		// This shouldn't ever happen, if it does there is a bug in
-		// the size calculation.
-		panic(fmt.Errorf("size of data sent doesn't match expected. expected: %d actual: %d"+
-			"headerSize: %d requestSize: %d\nheader: %s\nrequest: %s",
-			4+protobufLen, len(b), headerSize, requestSize, header, request))
-	}
+	binary.BigEndian.PutUint32(b[start:], total)
+	b = b[start:]
 
 	// dohyo patch: written with whatever other senders queue meanwhile
 	// (coalesce.go).
