@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ type procResponse interface{ GetProcId() uint64 }
 // admin runs master procedures.
 type admin struct {
 	rpc gohbase.RPCClient
+	log *slog.Logger
 
 	mu  sync.Mutex
 	reg hrpc.RegionInfo // the master "region", once a call was routed
@@ -79,8 +81,39 @@ func pbTableName(fq string) *pb.TableName {
 	return &pb.TableName{Namespace: []byte(ns), Qualifier: []byte(q)}
 }
 
+// errProcedureNotFound: asked for a procedure's result, the master did
+// not know the procedure. It answers so once a client has fetched a
+// finished procedure's result (the result is removed then), after its
+// retention of completed procedures evicted it, and for an id it never
+// gave; a GetProcedureResult repeated after its answer was lost, or a
+// race in the master, leaves the caller not knowing the outcome. HBase's
+// own Admin then checks the operation's outcome instead of failing
+// (ProcedureFuture.waitOperationResult).
+var errProcedureNotFound = errors.New("procedure not found")
+
+// repeatable are the master operations whose repetition is harmless: a
+// repeat either does what the first call did not, or fails with the
+// exception that says it is done (NamespaceExist, TableExists,
+// TableNotFound, TableNotEnabled, TableNotDisabled), which every caller
+// takes as success. Truncation is not among them.
+var repeatable = map[string]bool{
+	"CreateNamespace": true, "CreateTable": true, "DeleteTable": true,
+	"DisableTable": true, "EnableTable": true,
+}
+
 // run sends a procedure-starting request and waits for the procedure.
+// When the master has lost track of the procedure (errProcedureNotFound),
+// a repeatable request is sent once more to learn its outcome.
 func (a *admin) run(ctx context.Context, method string, req proto.Message, newResp func() proto.Message) error {
+	err := a.runOnce(ctx, method, req, newResp)
+	if errors.Is(err, errProcedureNotFound) && repeatable[method] {
+		a.log.WarnContext(ctx, "hbase: the master lost track of a procedure; asking again", "method", method, "err", err)
+		err = a.runOnce(ctx, method, req, newResp)
+	}
+	return err
+}
+
+func (a *admin) runOnce(ctx context.Context, method string, req proto.Message, newResp func() proto.Message) error {
 	call := newMasterCall(ctx, method, req, newResp)
 	msg, err := a.rpc.SendRPC(call)
 	if r := call.Region(); r != nil {
@@ -138,7 +171,7 @@ func (a *admin) wait(ctx context.Context, method string, procID uint64) error {
 		}
 		switch res.GetState() {
 		case pb.GetProcedureResultResponse_NOT_FOUND:
-			return fmt.Errorf("%s: procedure %d not found", method, procID)
+			return fmt.Errorf("%s: procedure %d: %w", method, procID, errProcedureNotFound)
 		case pb.GetProcedureResultResponse_FINISHED:
 			if fe := res.GetException(); fe != nil {
 				ge := fe.GetGenericException()

@@ -128,7 +128,7 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		log:        logger,
 		client:     cl,
 		rpc:        rpc,
-		admin:      &admin{rpc: arpc},
+		admin:      &admin{rpc: arpc, log: logger},
 		namespaces: map[string]struct{}{},
 		directMax:  defaultDirectMax,
 	}
