@@ -19,7 +19,6 @@ import (
 func TestForkTracerProvider(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
-	ctx := t.Context()
 	ts, drop := testTable(t, s, "spans")
 	defer drop()
 	_, table := s.names.of(ts)
@@ -49,13 +48,7 @@ func TestForkTracerProvider(t *testing.T) {
 	} {
 		g0, o0 := len(global.Ended()), len(own.Ended())
 		cl := gohbase.NewClient(testZK(t), c.opts...)
-		g, err := hrpc.NewGetStr(ctx, string(table), "no such row")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.Get(g); err != nil {
-			t.Fatalf("%s: Get: %v", c.name, err)
-		}
+		getMissing(t, cl, string(table), c.name)
 		cl.Close()
 		gotGlobal, got := len(global.Ended()) > g0, len(own.Ended()) > o0
 		if gotGlobal != c.wantGlobal || got != c.want {
@@ -76,7 +69,6 @@ func TestForkTracerProvider(t *testing.T) {
 func TestForkOperationMetrics(t *testing.T) {
 	s := openTestStore(t)
 	defer s.Close()
-	ctx := t.Context()
 	ts, drop := testTable(t, s, "opmetrics")
 	defer drop()
 	_, table := s.names.of(ts)
@@ -105,22 +97,25 @@ func TestForkOperationMetrics(t *testing.T) {
 		{"on", []gohbase.Option{gohbase.OperationMetrics(true)}, true},
 	} {
 		cl := gohbase.NewClient(testZK(t), c.opts...)
-		g, err := hrpc.NewGetStr(ctx, string(table), "no such row")
-		if err != nil {
-			t.Fatal(err)
-		}
 		// The first Get looks the region up (its own RPCs); count the second.
-		if _, err := cl.Get(g); err != nil {
-			t.Fatalf("%s: Get: %v", c.name, err)
-		}
+		getMissing(t, cl, string(table), c.name)
 		before := observed()
-		g, _ = hrpc.NewGetStr(ctx, string(table), "no such row")
-		if _, err := cl.Get(g); err != nil {
-			t.Fatalf("%s: Get: %v", c.name, err)
-		}
+		getMissing(t, cl, string(table), c.name)
 		cl.Close()
 		if got := observed() > before; got != c.want {
 			t.Fatalf("%s: operation observed %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// getMissing reads a row that does not exist through cl.
+func getMissing(t *testing.T, cl gohbase.Client, table, name string) {
+	t.Helper()
+	g, err := hrpc.NewGetStr(t.Context(), table, "no such row")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Get(g); err != nil {
+		t.Fatalf("%s: Get: %v", name, err)
 	}
 }
