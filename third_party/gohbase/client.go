@@ -15,6 +15,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	"github.com/tsuna/gohbase/compression"
 	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/internal/bufpool"
 	"github.com/tsuna/gohbase/pb"
 	"github.com/tsuna/gohbase/region"
 	"github.com/tsuna/gohbase/zk"
@@ -112,28 +113,8 @@ type client struct {
 	// dohyo patch: no gohbase_operation_duration_seconds observations.
 	noOperationMetrics bool
 
-	// dohyo patch: buffers for region cache search keys.
-	searchKeys keyBufs
-}
-
-// keyBufs is a pool of byte buffers (dohyo patch); get returns an empty one.
-type keyBufs struct{ pool sync.Pool }
-
-// maxKeyBuf bounds the size of a buffer kept for reuse.
-const maxKeyBuf = 4 << 10
-
-func (p *keyBufs) get() *[]byte {
-	if b, ok := p.pool.Get().(*[]byte); ok {
-		return b
-	}
-	b := make([]byte, 0, 128)
-	return &b
-}
-
-func (p *keyBufs) put(b *[]byte) {
-	if cap(*b) <= maxKeyBuf {
-		p.pool.Put(b)
-	}
+	// dohyo patch: buffers for region cache search keys (getRegionFromCache).
+	searchKeys bufpool.Pool
 }
 
 // NewClient creates a new HBase client.

@@ -339,11 +339,11 @@ func (c *client) getRegionFromCache(table, key []byte) hrpc.RegionInfo {
 	// dohyo patch: the search key is built in a pooled buffer (the cache
 	// keeps nothing of it) and the table compared in place, instead of two
 	// allocations per RPC.
-	kb := c.searchKeys.get()
-	regionName := appendRegionSearchKey((*kb)[:0], table, key)
+	kb := c.searchKeys.Get(128)
+	regionName := appendRegionSearchKey(*kb, table, key)
 	_, region := c.regions.get(regionName)
 	*kb = regionName
-	c.searchKeys.put(kb)
+	c.searchKeys.Put(kb, maxSearchKeyBuf)
 	if region == nil {
 		return nil
 	}
@@ -363,6 +363,9 @@ func (c *client) getRegionFromCache(table, key []byte) hrpc.RegionInfo {
 
 	return region
 }
+
+// maxSearchKeyBuf bounds the search key buffers kept for reuse (dohyo patch).
+const maxSearchKeyBuf = 4 << 10
 
 // Creates the META key to search for in order to locate the given key.
 func createRegionSearchKey(table, key []byte) []byte {

@@ -23,6 +23,7 @@ import (
 	log "github.com/sirupsen/logrus"
 
 	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/internal/bufpool"
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -201,7 +202,7 @@ type client struct {
 
 	// wg groups the writes of RPCs sent together (dohyo patch).
 	wg       writeGroup
-	sendBufs sendBufs // dohyo patch (wire.go)
+	sendBufs bufpool.Pool // dohyo patch: the buffers send encodes RPCs into
 }
 
 // QueueRPC will add an rpc call to the queue for processing by the writer goroutine
@@ -726,9 +727,9 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 	// is known; writeGrouped copies the frame.
 	name := rpc.Name()
 	room := 4 + requestHeaderRoom(name)
-	sb := c.getSendBuf()
-	defer c.putSendBuf(sb)
-	b := append((*sb)[:0], make([]byte, room)...)
+	sb := c.sendBufs.Get(512)
+	defer c.sendBufs.Put(sb, maxSendBuf)
+	b := append(*sb, make([]byte, room)...)
 	var encErr error
 	written := false
 	if blockWriter != nil {

@@ -14,8 +14,6 @@ package region
 // check both against the protobuf library.
 
 import (
-	"sync"
-
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -133,22 +131,5 @@ func decodeResponseHeaderFast(b []byte) (h responseHeader, ok bool) {
 	return h, true
 }
 
-// sendBufs keeps the buffers send encodes RPCs into (writeGrouped copies
-// them); maxSendBuf bounds the size of one kept.
-type sendBufs struct{ pool sync.Pool }
-
+// maxSendBuf bounds the send buffers kept for reuse.
 const maxSendBuf = 64 << 10
-
-func (c *client) getSendBuf() *[]byte {
-	if b, ok := c.sendBufs.pool.Get().(*[]byte); ok {
-		return b
-	}
-	b := make([]byte, 0, 512)
-	return &b
-}
-
-func (c *client) putSendBuf(b *[]byte) {
-	if cap(*b) <= maxSendBuf {
-		c.sendBufs.pool.Put(b)
-	}
-}
