@@ -92,14 +92,7 @@ func (p *rowPut) ToProto() proto.Message {
 // cell blocks, gohbase's default wire form for mutations.
 func (p *rowPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
 	// All cells in one block: one allocation, whatever the row's width.
-	size := 0
-	for i := range p.cells {
-		size += keyValueLen(p.row, familyBytes, &p.cells[i])
-	}
-	block := make([]byte, 0, size)
-	for i := range p.cells {
-		block = appendKeyValue(block, p.row, familyBytes, &p.cells[i])
-	}
+	block := p.AppendCellBlock(make([]byte, 0, p.blockLen()))
 	n := int32(len(p.cells))
 	req := &pb.MutateRequest{
 		Region: p.regionSpecifier(),
@@ -120,11 +113,16 @@ func (p *rowPut) CellBlockLen() (uint32, bool) {
 	if r == nil || r.Name() == nil || p.row == nil {
 		return 0, false
 	}
+	return uint32(p.blockLen()), true
+}
+
+// blockLen is the length of the Put's cell block.
+func (p *rowPut) blockLen() int {
 	size := 0
 	for i := range p.cells {
 		size += keyValueLen(p.row, familyBytes, &p.cells[i])
 	}
-	return uint32(size), true
+	return size
 }
 
 // Protobuf tags of the MutateRequest AppendCellBlockRequest writes.
