@@ -680,9 +680,7 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 		}
 	}
 
-	if blockWriter != nil {
-		// written below
-	} else if s, ok := rpc.(canSerializeCellBlocks); ok && s.CellBlocksEnabled() {
+	if s, ok := rpc.(canSerializeCellBlocks); ok && blockWriter == nil && s.CellBlocksEnabled() {
 		// request can be serialized to cellblocks
 		request, cellblocks, cellblocksLen = s.SerializeCellBlocks()
 
@@ -696,9 +694,6 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 
 		// specify cellblocks length
 		meta = true
-	} else if _, ok := rpc.(hrpc.ProtoAppender); !ok {
-		// plain protobuf request
-		request = rpc.ToProto()
 	}
 
 	// we have to register rpc after we marshal because
@@ -741,8 +736,11 @@ func (c *client) send(rpc hrpc.Call) (uint32, error) {
 				len(b)-at, cellblocksLen)
 		}
 		written = true
-	} else if a, ok := rpc.(hrpc.ProtoAppender); ok && request == nil {
-		b, written = a.AppendProto(b)
+	} else if !meta {
+		// plain protobuf request: by hand when the call can
+		if a, ok := rpc.(hrpc.ProtoAppender); ok {
+			b, written = a.AppendProto(b)
+		}
 		if !written {
 			request = rpc.ToProto()
 		}
