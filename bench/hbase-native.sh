@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hbase-native.sh [ZK_HOST:PORT] [--records N] [--ops N] [--threads T] [--rounds R] [--warmup W] [--target OPS]
-#                 [--pin | --own-core]
+#                 [--pin | --own-core] [--floor]
 #                 [--encoding FAST_DIFF|NONE|...]
 #
 # YCSB 0.17's own HBase 2 binding (site.ycsb.db.hbase20.HBaseClient20)
@@ -16,6 +16,15 @@
 # --own-core gives dohyo a core of its own: dohyo on CPU 1, HBase (all its
 # threads, restored on exit) and both YCSB clients on CPU 0, for the native
 # and the CQL rounds alike.
+# --floor adds a third target per round: the same CQL workloads through
+# bench/relayfloor, a relay that only moves bytes, in front of dohyo. Its
+# CPU per request is what a proxy pays for two sockets per request alone
+# (system calls, loopback TCP, the runtime's poller and scheduler), the
+# floor under dohyo's own figure. With --pin or --own-core the relay runs
+# on CPU 1 and dohyo moves to CPU 0 for those phases, so that both of the
+# relay's peers (YCSB and dohyo) are on the other core, as dohyo's (YCSB
+# and HBase) are in its own phases. Its throughput is not a result (dohyo
+# then shares a core with HBase and YCSB).
 # A second table gives HBase's read and write system calls, the bytes they
 # moved and its context switches per 1,000 requests (/proc/PID/io and
 # /proc/PID/task/*/status; Java's socket reads are recv calls, which
@@ -46,7 +55,8 @@
 # the native table had HBase's default, NONE, and HBase spent ~1.5x the
 # CPU per read behind dohyo). HBase's CPU is that of the process listening on the
 # ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
-# one JVM) less its idle rate, measured at the start and again after the
+# one JVM) less its idle rate (the per-round table also gives dohyo's figure
+# less dohyo's own idle rate, what it spent during the round's native phase), measured at the start and again after the
 # warm-up rounds (the lower of the two); each phase
 # starts once HBase has settled back to that rate (at most 30 s), so that
 # flushes, compactions and table re-creations left over from before are
@@ -65,7 +75,7 @@ root="$(cd "$here/.." && pwd)"
 usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 zk=127.0.0.1:2181
 if [[ $# -ge 1 && "$1" != -* ]]; then zk="$1"; shift; fi
-records=10000 ops=20000 threads=8 rounds=2 warmup=1 target=0 pin=0 encoding=FAST_DIFF
+records=10000 ops=20000 threads=8 rounds=2 warmup=1 target=0 pin=0 encoding=FAST_DIFF floor=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --records) records="$2"; shift ;;
@@ -76,6 +86,7 @@ while [[ $# -gt 0 ]]; do
     --target) target="$2"; shift ;;
     --pin) pin=1 ;;
     --own-core) pin=2 ;;
+    --floor) floor=1 ;;
     --encoding) encoding="$2"; shift ;;
     *) usage ;;
   esac
@@ -123,17 +134,19 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d %p %c: %m%n
 PROPS
 
-(cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo && go build -o "$out/hbasenative" ./bench/hbasenative)
+(cd "$root" && go build -o "$out/dohyo" ./cmd/dohyo && go build -o "$out/hbasenative" ./bench/hbasenative &&
+  go build -o "$out/relayfloor" ./bench/relayfloor)
 serve_pin=() client_pin=()
 if [[ $pin != 0 ]]; then serve_pin=(taskset -c 1) client_pin=(taskset -c 0); fi
 hbase_pid="$(ss -Hltnp "sport = :$zkport" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)"
 [[ -n "$hbase_pid" ]] || { echo "no process listening on ZooKeeper port $zkport (HBase standalone)" >&2; exit 1; }
-hbase_mask=""
+hbase_mask="" relay=""
 "${serve_pin[@]}" "$out/dohyo" serve --backend "hbase://$zk?salt=8&catalog=spd_native_catalog&encoding=$encoding" \
   --cql-addr 127.0.0.1:0 --http-addr 127.0.0.1:0 >"$out/serve.out" 2>"$out/serve.log" &
 serve=$!
 cleanup() {
   kill $serve 2>/dev/null; wait $serve 2>/dev/null || true
+  if [[ -n "$relay" ]]; then kill "$relay" 2>/dev/null; wait "$relay" 2>/dev/null || true; fi
   if [[ -n "$hbase_mask" ]]; then taskset -a -p "$hbase_mask" "$hbase_pid" >/dev/null || true; fi
 }
 trap cleanup EXIT
@@ -150,6 +163,19 @@ for _ in $(seq 600); do
 done
 [[ -n "$cql" ]] || { echo "dohyo serve did not start" >&2; exit 1; }
 echo "native: HBase (pid $hbase_pid) via ZooKeeper $zk; cql: dohyo serve (pid $serve) on $cql" >&2
+relay_addr=""
+if [[ $floor == 1 ]]; then
+  "${serve_pin[@]}" "$out/relayfloor" -to "$cql" >"$out/relay.out" 2>"$out/relay.log" &
+  relay=$!
+  for _ in $(seq 100); do
+    relay_addr="$(awk '$1 == "relay:" { print $2 }' "$out/relay.out")"
+    [[ -n "$relay_addr" ]] && break
+    kill -0 "$relay" 2>/dev/null || { cat "$out/relay.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -n "$relay_addr" ]] || { echo "relayfloor did not start" >&2; exit 1; }
+  echo "floor: bench/relayfloor (pid $relay) on $relay_addr in front of dohyo" >&2
+fi
 
 ticks="$(getconf CLK_TCK)"
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -157,7 +183,8 @@ cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # WAL and store files alike), then context switches summed over threads.
 hio() {
   awk '$1 == "syscr:" || $1 == "syscw:" || $1 == "rchar:" || $1 == "wchar:" { printf "%s ", $2 }' "/proc/$1/io"
-  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'
+  # (a thread may end between the glob and cat: not an error here)
+  { cat /proc/"$1"/task/*/status 2>/dev/null || true; } | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'
 }
 jopts=(-Xms256m -Xmx512m -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel=warn
   -Dlog4j2.configurationFile="$out/conf/log4j2.properties")
@@ -200,17 +227,19 @@ settle() {
 }
 
 # phase TARGET ROUND NAME YCSB-ARGS...: runs one YCSB JVM and appends one
-# row: target round phase ops/s p50 p99 dohyo-cpu-s hbase-cpu-s client-cpu-s ops.
+# row: target round phase ops/s p50 p99 proxy-cpu-s hbase-cpu-s client-cpu-s ops,
+# where the proxy is the process $proxy names (dohyo, or the relay).
+proxy=$serve
 phase() {
   local target="$1" r="$2" name="$3"
   shift 3
   local f="$out/$target-$r-$name.txt" d0 h0 d1 h1 client t0 t1 io0 io1
   settle
-  d0="$(cpu "$serve")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)" io0="$(hio "$hbase_pid")"
+  d0="$(cpu "$proxy")" h0="$(cpu "$hbase_pid")" t0="$(date +%s%N)" io0="$(hio "$hbase_pid")"
   ( rc=0; "${client_pin[@]}" timeout -k 10 900 "$java" "${jopts[@]}" "$@" "${ycsb_props[@]}" >"$f" 2>&1 || rc=$?
     times >"$f.times"; exit $rc ) ||
     { echo "$target $name failed: $f" >&2; tail -20 "$f" >&2; exit 1; }
-  d1="$(cpu "$serve")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)" io1="$(hio "$hbase_pid")"
+  d1="$(cpu "$proxy")" h1="$(cpu "$hbase_pid")" t1="$(date +%s%N)" io1="$(hio "$hbase_pid")"
   h1="$(( h1 - idle * (t1 - t0) / 5000000000 ))"
   # `times`: second line is the children's user and system time (XmY.Zs).
   client="$(sed -n 2p "$f.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
@@ -227,8 +256,10 @@ phase() {
     END { printf "%s %s %s %s %s %s %.3f %.3f %.3f %d", t, r, p, tput, p50, p99, dc / hz, hc / hz, cc, n }' "$f" >>"$rows"
   # HBase's read/write calls, bytes read/written and context switches in
   # the phase (not corrected for background: counts, not a rate).
-  awk -v a="$io0" -v b="$io1" 'BEGIN { split(a, x, " "); split(b, y, " ")
-    for (i = 1; i <= 5; i++) printf " %d", y[i] - x[i]; printf "\n" }' >>"$rows"
+  # Then the phase's wall time in seconds (JVM start included, as in the
+  # CPU figures).
+  awk -v a="$io0" -v b="$io1" -v w="$(( (t1 - t0) / 1000000 ))" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= 5; i++) printf " %d", y[i] - x[i]; printf " %.3f\n", w / 1000 }' >>"$rows"
 }
 
 native() {
@@ -241,15 +272,28 @@ native() {
   phase native "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
 }
 
+# cqlrun ROUND [TARGET ADDR]: YCSB's CQL workloads against dohyo, or
+# through the relay at ADDR (target "relay").
 cqlrun() {
-  local r="$1" ks=spd_native_cql
-  local common=(-p "cassandra.hosts=$cql" -p "cassandra.keyspace=$ks")
-  timeout -k 10 600 "$java" "${jopts[@]}" -cp "$cql_cp" dohyo.ycsb.Setup "${common[@]}" -truncate >"$out/cql-$r-setup.txt" 2>&1 ||
-    { cat "$out/cql-$r-setup.txt" >&2; exit 1; }
+  local r="$1" target="${2:-cql}" addr="${3:-$cql}" ks=spd_native_cql
+  local common=(-p "cassandra.hosts=$addr" -p "cassandra.keyspace=$ks")
+  timeout -k 10 600 "$java" "${jopts[@]}" -cp "$cql_cp" dohyo.ycsb.Setup "${common[@]}" -truncate >"$out/$target-$r-setup.txt" 2>&1 ||
+    { cat "$out/$target-$r-setup.txt" >&2; exit 1; }
   common=(-cp "$cql_cp" site.ycsb.Client -db dohyo.ycsb.CqlClient "${common[@]}")
-  phase cql "$r" load "${common[@]}" -load -P "$root/bench/ycsb/workloads/workloada"
-  phase cql "$r" a "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloada"
-  phase cql "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
+  phase "$target" "$r" load "${common[@]}" -load -P "$root/bench/ycsb/workloads/workloada"
+  phase "$target" "$r" a "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloada"
+  phase "$target" "$r" c "${common[@]}" -t -P "$root/bench/ycsb/workloads/workloadc"
+}
+
+# floorrun ROUND: cqlrun through the relay, whose CPU is the figure; with
+# pinning, dohyo moves to CPU 0 meanwhile (the relay is on CPU 1).
+floorrun() {
+  [[ $floor == 1 ]] || return 0
+  if [[ $pin != 0 ]]; then taskset -a -p -c 0 "$serve" >/dev/null; fi
+  proxy=$relay
+  cqlrun "$1" relay "$relay_addr"
+  proxy=$serve
+  if [[ $pin != 0 ]]; then taskset -a -p -c 1 "$serve" >/dev/null; fi
 }
 
 : >"$out/warmup.txt"
@@ -272,23 +316,24 @@ rows="$out/rows.txt"
 : >"$rows"
 for r in $(seq "$rounds"); do
   if (( r % 2 )); then native "$r"; cqlrun "$r"; else cqlrun "$r"; native "$r"; fi
+  floorrun "$r"
   echo "round $r done" >&2
 done
 
 {
-  echo "| phase | target | ops/s | ratio to native | p50 ms | p99 ms | dohyo CPU ms / 1000 req | HBase CPU ms / 1000 req | YCSB client CPU ms / 1000 req |"
+  echo "| phase | target | ops/s | ratio to native | p50 ms | p99 ms | dohyo (relay: relay's) CPU ms / 1000 req | HBase CPU ms / 1000 req | YCSB client CPU ms / 1000 req |"
   echo "|---|---|---|---|---|---|---|---|---|"
   awk "$awk_median"'
     { k = $3 SUBSEP $1; tput[k] = tput[k] " " $4; p50[k] = p50[k] " " $5; p99[k] = p99[k] " " $6
       dc[k] = dc[k] " " ($7 * 1e6 / $10); hc[k] = hc[k] " " ($8 * 1e6 / $10); cc[k] = cc[k] " " ($9 * 1e6 / $10) }
     END {
-      split("load a c", ph, " "); split("native cql", tg, " ")
-      for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+      split("load a c", ph, " "); split("native cql relay", tg, " ")
+      for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) {
         k = ph[i] SUBSEP tg[j]; nk = ph[i] SUBSEP "native"
         if (!(k in tput)) continue
         printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.0f | %.0f |\n", toupper(ph[i]), tg[j], median(tput[k]),
           median(tput[k]) / median(tput[nk]), median(p50[k]) / 1000, median(p99[k]) / 1000,
-          tg[j] == "cql" ? sprintf("%.0f", median(dc[k])) : "–", median(hc[k]), median(cc[k])
+          tg[j] != "native" ? sprintf("%.0f", median(dc[k])) : "–", median(hc[k]), median(cc[k])
       }
     }' "$out/rows.txt"
   echo
@@ -301,8 +346,8 @@ done
       rc[k] = rc[k] " " ($11 * m / 1024); wc[k] = wc[k] " " ($12 * m / 1024)
       sr[k] = sr[k] " " ($13 * m); sw[k] = sw[k] " " ($14 * m); cs[k] = cs[k] " " ($15 * m) }
     END {
-      split("load a c", ph, " "); split("native cql", tg, " ")
-      for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+      split("load a c", ph, " "); split("native cql relay", tg, " ")
+      for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) {
         k = ph[i] SUBSEP tg[j]
         if (!(k in sr)) continue
         printf "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", toupper(ph[i]), tg[j],
@@ -312,17 +357,24 @@ done
   echo
   echo "Per round: throughput ratio and dohyo's CPU against HBase's behind it (the medians above hide how rounds spread)"
   echo
-  echo "| phase | round | native ops/s | cql ops/s | ratio to native | dohyo CPU µs / req | HBase CPU µs / req behind dohyo | dohyo / HBase |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| phase | round | native ops/s | cql ops/s | ratio to native | dohyo CPU µs / req | HBase CPU µs / req behind dohyo | dohyo / HBase | relay floor µs / req | dohyo less its idle rate µs / req | that / HBase |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  # dohyo's idle rate (CPU seconds per second: its own background work,
+  # e.g. the tier's polls) is what it spent during the same round's native
+  # phase, which it does not serve; HBase's idle rate is subtracted from
+  # HBase's figure (above), the last two columns do the same for dohyo.
   awk '
-    { t[$3, $2, $1] = $4; d[$3, $2, $1] = $7 * 1e6 / $10; h[$3, $2, $1] = $8 * 1e6 / $10 }
+    { t[$3, $2, $1] = $4; d[$3, $2, $1] = $7 * 1e6 / $10; h[$3, $2, $1] = $8 * 1e6 / $10
+      idle[$3, $2, $1] = (NF >= 16 && $16 > 0) ? $7 / $16 : $7 * $4 / $10 }
     END {
       split("load a c", ph, " ")
       for (i = 1; i <= 3; i++) for (r = 1; ((ph[i], r, "cql") in t) && ((ph[i], r, "native") in t); r++) {
         p = ph[i]
-        printf "| %s | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f |\n", toupper(p), r, t[p, r, "native"], t[p, r, "cql"],
-          t[p, r, "cql"] / t[p, r, "native"], d[p, r, "cql"], h[p, r, "cql"], (h[p, r, "cql"] > 0 ? d[p, r, "cql"] / h[p, r, "cql"] : 0)
+        dn = d[p, r, "cql"] - idle[p, r, "native"] * 1e6 / t[p, r, "cql"]
+        printf "| %s | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f | %s | %.1f | %.2f |\n", toupper(p), r, t[p, r, "native"], t[p, r, "cql"],
+          t[p, r, "cql"] / t[p, r, "native"], d[p, r, "cql"], h[p, r, "cql"], (h[p, r, "cql"] > 0 ? d[p, r, "cql"] / h[p, r, "cql"] : 0),
+          ((p, r, "relay") in d) ? sprintf("%.1f", d[p, r, "relay"]) : "–", dn, (h[p, r, "cql"] > 0 ? dn / h[p, r, "cql"] : 0)
       }
     }' "$out/rows.txt"
 } | tee "$out/result.md"
-echo "($rounds rounds after $warmup warm-up, $records records, $ops ops, $threads threads, target=$target ops/s, pin=$pin, encoding=$encoding; outputs in $out)" | tee -a "$out/result.md"
+echo "($rounds rounds after $warmup warm-up, $records records, $ops ops, $threads threads, target=$target ops/s, pin=$pin, encoding=$encoding, floor=$floor; outputs in $out)" | tee -a "$out/result.md"
