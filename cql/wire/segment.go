@@ -226,6 +226,11 @@ type SegmentWriter struct {
 	Compressed bool   // the LZ4 segment format
 	pending    []byte // envelopes of the next self-contained segment
 	scratch    []byte
+	// A segment's header and trailer are built here: on the stack they
+	// escaped (bufio hands a large write to its io.Writer), one
+	// allocation per segment.
+	hdr [SegHeaderLZ4 + SegCRC24Len]byte
+	trl [SegCRC32Len]byte
 }
 
 // Add queues one envelope, splitting it when it exceeds a payload.
@@ -282,7 +287,7 @@ func (s *SegmentWriter) write(payload []byte, self bool) error {
 	} else {
 		v = uint64(len(payload)) | selfBit<<17
 	}
-	var h [SegHeaderLZ4 + SegCRC24Len]byte
+	h := &s.hdr
 	for i := 0; i < hl; i++ {
 		h[i] = byte(v >> (8 * i))
 	}
@@ -294,8 +299,7 @@ func (s *SegmentWriter) write(payload []byte, self bool) error {
 	if _, err := s.W.Write(body); err != nil {
 		return err
 	}
-	var t [SegCRC32Len]byte
-	binary.LittleEndian.PutUint32(t[:], crc.ChecksumIEEE(body))
-	_, err := s.W.Write(t[:])
+	binary.LittleEndian.PutUint32(s.trl[:], crc.ChecksumIEEE(body))
+	_, err := s.W.Write(s.trl[:])
 	return err
 }

@@ -56,3 +56,40 @@ func TestSegmentReaderReuse(t *testing.T) {
 		t.Error("reuse read no payload into the reused buffer")
 	}
 }
+
+// TestSegmentWriterAllocations: writing a segment allocates nothing once
+// the writer's buffers are large enough, plain or LZ4, and what it wrote
+// reads back (the header and trailer live in the writer and are rewritten
+// per segment).
+func TestSegmentWriterAllocations(t *testing.T) {
+	for _, lz4 := range []bool{false, true} {
+		f := StartFrame(nil, 5, 0, 7, OpResult)
+		f = append(f, bytes.Repeat([]byte("row "), 300)...)
+		FinishFrame(f)
+		var out bytes.Buffer
+		bw := bufio.NewWriterSize(&out, 64<<10)
+		sw := &SegmentWriter{W: bw, Compressed: lz4}
+		write := func() {
+			if err := sw.Add(f); err != nil {
+				t.Fatal(err)
+			}
+			if err := sw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := bw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write() // the writer's buffers grow once
+		if got := testing.AllocsPerRun(100, write); got != 0 {
+			t.Errorf("lz4=%v: %v allocations per segment, want 0", lz4, got)
+		}
+		s := &SegmentReader{R: bufio.NewReader(&out), MaxFrame: 1 << 20, Compressed: lz4}
+		for i := 0; i < 102; i++ {
+			h, body, err := s.Next()
+			if err != nil || h.Stream != 7 || !bytes.Equal(body, f[HeaderLen:]) {
+				t.Fatalf("lz4=%v, segment %d: stream %d, %d bytes, %v: not what was written", lz4, i+1, h.Stream, len(body), err)
+			}
+		}
+	}
+}

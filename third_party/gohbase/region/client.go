@@ -203,6 +203,10 @@ type client struct {
 	// wg groups the writes of RPCs sent together (dohyo patch).
 	wg       writeGroup
 	sendBufs bufpool.Pool // dohyo patch: the buffers send encodes RPCs into
+	// recvSize is where receive reads a response's length (dohyo patch:
+	// only the receiving goroutine uses it; on receive's stack it escaped
+	// through the io.Reader, an allocation per response).
+	recvSize [4]byte
 }
 
 // QueueRPC will add an rpc call to the queue for processing by the writer goroutine
@@ -485,10 +489,8 @@ func (c *client) receiveRPCs() {
 // receive reads one response from r (dohyo patch: r, the connection's
 // buffered reader, instead of the connection itself).
 func (c *client) receive(r io.Reader) (err error) {
-	var (
-		sz       [4]byte
-		response proto.Message
-	)
+	var response proto.Message
+	sz := &c.recvSize
 
 	_, err = io.ReadFull(r, sz[:])
 	if err != nil {
