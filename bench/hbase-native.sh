@@ -55,9 +55,10 @@
 # the native table had HBase's default, NONE, and HBase spent ~1.5x the
 # CPU per read behind dohyo). HBase's CPU is that of the process listening on the
 # ZooKeeper port (a standalone HBase: master, region server and ZooKeeper in
-# one JVM) less its idle rate (the per-round table also gives dohyo's figure
-# less dohyo's own idle rate, what it spent during the round's native phase), measured at the start and again after the
-# warm-up rounds (the lower of the two); each phase
+# one JVM) less its idle rate, measured at the start and again after the
+# warm-up rounds (the lower of the two); the per-round table also gives
+# dohyo's figure less dohyo's own idle rate (what it spent during the
+# round's native phase, which it does not serve); each phase
 # starts once HBase has settled back to that rate (at most 30 s), so that
 # flushes, compactions and table re-creations left over from before are
 # not counted in it. Before 5 December 2026 the rate of the 3 s right
@@ -365,7 +366,7 @@ done
   # HBase's figure (above), the last two columns do the same for dohyo.
   awk '
     { t[$3, $2, $1] = $4; d[$3, $2, $1] = $7 * 1e6 / $10; h[$3, $2, $1] = $8 * 1e6 / $10
-      idle[$3, $2, $1] = (NF >= 16 && $16 > 0) ? $7 / $16 : $7 * $4 / $10 }
+      idle[$3, $2, $1] = $7 / $16 }
     END {
       split("load a c", ph, " ")
       for (i = 1; i <= 3; i++) for (r = 1; ((ph[i], r, "cql") in t) && ((ph[i], r, "native") in t); r++) {

@@ -26,11 +26,12 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/internal/proccpu"
 )
 
 func main() {
@@ -120,6 +121,16 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 			}
 		}
 	}
+	// block times n reads of one kind.
+	block := func(kind int) (time.Duration, error) {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			if err := reads[kind](); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
 	var cqlUS, gqlUS, ratios, tnRatios []float64
 	var cpu [3][2][]float64 // kind, client/server: µs of CPU per read
 	for r := 0; r < rounds; r++ {
@@ -128,15 +139,17 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 		case "blocks":
 			for j := 0; j < 3; j++ {
 				kind := (r + j) % 3
-				c0, s0 := selfCPU(), procCPU(serverPID)
-				start := time.Now()
-				for i := 0; i < n; i++ {
-					if err := reads[kind](); err != nil {
-						return err
-					}
+				c0, s0, err := cpuNow(serverPID)
+				if err != nil {
+					return err
 				}
-				spent[kind] = time.Since(start)
-				c1, s1 := selfCPU(), procCPU(serverPID)
+				if spent[kind], err = block(kind); err != nil {
+					return err
+				}
+				c1, s1, err := cpuNow(serverPID)
+				if err != nil {
+					return err
+				}
 				cpu[kind][0] = append(cpu[kind][0], float64((c1-c0).Microseconds())/float64(n))
 				cpu[kind][1] = append(cpu[kind][1], float64((s1-s0).Microseconds())/float64(n))
 			}
@@ -156,14 +169,11 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 			if mode == "graphql" {
 				kind = 1
 			}
-			start := time.Now()
-			for i := 0; i < n; i++ {
-				if err := reads[kind](); err != nil {
-					return err
-				}
+			d, err := block(kind)
+			if err != nil {
+				return err
 			}
-			spent[kind] = time.Since(start)
-			spent[1-kind] = spent[kind]
+			spent[kind], spent[1-kind] = d, d
 		default:
 			return fmt.Errorf("-mode %q: blocks, alternate, graphql or cql", mode)
 		}
@@ -197,28 +207,16 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// procCPU is process pid's CPU time so far from /proc (0 when pid is 0 or
-// unreadable).
-func procCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
+// cpuNow is this client's CPU time so far and, when serverPID is not 0,
+// that process's (from /proc).
+func cpuNow(serverPID int) (client, server time.Duration, err error) {
+	if serverPID != 0 {
+		if server, err = proccpu.Of(serverPID); err != nil {
+			return 0, 0, fmt.Errorf("-server-pid: %w", err)
+		}
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name (which may hold spaces) start at ")".
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / clockTicks
+	return selfCPU(), server, nil
 }
-
-// clockTicks is the kernel's USER_HZ, /proc's unit of CPU time on Linux.
-const clockTicks = 100
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
