@@ -232,7 +232,7 @@ func (s *Session) observation(start time.Time, req *bindings.Request, prepared b
 		BatchIndex:        batchIndex,
 		BatchSize:         batchSize,
 		BatchType:         batchType,
-		Latency:           s.c.now().Sub(start),
+		Latency:           s.c.since(start),
 	}
 	return o
 }

@@ -50,11 +50,12 @@ type Config struct {
 type Coordinator struct {
 	// tbl holds the backends and routes; AddVirtual replaces it whole
 	// (copy on write), so readers never lock.
-	tbl atomic.Pointer[routeTable]
-	def string
-	tap Tap
-	log *slog.Logger
-	now func() time.Time
+	tbl   atomic.Pointer[routeTable]
+	def   string
+	tap   Tap
+	log   *slog.Logger
+	now   func() time.Time
+	since func(time.Time) time.Duration // now().Sub(t)
 
 	auth       *auth.Manager
 	enforce    bool
@@ -108,6 +109,9 @@ func New(cfg Config) (*Coordinator, error) {
 	}
 	if c.now == nil {
 		c.now = time.Now
+		c.since = time.Since // the monotonic clock alone: one clock read, not two
+	} else {
+		c.since = func(t time.Time) time.Duration { return c.now().Sub(t) }
 	}
 	return c, nil
 }

@@ -234,7 +234,9 @@ func (c *Coordinator) Lookup(id []byte) (*PreparedStatement, error) {
 	}
 }
 
-// Execute runs a prepared statement by id.
+// Execute runs a prepared statement by id. It fills req's Query, Parsed
+// and Keyspace in from the statement: req is the caller's request for this
+// one execution (copying it cost an allocation per request).
 func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request) (*bindings.Result, error) {
 	start := s.c.now()
 	ps, err := s.c.Lookup(id)
@@ -243,7 +245,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request)
 		s.observe(ctx, &st, start, req, true, nil, err, 0, 0, 0)
 		return nil, err
 	}
-	r := *req
+	r := req
 	r.Query, r.Parsed, r.Keyspace = ps.Query, ps.Parsed, ps.Keyspace
 	st := stmtTrace{on: telemetry.FromContext(ctx) != nil}
 	if st.on {
@@ -252,8 +254,8 @@ func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request)
 			st.fp = cql.Fingerprint(ps.Query)
 		}
 	}
-	res, err := s.execPrepared(ctx, &st, ps, &r)
-	s.observe(ctx, &st, start, &r, true, res, err, 0, 0, 0)
+	res, err := s.execPrepared(ctx, &st, ps, r)
+	s.observe(ctx, &st, start, r, true, res, err, 0, 0, 0)
 	return res, err
 }
 

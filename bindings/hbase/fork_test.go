@@ -117,7 +117,12 @@ func getResponse(t testing.TB, id uint32, row, value []byte) []byte {
 
 func dialFake(t testing.TB, addr string) hrpc.RegionClient {
 	t.Helper()
-	rc := region.NewClient(addr, region.RegionClient, 1, 0, "dohyo", 10*time.Second, nil, nil)
+	return dialFakeTimeout(t, addr, 10*time.Second)
+}
+
+func dialFakeTimeout(t testing.TB, addr string, readTimeout time.Duration) hrpc.RegionClient {
+	t.Helper()
+	rc := region.NewClient(addr, region.RegionClient, 1, 0, "dohyo", readTimeout, nil, nil)
 	if err := rc.Dial(t.Context()); err != nil {
 		t.Fatal(err)
 	}

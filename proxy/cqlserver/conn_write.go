@@ -207,7 +207,7 @@ func (c *conn) writeBatch(batch []outMsg) {
 func (c *conn) armWrite() {
 	w := &c.wq
 	if d := c.srv.cfg.WriteTimeout; d > 0 && !w.failed {
-		if now := time.Now(); now.Sub(w.armed) > time.Second {
+		if now := c.clock(); now.Sub(w.armed) > time.Second {
 			w.armed = now
 			c.nc.SetWriteDeadline(now.Add(d))
 		}

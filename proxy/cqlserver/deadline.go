@@ -20,7 +20,8 @@ import (
 // callback, the cancel function, the watcher context, its stop function and
 // the children map it registers in, the channel the answer waited on, the
 // flag and closures they shared) and two registrations under locks: a
-// requestCtx is one object, a timer and its callback.
+// requestCtx is one object, listed in its connection's deadlines (below)
+// instead of arming a runtime timer of its own.
 //
 // The connection's ctx is its parent: values come from it, and its
 // cancellation (the connection closing, the server stopping) cancels the
@@ -39,7 +40,6 @@ type requestCtx struct {
 	c        *conn
 	w        work
 
-	timer    *time.Timer
 	expired  sync.WaitGroup // done once expire has returned
 	answered atomic.Bool    // the answer (or the timeout error) is queued
 
@@ -55,6 +55,10 @@ type requestCtx struct {
 	// guarded by reg.mu
 	prev, next *requestCtx
 	listed     bool
+
+	// guarded by c.deadlines.mu
+	dlPrev, dlNext *requestCtx
+	dlListed       bool
 }
 
 type afterFunc struct {
@@ -64,9 +68,9 @@ type afterFunc struct {
 
 // newRequestCtx starts the deadline of request w on connection c.
 func (c *conn) newRequestCtx(w work) *requestCtx {
-	r := &requestCtx{parent: c.reqCtx, deadline: time.Now().Add(w.timeout), c: c, w: w, reg: &c.waited}
+	r := &requestCtx{parent: c.reqCtx, deadline: c.clock().Add(w.timeout), c: c, w: w, reg: &c.waited}
 	r.expired.Add(1)
-	r.timer = time.AfterFunc(w.timeout, r.expire)
+	c.deadlines.add(r)
 	return r
 }
 
@@ -90,7 +94,7 @@ func (r *requestCtx) expire() {
 // on the deadline with an error of its own, the client gets the timeout
 // error instead.
 func (r *requestCtx) finish(frame []byte) []byte {
-	if !r.timer.Stop() {
+	if !r.c.deadlines.remove(r) {
 		r.expired.Wait()
 	} else if isErrorFrame(frame) && !time.Now().Before(r.deadline) {
 		putBuf(frame)

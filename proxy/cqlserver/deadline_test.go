@@ -242,3 +242,54 @@ func TestRequestCtxConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestDeadlinesOneTimer: a connection's deadlines share one timer. A
+// request listed after another with an earlier deadline re-arms it; a
+// sweep expires exactly the requests that are due and arms the timer for
+// the earliest one left; a request answered in time leaves the list, and
+// one the sweep expired is reported as such.
+func TestDeadlinesOneTimer(t *testing.T) {
+	var d deadlines
+	defer d.close()
+	at := func(after time.Duration) *requestCtx {
+		r := bareRequestCtx(context.Background())
+		r.deadline = time.Now().Add(after)
+		r.expired.Add(1)
+		r.answered.Store(true) // expire only ends the ctx (no connection to answer on)
+		d.add(r)
+		return r
+	}
+	long := at(time.Hour)
+	short := at(20 * time.Millisecond)
+	answered := at(30 * time.Millisecond)
+	mid := at(60 * time.Millisecond)
+	if !d.remove(answered) {
+		t.Fatal("remove of a listed request = false")
+	}
+	start := time.Now()
+	waitClosed(t, "short", short.Done())
+	waitClosed(t, "mid", mid.Done())
+	if el := time.Since(start); el < 55*time.Millisecond {
+		t.Errorf("mid expired after %v, before its deadline", el)
+	}
+	for _, r := range []*requestCtx{short, mid} {
+		if !errors.Is(r.Err(), context.DeadlineExceeded) {
+			t.Errorf("expired request: Err = %v", r.Err())
+		}
+		if d.remove(r) {
+			t.Error("remove of an expired request = true")
+		}
+	}
+	if long.Err() != nil || answered.Err() != nil {
+		t.Errorf("not due: Err = %v, %v", long.Err(), answered.Err())
+	}
+	d.mu.Lock()
+	armed, head, tail := d.armed, d.head, d.tail
+	d.mu.Unlock()
+	if !armed.Equal(long.deadline) || head != long || tail != long {
+		t.Errorf("after the sweeps: armed %v (want %v), list %p..%p (want only %p)", armed, long.deadline, head, tail, long)
+	}
+	if !d.remove(long) {
+		t.Error("remove of the long request = false")
+	}
+}

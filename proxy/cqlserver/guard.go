@@ -155,7 +155,7 @@ func (c *conn) armRead(kind int8, d time.Duration) {
 		}
 		return
 	}
-	now := time.Now()
+	now := c.clock()
 	if c.ready && c.rdlKind == kind && c.rdl.Sub(now) >= d/2 {
 		return
 	}

@@ -187,6 +187,10 @@ type client struct {
 	// inFlight is number of rpcs sent to regionserver awaiting response
 	inFlightM sync.Mutex // protects inFlight and SetReadDeadline
 	inFlight  uint32
+	// readDeadline is the connection's read deadline (dohyo patch,
+	// deadline.go); zero when none is set. Guarded by inFlightM.
+	readDeadline time.Time
+	born         time.Time // when the client was made (deadline.go)
 
 	id uint32
 
@@ -256,32 +260,7 @@ func (c *client) String() string {
 	return fmt.Sprintf("RegionClient{Addr: %s}", c.addr)
 }
 
-func (c *client) inFlightUp() error {
-	c.inFlightM.Lock()
-	c.inFlight++
-	// we expect that at least the last request can be completed within readTimeout
-	if err := c.conn.SetReadDeadline(time.Now().Add(c.readTimeout)); err != nil {
-		c.inFlightM.Unlock()
-		return err
-	}
-	c.inFlightM.Unlock()
-	return nil
-}
-
-func (c *client) inFlightDown() error {
-	c.inFlightM.Lock()
-	c.inFlight--
-	// reset read timeout if we are not waiting for any responses
-	// in order to prevent from closing this client if there are no request
-	if c.inFlight == 0 {
-		if err := c.conn.SetReadDeadline(time.Time{}); err != nil {
-			c.inFlightM.Unlock()
-			return err
-		}
-	}
-	c.inFlightM.Unlock()
-	return nil
-}
+// dohyo patch: inFlightUp and inFlightDown are in deadline.go.
 
 func (c *client) fail(err error) {
 	c.failOnce.Do(func() {
@@ -466,8 +445,9 @@ const readBufferSize = 64 << 10
 func (c *client) receiveRPCs() {
 	// dohyo patch: responses are read through a buffer on the connection.
 	// Only this goroutine reads the connection, so the buffer needs no lock;
-	// read deadlines and errors reach it unchanged from the connection.
-	r := bufio.NewReaderSize(c.conn, readBufferSize)
+	// errors reach it unchanged from the connection, except timeouts of a
+	// deadline that no longer applies (deadline.go).
+	r := bufio.NewReaderSize(deadlineReader{c}, readBufferSize)
 	for {
 		select {
 		case <-c.done:

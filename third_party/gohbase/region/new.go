@@ -33,6 +33,7 @@ func NewClient(addr string, ctype ClientType, queueSize int, flushInterval time.
 		rpcs:          make(chan hrpc.Call),
 		done:          make(chan struct{}),
 		sent:          make(map[uint32]hrpc.Call),
+		born:          time.Now(), // dohyo patch (deadline.go)
 	}
 
 	if codec != nil {

@@ -1,0 +1,70 @@
+package hbase
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tsuna/gohbase/region"
+)
+
+// TestForkReadDeadline: the region client's read deadline (armed lazily,
+// DOHYO-PATCHES.md) fails a call the region server does not answer, no
+// earlier than the read timeout after it was sent and not much later, and
+// never fails an idle connection: a Get sent after several idle read
+// timeouts is answered on the same connection.
+func TestForkReadDeadline(t *testing.T) {
+	const readTimeout = 100 * time.Millisecond
+	addr, conns := fakeRegionServer(t)
+	rc := dialFakeTimeout(t, addr, readTimeout)
+	srv, ok := <-conns
+	if !ok {
+		t.Fatal("fake region server: no connection")
+	}
+	get := func(row string) (time.Duration, error) {
+		t.Helper()
+		g := fakeGet(t, t.Context(), row)
+		start := time.Now()
+		rc.QueueRPC(g)
+		id, got, err := readGetRequest(srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != row {
+			t.Fatalf("server read a Get of %q, want %q", got, row)
+		}
+		if row != "unanswered" {
+			if _, err := srv.Write(getResponse(t, id, got, []byte("v-"+row))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := awaitResult(t, g)
+		return time.Since(start), r.Error
+	}
+	if _, err := get("first"); err != nil {
+		t.Fatalf("first Get: %v", err)
+	}
+	// Idle for four read timeouts: the deadline left armed by the last send
+	// passes with nothing in flight, which must not fail the connection.
+	// (The wait is the behaviour under test, not synchronisation.)
+	time.Sleep(4 * readTimeout)
+	for i := range 3 {
+		if _, err := get("after-idle"); err != nil {
+			t.Fatalf("Get %d after idle: %v", i, err)
+		}
+	}
+	// Gets every fifth of a read timeout for three read timeouts, each
+	// answered: the deadline moves along and never fires.
+	for range 15 {
+		if _, err := get("steady"); err != nil {
+			t.Fatalf("steady Get: %v", err)
+		}
+		time.Sleep(readTimeout / 5)
+	}
+	el, err := get("unanswered")
+	if err != region.ErrClientClosed {
+		t.Fatalf("unanswered Get: %v, want the client failed (%v)", err, region.ErrClientClosed)
+	}
+	if el < readTimeout || el > 3*readTimeout {
+		t.Errorf("unanswered Get failed after %v, want between %v and %v", el, readTimeout, 3*readTimeout)
+	}
+}

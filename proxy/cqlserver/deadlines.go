@@ -1,0 +1,116 @@
+package cqlserver
+
+import (
+	"sync"
+	"time"
+)
+
+// deadlines are a connection's requests that have a deadline, and one
+// timer armed for the earliest of them. A request joins the list when it
+// starts and leaves it when it is answered; neither arms or stops a
+// runtime timer (each did, through a time.AfterFunc per request: an
+// allocation for the timer, one for its callback, and two operations on the
+// runtime's timer heap). While requests are answered in time the timer
+// fires about once per timeout, finds nothing due, and is armed again for
+// the earliest deadline still listed.
+//
+// A request's deadline passes while it is listed: the sweep takes it off
+// the list and expires it (its ctx ends, the client gets the timeout
+// error). finish then finds it gone and waits for that expiry to return.
+type deadlines struct {
+	mu         sync.Mutex
+	head, tail *requestCtx // in start order
+	timer      *time.Timer // runs sweep; nil until the first deadline
+	armed      time.Time   // when timer fires; zero while it is not armed
+	closed     bool        // the connection has ended: the timer stays stopped
+}
+
+// add lists r and arms the timer when r's deadline is earlier than the
+// one it is armed for.
+func (d *deadlines) add(r *requestCtx) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r.dlPrev, r.dlNext, r.dlListed = d.tail, nil, true
+	if d.tail != nil {
+		d.tail.dlNext = r
+	} else {
+		d.head = r
+	}
+	d.tail = r
+	if d.closed || (!d.armed.IsZero() && !r.deadline.Before(d.armed)) {
+		return
+	}
+	d.armed = r.deadline
+	wait := time.Until(r.deadline)
+	if d.timer == nil {
+		d.timer = time.AfterFunc(wait, d.sweep)
+		return
+	}
+	d.timer.Reset(wait)
+}
+
+// remove takes r off the list; false when the sweep took it first (its
+// expiry has started).
+func (d *deadlines) remove(r *requestCtx) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !r.dlListed {
+		return false
+	}
+	d.unlink(r)
+	return true
+}
+
+// unlink takes listed r off the list. d.mu is held.
+func (d *deadlines) unlink(r *requestCtx) {
+	if r.dlPrev != nil {
+		r.dlPrev.dlNext = r.dlNext
+	} else {
+		d.head = r.dlNext
+	}
+	if r.dlNext != nil {
+		r.dlNext.dlPrev = r.dlPrev
+	} else {
+		d.tail = r.dlPrev
+	}
+	r.dlPrev, r.dlNext, r.dlListed = nil, nil, false
+}
+
+// sweep expires the listed requests whose deadline has passed, in start
+// order, and arms the timer for the earliest deadline left.
+func (d *deadlines) sweep() {
+	var due []*requestCtx
+	d.mu.Lock()
+	now := time.Now()
+	var next time.Time
+	for r := d.head; r != nil; {
+		after := r.dlNext
+		if !now.Before(r.deadline) {
+			d.unlink(r)
+			due = append(due, r)
+		} else if next.IsZero() || r.deadline.Before(next) {
+			next = r.deadline
+		}
+		r = after
+	}
+	d.armed = next
+	if !next.IsZero() && !d.closed {
+		d.timer.Reset(next.Sub(now))
+	}
+	d.mu.Unlock()
+	for _, r := range due {
+		r.expire()
+	}
+}
+
+// close stops the timer for good (the connection has ended and its
+// requests have been answered).
+func (d *deadlines) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	d.armed = time.Time{}
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+}
