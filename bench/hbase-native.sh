@@ -358,8 +358,8 @@ done
   echo
   echo "Per round: throughput ratio and dohyo's CPU against HBase's behind it (the medians above hide how rounds spread)"
   echo
-  echo "| phase | round | native ops/s | cql ops/s | ratio to native | dohyo CPU µs / req | HBase CPU µs / req behind dohyo | dohyo / HBase | relay floor µs / req | dohyo less its idle rate µs / req | that / HBase |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| phase | round | native ops/s | cql ops/s | ratio to native | dohyo CPU µs / req | HBase CPU µs / req behind dohyo | HBase CPU µs / req behind native | dohyo / HBase | relay floor µs / req | dohyo less its idle rate µs / req | that / HBase |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   # dohyo's idle rate (CPU seconds per second: its own background work,
   # e.g. the tier's polls) is what it spent during the same round's native
   # phase, which it does not serve; HBase's idle rate is subtracted from
@@ -372,8 +372,8 @@ done
       for (i = 1; i <= 3; i++) for (r = 1; ((ph[i], r, "cql") in t) && ((ph[i], r, "native") in t); r++) {
         p = ph[i]
         dn = d[p, r, "cql"] - idle[p, r, "native"] * 1e6 / t[p, r, "cql"]
-        printf "| %s | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f | %s | %.1f | %.2f |\n", toupper(p), r, t[p, r, "native"], t[p, r, "cql"],
-          t[p, r, "cql"] / t[p, r, "native"], d[p, r, "cql"], h[p, r, "cql"], (h[p, r, "cql"] > 0 ? d[p, r, "cql"] / h[p, r, "cql"] : 0),
+        printf "| %s | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f | %.2f | %s | %.1f | %.2f |\n", toupper(p), r, t[p, r, "native"], t[p, r, "cql"],
+          t[p, r, "cql"] / t[p, r, "native"], d[p, r, "cql"], h[p, r, "cql"], h[p, r, "native"], (h[p, r, "cql"] > 0 ? d[p, r, "cql"] / h[p, r, "cql"] : 0),
           ((p, r, "relay") in d) ? sprintf("%.1f", d[p, r, "relay"]) : "–", dn, (h[p, r, "cql"] > 0 ? dn / h[p, r, "cql"] : 0)
       }
     }' "$out/rows.txt"
