@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/replay/hdr"
+
+	"github.com/dohyo/dohyo/internal/stats"
 )
 
 // Spread is a figure over measured rounds: the median and the range.
@@ -27,26 +29,10 @@ func spreadOf(xs []float64) Spread {
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return Spread{Median: median(s), Min: s[0], Max: s[len(s)-1], N: len(s)}
+	return Spread{Median: stats.MedianSorted(s), Min: s[0], Max: s[len(s)-1], N: len(s)}
 }
 
-// median of sorted values.
-func median(s []float64) float64 {
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return median(s)
-}
+func medianOf(xs []float64) float64 { return stats.Median(xs) }
 
 // Ratio is a target's figure divided by the baseline's (medians over
 // rounds), with a 95% bootstrap confidence interval.

@@ -12,10 +12,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/internal/stats"
 )
 
 func main() {
@@ -46,7 +47,7 @@ func main() {
 	}
 	for _, addr := range addrs {
 		m := times[addr]
-		fmt.Printf("median  %-21s create keyspace %5.2fs  create table %5.2fs  drop keyspace %5.2fs\n", addr, median(m[0]), median(m[1]), median(m[2]))
+		fmt.Printf("median  %-21s create keyspace %5.2fs  create table %5.2fs  drop keyspace %5.2fs\n", addr, stats.Median(m[0]), stats.Median(m[1]), stats.Median(m[2]))
 	}
 }
 
@@ -80,13 +81,4 @@ func once(addr, ks string, n int) ([3]float64, error) {
 	}
 	out[2] = time.Since(t0).Seconds()
 	return out, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }

@@ -24,7 +24,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -32,6 +31,8 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/internal/proccpu"
+
+	"github.com/dohyo/dohyo/internal/stats"
 )
 
 func main() {
@@ -189,11 +190,11 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 		fmt.Println()
 	}
 	fmt.Printf("median of %d rounds (%s, n=%d): cql %.1f µs, graphql %.1f µs, graphql/cql %.2f\n",
-		rounds, mode, n, median(cqlUS), median(gqlUS), median(ratios))
+		rounds, mode, n, stats.Median(cqlUS), stats.Median(gqlUS), stats.Median(ratios))
 	if mode == "blocks" {
 		fmt.Printf("typename/cql %.2f; CPU µs per read (medians): cql client %.1f, server %.1f; graphql client %.1f, server %.1f; typename client %.1f, server %.1f\n",
-			median(tnRatios), median(cpu[0][0]), median(cpu[0][1]), median(cpu[1][0]), median(cpu[1][1]),
-			median(cpu[2][0]), median(cpu[2][1]))
+			stats.Median(tnRatios), stats.Median(cpu[0][0]), stats.Median(cpu[0][1]), stats.Median(cpu[1][0]), stats.Median(cpu[1][1]),
+			stats.Median(cpu[2][0]), stats.Median(cpu[2][1]))
 	}
 	return nil
 }
@@ -216,10 +217,4 @@ func cpuNow(serverPID int) (client, server time.Duration, err error) {
 		}
 	}
 	return selfCPU(), server, nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

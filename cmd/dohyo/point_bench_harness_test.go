@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/internal/proccpu"
+
+	"github.com/dohyo/dohyo/internal/stats"
 )
 
 // The point-op benchmarks (BenchmarkTierPointOps, BenchmarkProcessesPointOps)
@@ -119,26 +120,13 @@ func runPointRounds(b *testing.B, cfg pointRounds, targets []pointTarget) [][]po
 	return stats
 }
 
-// median of xs (xs is sorted in place).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
 // roundsMedian is the median over rounds of f.
 func roundsMedian(rs []pointRound, f func(pointRound) float64) float64 {
 	xs := make([]float64, len(rs))
 	for i, r := range rs {
 		xs[i] = f(r)
 	}
-	return median(xs)
+	return stats.Median(xs)
 }
 
 // pairedMedian is the median over rounds of f(a's round, b's round): a
@@ -148,7 +136,7 @@ func pairedMedian(a, b []pointRound, f func(a, b pointRound) float64) float64 {
 	for i := range min(len(a), len(b)) {
 		xs = append(xs, f(a[i], b[i]))
 	}
-	return median(xs)
+	return stats.Median(xs)
 }
 
 // pointOpsFor runs INSERT+SELECT pairs from clients goroutines for d and
