@@ -52,13 +52,9 @@ type requestCtx struct {
 	afters    []afterFunc   // run when err is set
 	nextAfter uint64
 
-	// guarded by reg.mu
-	prev, next *requestCtx
-	listed     bool
-
-	// guarded by c.deadlines.mu
-	dlPrev, dlNext *requestCtx
-	dlListed       bool
+	// links on the connection's lists (ctxlist.go): linkWaited guarded by
+	// reg.mu, linkDeadline by c.deadlines.mu
+	links [numLinks]ctxLink
 }
 
 type afterFunc struct {
@@ -154,7 +150,7 @@ func (r *requestCtx) watchLocked() ([]afterFunc, bool) {
 // connection's end cancels them.
 type ctxRegistry struct {
 	mu    sync.Mutex
-	head  *requestCtx
+	list  ctxList[waitedLink]
 	ended error // why the connection ended; nil while it runs
 }
 
@@ -165,29 +161,14 @@ func (g *ctxRegistry) add(r *requestCtx) error {
 	if g.ended != nil {
 		return g.ended
 	}
-	r.next, r.prev, r.listed = g.head, nil, true
-	if g.head != nil {
-		g.head.prev = r
-	}
-	g.head = r
+	g.list.pushBack(r)
 	return nil
 }
 
 func (g *ctxRegistry) remove(r *requestCtx) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !r.listed {
-		return
-	}
-	if r.prev != nil {
-		r.prev.next = r.next
-	} else {
-		g.head = r.next
-	}
-	if r.next != nil {
-		r.next.prev = r.prev
-	}
-	r.prev, r.next, r.listed = nil, nil, false
+	g.list.remove(r)
 }
 
 // end cancels every listed request with err (the connection's ctx ended),
@@ -195,14 +176,7 @@ func (g *ctxRegistry) remove(r *requestCtx) {
 func (g *ctxRegistry) end(err error) {
 	g.mu.Lock()
 	g.ended = err
-	var list []*requestCtx
-	for r := g.head; r != nil; r = r.next {
-		list = append(list, r)
-	}
-	for _, r := range list {
-		r.prev, r.next, r.listed = nil, nil, false
-	}
-	g.head = nil
+	list := g.list.takeAll()
 	g.mu.Unlock()
 	for _, r := range list {
 		r.cancel(err)

@@ -122,8 +122,8 @@ func TestRequestCtxContract(t *testing.T) {
 			t.Fatal("a stopped AfterFunc ran")
 		default:
 		}
-		if r.reg.head != nil || len(r.afters) != 0 {
-			t.Errorf("after the end: still in the registry %v, %d functions kept", r.reg.head != nil, len(r.afters))
+		if r.reg.list.head != nil || len(r.afters) != 0 {
+			t.Errorf("after the end: still in the registry %v, %d functions kept", r.reg.list.head != nil, len(r.afters))
 		}
 		// The parent's end later does not touch the ended request.
 		cancel()
@@ -161,7 +161,7 @@ func TestCtxRegistry(t *testing.T) {
 	waited[0].cancel(context.DeadlineExceeded)
 	n := 0
 	reg.mu.Lock()
-	for r := reg.head; r != nil; r = r.next {
+	for r := reg.list.head; r != nil; r = reg.list.next(r) {
 		n++
 	}
 	reg.mu.Unlock()
@@ -189,7 +189,7 @@ func TestCtxRegistry(t *testing.T) {
 	waitClosed(t, "late request", late.Done())
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if reg.head != nil {
+	if reg.list.head != nil {
 		t.Error("requests still listed after the connection's end")
 	}
 }
@@ -284,7 +284,7 @@ func TestDeadlinesOneTimer(t *testing.T) {
 		t.Errorf("not due: Err = %v, %v", long.Err(), answered.Err())
 	}
 	d.mu.Lock()
-	armed, head, tail := d.armed, d.head, d.tail
+	armed, head, tail := d.armed, d.list.head, d.list.tail
 	d.mu.Unlock()
 	if !armed.Equal(long.deadline) || head != long || tail != long {
 		t.Errorf("after the sweeps: armed %v (want %v), list %p..%p (want only %p)", armed, long.deadline, head, tail, long)

@@ -18,11 +18,11 @@ import (
 // the list and expires it (its ctx ends, the client gets the timeout
 // error). finish then finds it gone and waits for that expiry to return.
 type deadlines struct {
-	mu         sync.Mutex
-	head, tail *requestCtx // in start order
-	timer      *time.Timer // runs sweep; nil until the first deadline
-	armed      time.Time   // when timer fires; zero while it is not armed
-	closed     bool        // the connection has ended: the timer stays stopped
+	mu     sync.Mutex
+	list   ctxList[deadlineLink] // in start order
+	timer  *time.Timer           // runs sweep; nil until the first deadline
+	armed  time.Time             // when timer fires; zero while it is not armed
+	closed bool                  // the connection has ended: the timer stays stopped
 }
 
 // add lists r and arms the timer when r's deadline is earlier than the
@@ -30,13 +30,7 @@ type deadlines struct {
 func (d *deadlines) add(r *requestCtx) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r.dlPrev, r.dlNext, r.dlListed = d.tail, nil, true
-	if d.tail != nil {
-		d.tail.dlNext = r
-	} else {
-		d.head = r
-	}
-	d.tail = r
+	d.list.pushBack(r)
 	if d.closed || (!d.armed.IsZero() && !r.deadline.Before(d.armed)) {
 		return
 	}
@@ -54,26 +48,7 @@ func (d *deadlines) add(r *requestCtx) {
 func (d *deadlines) remove(r *requestCtx) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !r.dlListed {
-		return false
-	}
-	d.unlink(r)
-	return true
-}
-
-// unlink takes listed r off the list. d.mu is held.
-func (d *deadlines) unlink(r *requestCtx) {
-	if r.dlPrev != nil {
-		r.dlPrev.dlNext = r.dlNext
-	} else {
-		d.head = r.dlNext
-	}
-	if r.dlNext != nil {
-		r.dlNext.dlPrev = r.dlPrev
-	} else {
-		d.tail = r.dlPrev
-	}
-	r.dlPrev, r.dlNext, r.dlListed = nil, nil, false
+	return d.list.remove(r)
 }
 
 // sweep expires the listed requests whose deadline has passed, in start
@@ -83,10 +58,10 @@ func (d *deadlines) sweep() {
 	d.mu.Lock()
 	now := time.Now()
 	var next time.Time
-	for r := d.head; r != nil; {
-		after := r.dlNext
+	for r := d.list.head; r != nil; {
+		after := d.list.next(r)
 		if !now.Before(r.deadline) {
-			d.unlink(r)
+			d.list.remove(r)
 			due = append(due, r)
 		} else if next.IsZero() || r.deadline.Before(next) {
 			next = r.deadline
