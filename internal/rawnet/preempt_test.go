@@ -15,6 +15,10 @@ import (
 // without the keeper's timer, the other goroutine waited for the whole
 // spin. The bytes come from another process, so that nothing in this one
 // wakes the runtime before the read does.
+//
+// The keeper pauses after an interval without raw reads or writes, so it
+// is paused whenever the bytes arrive (the script sleeps 300 ms between
+// them): the read that resumes it must also wake sysmon.
 func TestPreemptAfterIdleRead(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,6 +41,7 @@ func TestPreemptAfterIdleRead(t *testing.T) {
 	c := Wrap(nc)
 	defer c.Close()
 	buf := make([]byte, 1)
+	resumed := sysmonKeeper.resumes.Load()
 	for round := 0; round < rounds; round++ {
 		if _, err := c.Read(buf); err != nil {
 			t.Fatal(err)
@@ -51,5 +56,66 @@ func TestPreemptAfterIdleRead(t *testing.T) {
 		} else {
 			t.Logf("round %d: another goroutine ran after %v", round, d)
 		}
+	}
+	if n := sysmonKeeper.resumes.Load() - resumed; n < rounds {
+		t.Errorf("the keeper was resumed %d times in %d rounds; the test did not run against a paused keeper", n, rounds)
+	}
+}
+
+// TestKeeperPauses: with raw connections open and no traffic the keeper
+// pauses; the next raw read or write starts it again; under steady traffic
+// (a write every 2 ms, five times per interval) it does not pause.
+func TestKeeperPauses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dialed, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dialed.Close()
+	nc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Wrap(nc)
+	defer c.Close()
+	waitPaused := func() {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); !sysmonKeeper.paused.Load(); {
+			if time.Now().After(end) {
+				t.Fatal("the keeper did not pause within 5 s of idleness")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitPaused()
+	resumed := sysmonKeeper.resumes.Load()
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if sysmonKeeper.paused.Load() || sysmonKeeper.resumes.Load() != resumed+1 {
+		t.Fatalf("after a write: paused %v, resumes %d (was %d)", sysmonKeeper.paused.Load(), sysmonKeeper.resumes.Load(), resumed)
+	}
+	waitPaused()
+	if _, err := dialed.Write([]byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if sysmonKeeper.resumes.Load() != resumed+2 {
+		t.Fatalf("after a read: resumes %d, want %d", sysmonKeeper.resumes.Load(), resumed+2)
+	}
+	for range 100 {
+		if _, err := c.Write([]byte("z")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // the traffic's pace, not synchronisation
+	}
+	if n := sysmonKeeper.resumes.Load(); n != resumed+2 {
+		t.Errorf("steady traffic: %d restarts, want none", n-resumed-2)
 	}
 }

@@ -119,6 +119,7 @@ func (c *Conn) run(o *op, p []byte, write bool, name string) (int, error) {
 	n, errno := o.n, o.errno
 	o.buf = nil
 	o.mu.Unlock()
+	sysmonKeeper.used()
 	if err == nil && errno != 0 {
 		err = os.NewSyscallError(name, errno)
 	}
