@@ -8,12 +8,12 @@ import (
 )
 
 // TestForkReadDeadline: the region client's read deadline (armed lazily,
-// DOHYO-PATCHES.md) fails a call the region server does not answer, no
-// earlier than the read timeout after it was sent and not much later, and
-// never fails an idle connection: a Get sent after several idle read
-// timeouts is answered on the same connection.
+// DOHYO-PATCHES.md) fails a call the region server does not answer, and
+// no earlier than the read timeout after it was sent, and never fails an
+// idle connection: a Get sent after several idle read timeouts is
+// answered on the same connection.
 func TestForkReadDeadline(t *testing.T) {
-	const readTimeout = 100 * time.Millisecond
+	const readTimeout = 300 * time.Millisecond
 	addr, conns := fakeRegionServer(t)
 	rc := dialFakeTimeout(t, addr, readTimeout)
 	srv, ok := <-conns
@@ -64,7 +64,9 @@ func TestForkReadDeadline(t *testing.T) {
 	if err != region.ErrClientClosed {
 		t.Fatalf("unanswered Get: %v, want the client failed (%v)", err, region.ErrClientClosed)
 	}
-	if el < readTimeout || el > 3*readTimeout {
-		t.Errorf("unanswered Get failed after %v, want between %v and %v", el, readTimeout, 3*readTimeout)
+	// Not before the read timeout; the upper bound leaves room for a loaded
+	// machine but not for a deadline that never fires.
+	if el < readTimeout || el > 10*readTimeout {
+		t.Errorf("unanswered Get failed after %v, want between %v and %v", el, readTimeout, 10*readTimeout)
 	}
 }

@@ -2,6 +2,7 @@ package rawnet
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"runtime"
@@ -64,7 +65,9 @@ func TestPreemptAfterIdleRead(t *testing.T) {
 
 // TestKeeperPauses: with raw connections open and no traffic the keeper
 // pauses; the next raw read or write starts it again; under steady traffic
-// (a write every 2 ms, five times per interval) it does not pause.
+// it does not pause (a few restarts are allowed for a loaded machine that
+// deschedules the writer for a whole interval; a keeper that pauses after
+// every tick restarts about once per interval, ~50 times here).
 func TestKeeperPauses(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -109,13 +112,21 @@ func TestKeeperPauses(t *testing.T) {
 	if sysmonKeeper.resumes.Load() != resumed+2 {
 		t.Fatalf("after a read: resumes %d, want %d", sysmonKeeper.resumes.Load(), resumed+2)
 	}
-	for range 100 {
+	drained := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, dialed)
+		drained <- err
+	}()
+	for start := time.Now(); time.Since(start) < 50*keepInterval; {
 		if _, err := c.Write([]byte("z")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond) // the traffic's pace, not synchronisation
 	}
-	if n := sysmonKeeper.resumes.Load(); n != resumed+2 {
-		t.Errorf("steady traffic: %d restarts, want none", n-resumed-2)
+	if n := sysmonKeeper.resumes.Load() - resumed - 2; n > 5 {
+		t.Errorf("steady traffic for 50 intervals: %d restarts, want at most 5", n)
+	}
+	c.Close()
+	if err := <-drained; err != nil {
+		t.Errorf("reader: %v", err)
 	}
 }
