@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dohyo/dohyo/replay/hdr"
-
 	"github.com/dohyo/dohyo/internal/stats"
+	"github.com/dohyo/dohyo/replay/hdr"
 )
 
 // Spread is a figure over measured rounds: the median and the range.
@@ -31,8 +30,6 @@ func spreadOf(xs []float64) Spread {
 	slices.Sort(s)
 	return Spread{Median: stats.MedianSorted(s), Min: s[0], Max: s[len(s)-1], N: len(s)}
 }
-
-func medianOf(xs []float64) float64 { return stats.Median(xs) }
 
 // Ratio is a target's figure divided by the baseline's (medians over
 // rounds), with a 95% bootstrap confidence interval.
@@ -101,10 +98,10 @@ const (
 // both targets, which ran next to each other) when both have as many.
 func bootstrapRatio(t, b []float64) Ratio {
 	n := min(len(t), len(b))
-	if n == 0 || medianOf(b) == 0 {
+	if n == 0 || stats.Median(b) == 0 {
 		return Ratio{} // undefined (JSON has no NaN)
 	}
-	r := Ratio{Value: medianOf(t) / medianOf(b), Rounds: n}
+	r := Ratio{Value: stats.Median(t) / stats.Median(b), Rounds: n}
 	if n < 2 {
 		r.Lo, r.Hi = r.Value, r.Value
 		return r
@@ -126,11 +123,11 @@ func bootstrapRatio(t, b []float64) Ratio {
 				bs[i] = b[rng.IntN(len(b))]
 			}
 		}
-		mb := medianOf(bs)
+		mb := stats.Median(bs)
 		if mb == 0 {
 			continue
 		}
-		out = append(out, medianOf(ts)/mb)
+		out = append(out, stats.Median(ts)/mb)
 	}
 	slices.Sort(out)
 	if len(out) == 0 {

@@ -31,7 +31,6 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/internal/proccpu"
-
 	"github.com/dohyo/dohyo/internal/stats"
 )
 

@@ -13,7 +13,6 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/internal/proccpu"
-
 	"github.com/dohyo/dohyo/internal/stats"
 )
 

@@ -39,11 +39,10 @@ func (c *client) inFlightUp() error {
 	return c.conn.SetReadDeadline(c.readDeadline)
 }
 
-func (c *client) inFlightDown() error {
+func (c *client) inFlightDown() {
 	c.inFlightM.Lock()
 	c.inFlight--
 	c.inFlightM.Unlock()
-	return nil
 }
 
 // staleTimeout reports whether a read that timed out should be tried
