@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -24,12 +25,16 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
+	"golang.org/x/sys/unix"
 
+	"github.com/dohyo/dohyo/bench/httpfloor"
 	"github.com/dohyo/dohyo/internal/proccpu"
 	"github.com/dohyo/dohyo/internal/stats"
 )
@@ -42,14 +47,23 @@ func main() {
 	n := flag.Int("n", 2000, "reads of each kind per round")
 	mode := flag.String("mode", "blocks", "blocks (n of one kind, then n of the other), alternate, or graphql or cql (that kind only, to profile the server)")
 	serverPID := flag.Int("server-pid", 0, "dohyo's process id: with -mode blocks, report its CPU per read of each kind (from /proc), next to this client's")
+	floor := flag.Bool("floor", false, "with -mode blocks, also time the same `{ __typename }` request answered by the two servers of bench/httpfloor (net/http answering only, a minimal responder), each a process of its own on dohyo's CPUs (-server-pid)")
+	serveFloor := flag.String("serve-floor", "", "serve bench/httpfloor's server of this kind on a loopback port and print its address (what -floor starts)")
 	flag.Parse()
-	if err := run(*cqlAddr, *httpURL, *ks, *rounds, *n, *mode, *serverPID); err != nil {
+	if *serveFloor != "" {
+		if err := runFloor(*serveFloor); err != nil {
+			fmt.Fprintln(os.Stderr, "gqlcql:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*cqlAddr, *httpURL, *ks, *rounds, *n, *mode, *serverPID, *floor); err != nil {
 		fmt.Fprintln(os.Stderr, "gqlcql:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int) error {
+func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int, floor bool) error {
 	host, port, err := net.SplitHostPort(cqlAddr)
 	if err != nil {
 		return fmt.Errorf("-cql: %w", err)
@@ -97,7 +111,7 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 	body := []byte(`{"query":"query($k: Int) { kv(value: {k: $k}) { values { k v } } }","variables":{"k":42}}`)
 	want := `{"data":{"kv":{"values":[{"k":42,"v":"forty-two"}]}}}`
 	url := httpURL + "/graphql/" + ks
-	post := func(body []byte, want string) error {
+	post := func(url string, body []byte, want string) error {
 		res, err := client.Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return fmt.Errorf("graphql: %w", err)
@@ -109,93 +123,177 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int)
 		}
 		return nil
 	}
-	readGraphQL := func() error { return post(body, want) }
+	readGraphQL := func() error { return post(url, body, want) }
 	// { __typename }: the same HTTP request with no statement behind it.
 	typename := []byte(`{"query":"{ __typename }"}`)
-	readTypename := func() error { return post(typename, `{"data":{"__typename":"Query"}}`) }
-	reads := [3]func() error{readCQL, readGraphQL, readTypename}
+	const typenameAnswer = `{"data":{"__typename":"Query"}}`
+	kinds := []kind{
+		{name: "cql", read: readCQL, pid: serverPID},
+		{name: "graphql", read: readGraphQL, pid: serverPID},
+		{name: "typename", read: func() error { return post(url, typename, typenameAnswer) }, pid: serverPID},
+	}
+	if floor {
+		for _, fk := range httpfloor.Kinds {
+			addr, pid, stop, err := startFloor(fk, serverPID)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			furl := "http://" + addr + "/graphql/" + ks
+			kinds = append(kinds, kind{name: "floor " + fk, read: func() error { return post(furl, typename, httpfloor.Answer) }, pid: pid})
+		}
+	}
 	for i := 0; i < 500; i++ { // warm: prepare, schema, document cache, connections
-		for _, r := range reads {
-			if err := r(); err != nil {
+		for _, k := range kinds {
+			if err := k.read(); err != nil {
 				return err
 			}
 		}
 	}
 	// block times n reads of one kind.
-	block := func(kind int) (time.Duration, error) {
+	block := func(k kind) (time.Duration, error) {
 		start := time.Now()
 		for i := 0; i < n; i++ {
-			if err := reads[kind](); err != nil {
+			if err := k.read(); err != nil {
 				return 0, err
 			}
 		}
 		return time.Since(start), nil
 	}
-	var cqlUS, gqlUS, ratios, tnRatios []float64
-	var cpu [3][2][]float64 // kind, client/server: µs of CPU per read
+	us := make([][]float64, len(kinds))     // kind: µs per read, by round
+	ratios := make([][]float64, len(kinds)) // kind: its µs / CQL's µs, by round
+	cpu := make([][2][]float64, len(kinds)) // kind, client/server: µs of CPU per read
+	switch mode {
+	case "blocks":
+	case "alternate":
+		kinds = kinds[:2]
+	case "cql":
+		kinds = kinds[:1]
+	case "graphql": // one kind only (for profiling the server)
+		kinds = kinds[1:2]
+	default:
+		return fmt.Errorf("-mode %q: blocks, alternate, graphql or cql", mode)
+	}
 	for r := 0; r < rounds; r++ {
-		var spent [3]time.Duration
+		spent := make([]time.Duration, len(kinds))
 		switch mode {
 		case "blocks":
-			for j := 0; j < 3; j++ {
-				kind := (r + j) % 3
-				c0, s0, err := cpuNow(serverPID)
+			for j := range kinds {
+				i := (r + j) % len(kinds)
+				c0, s0, err := cpuNow(kinds[i].pid)
 				if err != nil {
 					return err
 				}
-				if spent[kind], err = block(kind); err != nil {
+				if spent[i], err = block(kinds[i]); err != nil {
 					return err
 				}
-				c1, s1, err := cpuNow(serverPID)
+				c1, s1, err := cpuNow(kinds[i].pid)
 				if err != nil {
 					return err
 				}
-				cpu[kind][0] = append(cpu[kind][0], float64((c1-c0).Microseconds())/float64(n))
-				cpu[kind][1] = append(cpu[kind][1], float64((s1-s0).Microseconds())/float64(n))
+				cpu[i][0] = append(cpu[i][0], float64((c1-c0).Microseconds())/float64(n))
+				cpu[i][1] = append(cpu[i][1], float64((s1-s0).Microseconds())/float64(n))
 			}
 		case "alternate":
 			for i := 0; i < n; i++ {
 				for j := 0; j < 2; j++ {
-					kind := (r + j) % 2
+					k := (r + j) % 2
 					start := time.Now()
-					if err := reads[kind](); err != nil {
+					if err := kinds[k].read(); err != nil {
 						return err
 					}
-					spent[kind] += time.Since(start)
+					spent[k] += time.Since(start)
 				}
 			}
-		case "graphql", "cql": // one kind only (for profiling the server)
-			kind := 0
-			if mode == "graphql" {
-				kind = 1
-			}
-			d, err := block(kind)
-			if err != nil {
+		default:
+			var err error
+			if spent[0], err = block(kinds[0]); err != nil {
 				return err
 			}
-			spent[kind], spent[1-kind] = d, d
-		default:
-			return fmt.Errorf("-mode %q: blocks, alternate, graphql or cql", mode)
 		}
-		c := float64(spent[0].Microseconds()) / float64(n)
-		g := float64(spent[1].Microseconds()) / float64(n)
-		cqlUS, gqlUS, ratios = append(cqlUS, c), append(gqlUS, g), append(ratios, g/c)
-		fmt.Printf("round %d: cql %.1f µs, graphql %.1f µs, graphql/cql %.2f", r+1, c, g, g/c)
-		if spent[2] > 0 {
-			tn := float64(spent[2].Microseconds()) / float64(n)
-			tnRatios = append(tnRatios, tn/c)
-			fmt.Printf(", typename %.1f µs, typename/cql %.2f", tn, tn/c)
+		fmt.Printf("round %d:", r+1)
+		for i, k := range kinds {
+			v := float64(spent[i].Microseconds()) / float64(n)
+			us[i] = append(us[i], v)
+			ratio := v / (float64(spent[0].Microseconds()) / float64(n))
+			ratios[i] = append(ratios[i], ratio)
+			fmt.Printf(" %s %.1f µs", k.name, v)
+			if i > 0 && kinds[0].name == "cql" {
+				fmt.Printf(" (%.2f× cql)", ratio)
+			}
+			fmt.Print(";")
 		}
 		fmt.Println()
 	}
-	fmt.Printf("median of %d rounds (%s, n=%d): cql %.1f µs, graphql %.1f µs, graphql/cql %.2f\n",
-		rounds, mode, n, stats.Median(cqlUS), stats.Median(gqlUS), stats.Median(ratios))
-	if mode == "blocks" {
-		fmt.Printf("typename/cql %.2f; CPU µs per read (medians): cql client %.1f, server %.1f; graphql client %.1f, server %.1f; typename client %.1f, server %.1f\n",
-			stats.Median(tnRatios), stats.Median(cpu[0][0]), stats.Median(cpu[0][1]), stats.Median(cpu[1][0]), stats.Median(cpu[1][1]),
-			stats.Median(cpu[2][0]), stats.Median(cpu[2][1]))
+	fmt.Printf("medians of %d rounds (%s, n=%d):\n", rounds, mode, n)
+	for i, k := range kinds {
+		fmt.Printf("  %-16s %7.1f µs  %5.2f× cql", k.name, stats.Median(us[i]), stats.Median(ratios[i]))
+		if len(cpu[i][0]) > 0 {
+			fmt.Printf("  CPU µs per read: client %.1f, server %.1f", stats.Median(cpu[i][0]), stats.Median(cpu[i][1]))
+		}
+		fmt.Println()
 	}
 	return nil
+}
+
+// kind is one kind of read: how to do one, and the process answering it
+// (0: not measured).
+type kind struct {
+	name string
+	read func() error
+	pid  int
+}
+
+// runFloor serves bench/httpfloor's server of kind on a loopback port
+// and prints its address.
+func runFloor(kind string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("-serve-floor: %w", err)
+	}
+	fmt.Println(ln.Addr())
+	return httpfloor.Serve(kind, ln)
+}
+
+// startFloor starts this command as bench/httpfloor's server of kind, on
+// the CPUs of process pin (when not 0), and returns its address, its
+// process id and how to stop it.
+func startFloor(kind string, pin int) (addr string, pid int, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("-floor: %w", err)
+	}
+	cmd := exec.Command(self, "-serve-floor", kind)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("-floor: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return "", 0, nil, fmt.Errorf("-floor: %w", err)
+	}
+	stop = func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("-floor %s: no address: %w", kind, err)
+	}
+	if pin != 0 {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(pin, &set); err != nil {
+			stop()
+			return "", 0, nil, fmt.Errorf("-floor: CPUs of %d: %w", pin, err)
+		}
+		if err := unix.SchedSetaffinity(cmd.Process.Pid, &set); err != nil {
+			stop()
+			return "", 0, nil, fmt.Errorf("-floor: pin %s: %w", kind, err)
+		}
+	}
+	return strings.TrimSpace(line), cmd.Process.Pid, stop, nil
 }
 
 // selfCPU is this process's CPU time so far (user and system).
