@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -66,9 +68,9 @@ type Store struct {
 	life   sync.RWMutex
 	closed bool
 
-	ddl    sync.Mutex // serialises table creation and drop
-	tabMu  sync.RWMutex
-	tables map[string][]byte // TableSpec.ID -> data prefix
+	ddl    sync.Mutex                        // serialises table creation and drop
+	tabMu  sync.Mutex                        // serialises changes of tables
+	tables atomic.Pointer[map[string][]byte] // TableSpec.ID -> data prefix; replaced, never changed
 
 	iterMu sync.Mutex
 	iters  map[*rowIter]struct{} // open scans, closed by Close
@@ -145,14 +147,15 @@ func OpenStore(o StoreOptions) (*Store, error) {
 			wopts = pebble.Sync
 		}
 	}
-	return &Store{
+	st := &Store{
 		db:     db,
 		wopts:  wopts,
 		dopts:  dopts,
-		tables: map[string][]byte{},
 		iters:  map[*rowIter]struct{}{},
 		format: format,
-	}, nil
+	}
+	st.tables.Store(&map[string][]byte{})
+	return st, nil
 }
 
 // acquire pins the db open for one operation; release must follow.
@@ -191,13 +194,25 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// setTable records table id's data prefix p (nil: the table is gone) in a
+// new copy of the tables map: lookups, one per statement, read the map
+// without a lock.
+func (s *Store) setTable(id string, p []byte) {
+	s.tabMu.Lock()
+	defer s.tabMu.Unlock()
+	next := maps.Clone(*s.tables.Load())
+	if p == nil {
+		delete(next, id)
+	} else {
+		next[id] = p
+	}
+	s.tables.Store(&next)
+}
+
 // lookup returns a table's data prefix, or nil if the table does not exist.
 // Caller holds life.
 func (s *Store) lookup(id string) ([]byte, error) {
-	s.tabMu.RLock()
-	p, ok := s.tables[id]
-	s.tabMu.RUnlock()
-	if ok {
+	if p, ok := (*s.tables.Load())[id]; ok {
 		return p, nil
 	}
 	v, closer, err := s.db.Get(tableKey(id))
@@ -211,10 +226,8 @@ func (s *Store) lookup(id string) ([]byte, error) {
 	if len(v) != 4 {
 		return nil, fmt.Errorf("embedded: corrupt table number for %q", id)
 	}
-	p = tablePrefix(binary.BigEndian.Uint32(v))
-	s.tabMu.Lock()
-	s.tables[id] = p
-	s.tabMu.Unlock()
+	p := tablePrefix(binary.BigEndian.Uint32(v))
+	s.setTable(id, p)
 	return p, nil
 }
 
@@ -277,9 +290,7 @@ func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error 
 	if err := b.Commit(s.dopts); err != nil {
 		return wrapErr("create table", err)
 	}
-	s.tabMu.Lock()
-	s.tables[t.ID] = tablePrefix(next)
-	s.tabMu.Unlock()
+	s.setTable(t.ID, tablePrefix(next))
 	return nil
 }
 
@@ -331,9 +342,7 @@ func (s *Store) clear(ctx context.Context, t *widecolumn.TableSpec, drop bool) e
 		return wrapErr(op, err)
 	}
 	if drop {
-		s.tabMu.Lock()
-		delete(s.tables, t.ID)
-		s.tabMu.Unlock()
+		s.setTable(t.ID, nil)
 	}
 	return nil
 }

@@ -263,8 +263,12 @@ func (e *Engine) Ping(ctx context.Context) error {
 var _ bindings.Pinger = (*Engine)(nil)
 
 // nextTimestamp returns the engine's write time in µs, strictly increasing.
-func (e *Engine) nextTimestamp() int64 {
-	now := e.clock().UnixMicro()
+func (e *Engine) nextTimestamp() int64 { return e.nextTimestampAt(e.clock()) }
+
+// nextTimestampAt is nextTimestamp with the clock read at now (a
+// statement's start).
+func (e *Engine) nextTimestampAt(t time.Time) int64 {
+	now := t.UnixMicro()
 	for {
 		last := e.lastTS.Load()
 		ts := now
@@ -395,8 +399,32 @@ type plan interface {
 // query) and rebuilt after DDL. A statement naming a keyspace or table
 // this engine does not know is planned again after a schema reload when
 // another engine has committed a newer schema.
+//
+// The plan is also kept with the statement (cql.Parsed's memo), so that
+// the executions of a prepared statement, whose Parsed the caller keeps,
+// find it without a lookup; the memo holds for this engine, the schema
+// state and the session keyspace it was built for, and the first session
+// keyspace keeps it.
 func (e *Engine) planFor(ctx context.Context, ks, query string, p *cql.Parsed) (*cachedPlan, error) {
-	return retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
+	m, _ := p.Memo().(*planMemo)
+	if m != nil && m.e == e && m.ks == ks && m.stmt == p.Stmt && m.cp.st == e.st.Load() {
+		return m.cp, nil
+	}
+	cp, err := retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
+	if err == nil && (m == nil || (m.e == e && m.ks == ks) || m.stmt != p.Stmt || m.cp.st != m.e.st.Load()) {
+		p.SetMemo(&planMemo{e: e, ks: ks, stmt: p.Stmt, cp: cp})
+	}
+	return cp, err
+}
+
+// planMemo is a plan kept with its statement (planFor): valid for engine
+// e, session keyspace ks and the statement stmt (a copy of the Parsed with
+// another statement does not match) while e's schema state is cp's.
+type planMemo struct {
+	e    *Engine
+	ks   string
+	stmt cql.Statement
+	cp   *cachedPlan
 }
 
 func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error) {

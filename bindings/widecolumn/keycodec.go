@@ -202,6 +202,18 @@ func appendToken(dst []byte, token int64) []byte {
 // appendEscaped appends s with 0x00 escaped as 0x00 0xFF and the end marked
 // by 0x00 0x01, which keeps bytewise order and makes s self-delimiting.
 func appendEscaped(dst, s []byte) []byte {
+	if len(s) <= 16 {
+		// Short values (most keys: a bigint, a uuid) in one pass; a search
+		// per zero byte costs more for them than it saves.
+		for _, c := range s {
+			if c == 0 {
+				dst = append(dst, 0, escByte)
+			} else {
+				dst = append(dst, c)
+			}
+		}
+		return append(dst, 0, escEnd)
+	}
 	for {
 		i := bytes.IndexByte(s, 0)
 		if i < 0 {

@@ -612,3 +612,33 @@ func TestKeyCodecTiesDoNotDecide(t *testing.T) {
 		t.Errorf("c > 1.00 selects a row equal to 1.00")
 	}
 }
+
+// TestAppendEscaped: short values (the one-pass loop) and long ones (a
+// search per zero byte) escape alike: every 0x00 as 0x00 0xFF, the end as
+// 0x00 0x01, appended after what dst holds.
+func TestAppendEscaped(t *testing.T) {
+	want := func(s []byte) []byte {
+		out := []byte("pre")
+		for _, c := range s {
+			out = append(out, c)
+			if c == 0 {
+				out = append(out, escByte)
+			}
+		}
+		return append(out, 0, escEnd)
+	}
+	rng := rand.New(rand.NewPCG(7, 21))
+	for n := 0; n <= 40; n++ {
+		for _, zeroEvery := range []int{1, 2, 3, 8, 1 << 30} {
+			s := make([]byte, n)
+			for i := range s {
+				if i%zeroEvery != 0 || zeroEvery == 1<<30 {
+					s[i] = byte(1 + rng.IntN(255))
+				}
+			}
+			if got := appendEscaped([]byte("pre"), s); !bytes.Equal(got, want(s)) {
+				t.Fatalf("appendEscaped(% x) = % x, want % x", s, got, want(s))
+			}
+		}
+	}
+}

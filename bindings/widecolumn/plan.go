@@ -187,7 +187,7 @@ func (x *execCtx) evalUsing(ti *tableInfo, u usingPlan) (writeParams, error) {
 		if x.hasTS {
 			wp.ts = x.ts
 		} else {
-			wp.ts = x.e.nextTimestamp()
+			wp.ts = x.e.nextTimestampAt(x.now)
 		}
 	}
 	if u.ttl != nil {
