@@ -174,6 +174,7 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int,
 	default:
 		return fmt.Errorf("-mode %q: blocks, alternate, graphql or cql", mode)
 	}
+	vsCQL := kinds[0].name == "cql" // ratios are to the first kind (-mode graphql has no CQL reads)
 	for r := 0; r < rounds; r++ {
 		spent := make([]time.Duration, len(kinds))
 		switch mode {
@@ -215,10 +216,10 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int,
 		for i, k := range kinds {
 			v := float64(spent[i].Microseconds()) / float64(n)
 			us[i] = append(us[i], v)
-			ratio := v / (float64(spent[0].Microseconds()) / float64(n))
+			ratio := spent[i].Seconds() / spent[0].Seconds()
 			ratios[i] = append(ratios[i], ratio)
 			fmt.Printf(" %s %.1f µs", k.name, v)
-			if i > 0 && kinds[0].name == "cql" {
+			if i > 0 && vsCQL {
 				fmt.Printf(" (%.2f× cql)", ratio)
 			}
 			fmt.Print(";")
@@ -227,7 +228,10 @@ func run(cqlAddr, httpURL, ks string, rounds, n int, mode string, serverPID int,
 	}
 	fmt.Printf("medians of %d rounds (%s, n=%d):\n", rounds, mode, n)
 	for i, k := range kinds {
-		fmt.Printf("  %-16s %7.1f µs  %5.2f× cql", k.name, stats.Median(us[i]), stats.Median(ratios[i]))
+		fmt.Printf("  %-16s %7.1f µs", k.name, stats.Median(us[i]))
+		if vsCQL {
+			fmt.Printf("  %5.2f× cql", stats.Median(ratios[i]))
+		}
 		if len(cpu[i][0]) > 0 {
 			fmt.Printf("  CPU µs per read: client %.1f, server %.1f", stats.Median(cpu[i][0]), stats.Median(cpu[i][1]))
 		}
