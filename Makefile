@@ -5,8 +5,12 @@
 #                 Cassandra and HBase started by scripts/with-backends.sh —
 #                 every Go test under the race detector (real clients
 #                 included; one progress line per package) and a short run
-#                 of every fuzz target. README.md "Running the tests" says
-#                 what it needs. `make -n test` prints the steps only.
+#                 of every fuzz target. Every step runs even when an earlier
+#                 one failed; the summary at the end lists each step's
+#                 outcome. README.md "Running the tests" says what it
+#                 needs. `make -n fmt-check vet integration` prints the
+#                 steps' commands only.
+#   make test-busy  the same with every core kept busy by CPU-bound loops
 #   make unit     the same without real servers (integration tests skip)
 #   make bench    benchmarks (see docs/BENCHMARKS.md for recorded figures)
 SHELL := /bin/bash
@@ -26,7 +30,7 @@ PROGRESS ?= $(GO) run ./scripts/testprogress
 # $$(MAKE) even under -n, which would start the servers for `make -n test`.
 SUBMAKE = $(MAKE) --no-print-directory
 
-.PHONY: all build test unit fmt-check vet go-test fuzz-smoke integration bench clean preflight tools
+.PHONY: all build test test-busy unit fmt-check vet go-test go-test-disruptive gocql-suite fuzz-smoke integration bench clean preflight tools
 
 all: build
 
@@ -40,12 +44,26 @@ fmt-check:
 vet:
 	$(GO) vet -tags $(TAGS) ./...
 
+# The steps of `make test`, in order. scripts/test-steps.sh runs each with
+# make and keeps going after a failing one; the summary at the end lists
+# every step's outcome, and `make test` fails when any step failed.
+STATIC_STEPS = fmt-check vet
+SERVER_STEPS = go-test go-test-disruptive gocql-suite fuzz-smoke
+
 go-test:
 	@echo "[make] go test, every package (one line as each starts; failing tests' output in full)"
 	set -o pipefail; $(GO) test -json $(TESTFLAGS) -tags $(TAGS) ./... $(FORKS) | $(PROGRESS)
+
+# Tests that stop and restart the servers, alone, after everything else.
+# Both commands run even when the first fails.
+go-test-disruptive:
 	@echo "[make] tests that stop and restart the servers, alone, after everything else"
-	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS)
-	set -o pipefail; DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS)
+	set -o pipefail; rc=0; \
+	DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestReadinessFollowsHBase|TestRelaySurvivesCassandraKill|TestServeTierLWTLinearizableAcrossFaults' ./cmd/dohyo/ | $(PROGRESS) || rc=1; \
+	DOHYO_TEST_DISRUPTIVE=1 HBASE_WAIT_TIMEOUT=420 $(GO) test -json $(TESTFLAGS) -run 'TestLWTLinearizableAcrossHBaseRestart' ./bindings/hbase/ | $(PROGRESS) || rc=1; \
+	exit $$rc
+
+gocql-suite:
 	@echo "[make] gocql v1.7.0's own integration suite on Cassandra, the relay, embedded and HBase (it/gocql; counts per protocol)"
 	set -o pipefail; DOHYO_TEST_GOCQL_SUITE=1 $(GO) test -count=1 -timeout 45m -v -run 'TestGocqlSuite' ./it/gocql/ | grep -v '^=== RUN'
 
@@ -53,7 +71,7 @@ fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
 # integration runs inside scripts/with-backends.sh (servers up, env set).
-integration: go-test fuzz-smoke
+integration: go-test go-test-disruptive gocql-suite fuzz-smoke
 
 # Fails at once, before any install, when a server's port is taken.
 preflight:
@@ -62,8 +80,13 @@ preflight:
 tools:
 	bash scripts/install-tools.sh
 
-test: preflight tools fmt-check vet
-	bash scripts/with-backends.sh $(SUBMAKE) integration
+test: preflight tools
+	bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)"
+
+# The whole suite with every core kept busy by CPU-bound loops for the
+# whole run (README: "On a busy machine").
+test-busy: preflight tools
+	DOHYO_TEST_HOG=$$(nproc) bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)"
 
 unit: fmt-check vet
 	$(GO) test $(TESTFLAGS) ./... $(FORKS)

@@ -50,9 +50,10 @@ type WriterConfig struct {
 
 	// A frame is written when FlushBytes of records are pending or every
 	// FlushInterval. A process crash (kill -9) loses at most the records of
-	// the last FlushInterval. SyncEveryFlush also fsyncs each frame so that
-	// a machine crash loses no more; otherwise segments are fsynced when
-	// they are closed.
+	// the last FlushInterval (plus however late the writer goroutine runs;
+	// Stats.WrittenThrough says exactly what is written). SyncEveryFlush also
+	// fsyncs each frame so that a machine crash loses no more; otherwise
+	// segments are fsynced when they are closed.
 	FlushInterval  time.Duration `yaml:"flush_interval"`
 	FlushBytes     int           `yaml:"flush_bytes"`
 	SyncEveryFlush bool          `yaml:"sync_every_flush"`

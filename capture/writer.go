@@ -69,6 +69,19 @@ type Writer struct {
 	segments    atomic.Uint64
 	statements  atomic.Uint64
 	writeErrors atomic.Uint64
+	// The durability marks (Unix nanoseconds by the writer's clock): every
+	// record queued before writtenThrough has been written to its segment
+	// file with write(2), so a crash of the process keeps it, or counted as
+	// dropped, filtered or sampled out; before syncedThrough it has also
+	// been fsynced, so a crash of the machine keeps it. They are what the
+	// flush interval promises, published as facts a caller can check.
+	writtenThrough atomic.Int64
+	syncedThrough  atomic.Int64
+	// Timed flushes done, and the largest delay between a tick of the flush
+	// ticker and the flush it started (how late the writer goroutine was
+	// scheduled: the flush interval's promise stretches by that much).
+	timedFlushes  atomic.Uint64
+	maxFlushDelay atomic.Int64
 	// problem is why capture is losing records now (nil: healthy).
 	problem atomic.Pointer[string]
 
@@ -103,6 +116,17 @@ type Stats struct {
 	Statements  uint64 // statement definitions written
 	WriteErrors uint64
 	Queued      int // records waiting in the queue now
+	// WrittenThrough: every record queued before it is in a segment file
+	// (written with write(2): a process crash keeps it) or counted in
+	// Dropped, Filtered or SampledOut. SyncedThrough: the same, fsynced (a
+	// machine crash keeps it). Zero until the first flush.
+	WrittenThrough time.Time `json:",omitzero"`
+	SyncedThrough  time.Time `json:",omitzero"`
+	// TimedFlushes counts the flushes the FlushInterval ticker started;
+	// MaxFlushDelay is the longest a tick waited for the writer goroutine
+	// (scheduling delay: a record may wait FlushInterval plus this).
+	TimedFlushes  uint64
+	MaxFlushDelay time.Duration
 	// Problem says why records are being lost now (a vanished or
 	// unwritable directory); empty when capture is healthy. It clears
 	// once a segment can be written again.
@@ -306,7 +330,19 @@ func (w *Writer) Stats() Stats {
 		Filtered: w.filtered.Load(), SampledOut: w.sampledOut.Load(),
 		Segments: w.segments.Load(), Statements: w.statements.Load(),
 		WriteErrors: w.writeErrors.Load(), Queued: q, Problem: w.Problem(),
+		WrittenThrough: unixTime(w.writtenThrough.Load()),
+		SyncedThrough:  unixTime(w.syncedThrough.Load()),
+		TimedFlushes:   w.timedFlushes.Load(),
+		MaxFlushDelay:  time.Duration(w.maxFlushDelay.Load()),
 	}
+}
+
+// unixTime is t (Unix nanoseconds) as a time, the zero time for 0.
+func unixTime(t int64) time.Time {
+	if t == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, t)
 }
 
 // Problem says why records are being lost now; empty when healthy.

@@ -82,6 +82,10 @@ type loopState struct {
 	recordedDrops uint64
 	frameDrops    uint64
 	retryAt       time.Time // after a failed open, drop records until then
+	// drainedThrough (Unix nanoseconds): every record queued before it has
+	// been encoded into the current frame or an earlier one. It becomes the
+	// written mark once the current frame is written.
+	drainedThrough int64
 }
 
 func (l *loopState) run() {
@@ -93,9 +97,11 @@ func (l *loopState) run() {
 		select {
 		case <-w.wake:
 			l.drain()
-		case <-t.C:
+		case tick := <-t.C:
+			l.noteFlushDelay(time.Since(tick))
 			l.drain()
 			l.flush()
+			w.timedFlushes.Add(1)
 			l.checkFile()
 			l.checkAge()
 		case req := <-w.ctl:
@@ -104,8 +110,8 @@ func (l *loopState) run() {
 			switch req.op {
 			case opFlush:
 				err = l.flush()
-				if err == nil && l.seg != nil {
-					err = l.seg.f.Sync()
+				if err == nil {
+					err = l.sync()
 				}
 				l.checkAge()
 			case opRotate:
@@ -127,6 +133,10 @@ func (l *loopState) run() {
 func (l *loopState) drain() {
 	w := l.w
 	for {
+		// Read before the queue: a record queued before this instant is
+		// in the queue now (or was taken earlier), so once the queue is
+		// empty every such record has been encoded.
+		at := w.now().UnixNano()
 		w.mu.Lock()
 		head, n := w.head, w.n
 		if len(w.schemas) > 0 {
@@ -136,6 +146,7 @@ func (l *loopState) drain() {
 		w.mu.Unlock()
 		l.applySchemas()
 		if n == 0 {
+			l.drainedThrough = at
 			return
 		}
 		n = min(n, 1024)
@@ -272,6 +283,9 @@ func (l *loopState) flush() error {
 	fe, seg, w := l.fe, l.seg, l.w
 	if fe.empty() || seg == nil {
 		fe.reset()
+		if fe.empty() {
+			l.markWritten(w.cfg.SyncEveryFlush)
+		}
 		return nil
 	}
 	// Entries and values are compressed as two zstd frames, so the value
@@ -306,10 +320,42 @@ func (l *loopState) flush() error {
 	w.bytes.Add(uint64(len(out)))
 	fe.reset()
 	l.frameDrops = 0
+	// Everything drained before drainedThrough was in this frame or an
+	// earlier one, so it is all written now.
+	l.markWritten(w.cfg.SyncEveryFlush)
 	if w.cfg.MaxSegmentBytes > 0 && seg.size >= w.cfg.MaxSegmentBytes {
 		return l.rotate()
 	}
 	return nil
+}
+
+// markWritten publishes drainedThrough as the written mark (and as the
+// synced mark when the written bytes were also fsynced). Callers have just
+// written every encoded record, or had none pending.
+func (l *loopState) markWritten(synced bool) {
+	l.w.writtenThrough.Store(l.drainedThrough)
+	if synced {
+		l.w.syncedThrough.Store(l.drainedThrough)
+	}
+}
+
+// sync fsyncs the current segment; what was written before is then synced.
+func (l *loopState) sync() error {
+	written := l.w.writtenThrough.Load()
+	if l.seg != nil {
+		if err := l.seg.f.Sync(); err != nil {
+			return err
+		}
+	}
+	l.w.syncedThrough.Store(written)
+	return nil
+}
+
+// noteFlushDelay keeps the largest delay between a tick and its flush.
+func (l *loopState) noteFlushDelay(d time.Duration) {
+	if int64(d) > l.w.maxFlushDelay.Load() {
+		l.w.maxFlushDelay.Store(int64(d))
+	}
 }
 
 // abandon gives up a segment after a write error: its tail may be torn, so
@@ -396,6 +442,7 @@ func (l *loopState) rotate() error {
 		l.w.log.Error("capture: closing segment failed", "segment", seg.path, "err", err)
 		return fmt.Errorf("capture: close %s: %w", seg.path, err)
 	}
+	l.w.syncedThrough.Store(l.w.writtenThrough.Load())
 	l.w.log.Debug("capture segment closed", "segment", seg.path, "records", seg.records, "bytes", seg.size)
 	l.enforceRetention()
 	return nil

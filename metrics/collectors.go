@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Gauges and counters kept by other packages are read at scrape time
 // through functions, so the hot paths they live on never touch Prometheus.
@@ -15,6 +19,10 @@ type CacheStats struct {
 // restarts.
 type CaptureStats struct {
 	Records, Bytes, Dropped uint64
+	// Every request captured before WrittenThrough is in a segment file
+	// (or counted as dropped); before SyncedThrough, also fsynced. Zero
+	// before the first flush.
+	WrittenThrough, SyncedThrough time.Time
 }
 
 // ServerStats are the CQL server's gauges and counters.
@@ -65,12 +73,24 @@ func (m *Metrics) WatchCapture(fn func() CaptureStats) error {
 	rec := desc("dohyo_capture_records_total", "Requests written to capture segments.", nil)
 	by := desc("dohyo_capture_bytes_total", "Bytes written to capture segments.", nil)
 	drop := desc("dohyo_capture_dropped_total", "Requests not captured because the capture queue was full, a record was too large or a write failed.", nil)
-	return m.reg.Register(&funcCollector{descs: []*prometheus.Desc{rec, by, drop}, collect: func(ch chan<- prometheus.Metric) {
+	written := desc("dohyo_capture_written_through_seconds", "Unix time before which every captured request is written to a segment file (a crash of dohyo keeps it) or counted as dropped; 0 before the first flush.", nil)
+	synced := desc("dohyo_capture_synced_through_seconds", "Unix time before which every captured request is also fsynced (a crash of the machine keeps it); 0 before the first sync.", nil)
+	return m.reg.Register(&funcCollector{descs: []*prometheus.Desc{rec, by, drop, written, synced}, collect: func(ch chan<- prometheus.Metric) {
 		st := fn()
 		ch <- prometheus.MustNewConstMetric(rec, prometheus.CounterValue, float64(st.Records))
 		ch <- prometheus.MustNewConstMetric(by, prometheus.CounterValue, float64(st.Bytes))
 		ch <- prometheus.MustNewConstMetric(drop, prometheus.CounterValue, float64(st.Dropped))
+		ch <- prometheus.MustNewConstMetric(written, prometheus.GaugeValue, unixSeconds(st.WrittenThrough))
+		ch <- prometheus.MustNewConstMetric(synced, prometheus.GaugeValue, unixSeconds(st.SyncedThrough))
 	}})
+}
+
+// unixSeconds is t as Unix seconds, 0 for the zero time.
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
 }
 
 // WatchCQLServer exports the CQL server's connection and in-flight gauges

@@ -126,7 +126,7 @@ func TestWatchers(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := CacheStats{Size: 3, Hits: 10, Evictions: 1}
-	capStats := CaptureStats{Records: 5, Bytes: 100, Dropped: 2}
+	capStats := CaptureStats{Records: 5, Bytes: 100, Dropped: 2, WrittenThrough: time.Unix(1_700_000_000, 500_000_000)}
 	srv := ServerStats{Connections: 4, InFlight: 7, RejectedConnections: 1, Overloaded: 9, TimedOut: 2, AuthFailures: 3}
 	for _, err := range []error{
 		m.WatchPreparedCache(func() CacheStats { return cache }),
@@ -147,18 +147,20 @@ func TestWatchers(t *testing.T) {
 	}), "/graphql")
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql/ks", nil))
 	for name, want := range map[string]float64{
-		"dohyo_prepared_cache_size":            3,
-		"dohyo_prepared_cache_hits_total":      10,
-		"dohyo_prepared_cache_evictions_total": 1,
-		"dohyo_capture_records_total":          5,
-		"dohyo_capture_bytes_total":            100,
-		"dohyo_capture_dropped_total":          2,
-		"dohyo_client_connections":             4,
-		"dohyo_rejected_connections_total":     1,
-		"dohyo_overloaded_requests_total":      9,
-		"dohyo_request_timeouts_total":         2,
-		"dohyo_auth_failures_total":            3,
-		"dohyo_build_info":                     1,
+		"dohyo_prepared_cache_size":             3,
+		"dohyo_prepared_cache_hits_total":       10,
+		"dohyo_prepared_cache_evictions_total":  1,
+		"dohyo_capture_records_total":           5,
+		"dohyo_capture_bytes_total":             100,
+		"dohyo_capture_dropped_total":           2,
+		"dohyo_capture_written_through_seconds": 1_700_000_000.5,
+		"dohyo_capture_synced_through_seconds":  0, // the zero time: never synced
+		"dohyo_client_connections":              4,
+		"dohyo_rejected_connections_total":      1,
+		"dohyo_overloaded_requests_total":       9,
+		"dohyo_request_timeouts_total":          2,
+		"dohyo_auth_failures_total":             3,
+		"dohyo_build_info":                      1,
 	} {
 		if got, ok := value(t, reg, name, nil); !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)

@@ -131,6 +131,8 @@ func (t *Switch) Stop(ctx context.Context) (*capture.Stats, error) {
 	t.closed.Records += st.Records
 	t.closed.Bytes += st.Bytes
 	t.closed.Dropped += st.Dropped
+	t.closed.WrittenThrough = laterOf(t.closed.WrittenThrough, st.WrittenThrough)
+	t.closed.SyncedThrough = laterOf(t.closed.SyncedThrough, st.SyncedThrough)
 	t.stopping = nil
 	t.totMu.Unlock()
 	t.log.Info("capture stopped", "records", st.Records, "dropped", st.Dropped, "bytes", st.Bytes)
@@ -138,7 +140,8 @@ func (t *Switch) Stop(ctx context.Context) (*capture.Stats, error) {
 }
 
 // Totals returns the records, bytes and dropped counts of every writer
-// this tap has run, the current one included.
+// this tap has run, the current one included, and the latest durability
+// marks (capture.Stats.WrittenThrough, SyncedThrough) among them.
 func (t *Switch) Totals() capture.Stats {
 	t.totMu.Lock()
 	defer t.totMu.Unlock()
@@ -149,9 +152,18 @@ func (t *Switch) Totals() capture.Stats {
 			out.Records += st.Records
 			out.Bytes += st.Bytes
 			out.Dropped += st.Dropped
+			out.WrittenThrough = laterOf(out.WrittenThrough, st.WrittenThrough)
+			out.SyncedThrough = laterOf(out.SyncedThrough, st.SyncedThrough)
 		}
 	}
 	return out
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // SchemaChanged refreshes the DDL snapshot written into segments.

@@ -226,7 +226,10 @@ func (s *server) watch(m *metrics.Metrics) error {
 		}),
 		m.WatchCapture(func() metrics.CaptureStats {
 			st := s.tap.Totals() // monotonic across capture restarts
-			return metrics.CaptureStats{Records: st.Records, Bytes: st.Bytes, Dropped: st.Dropped}
+			return metrics.CaptureStats{
+				Records: st.Records, Bytes: st.Bytes, Dropped: st.Dropped,
+				WrittenThrough: st.WrittenThrough, SyncedThrough: st.SyncedThrough,
+			}
 		}),
 		m.WatchCQLServer(func() metrics.ServerStats {
 			st := s.cql.Stats()
