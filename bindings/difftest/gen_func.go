@@ -77,7 +77,9 @@ func functionCalls(t *table, c *column) []string {
 	case cql.KindDouble, cql.KindFloat:
 		out = append(out, "abs("+n+")", "round("+n+")", "cast("+n+" as int)", "cast("+n+" as bigint)")
 	case cql.KindDecimal:
-		out = append(out, "abs("+n+")", "cast("+n+" as bigint)", "cast("+n+" as text)")
+		// exp/log/log10 of a decimal are BigDecimal computations to 32
+		// digits (not the floating-point library's), so they are compared.
+		out = append(out, "abs("+n+")", "cast("+n+" as bigint)", "cast("+n+" as text)", "exp("+n+")", "log("+n+")", "log10("+n+")")
 	case cql.KindText, cql.KindAscii:
 		out = append(out, "mask_inner("+n+", 1, 1)", "mask_outer("+n+", 2, 0, '#')", "mask_replace("+n+", 'x')")
 	case cql.KindTimestamp:

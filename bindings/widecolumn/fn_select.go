@@ -332,10 +332,7 @@ func (b *planner) aggregateOfExpr(ti *tableInfo, name string, arg *cql.Selector)
 			sc.kind = selMax
 		}
 	default:
-		if !numericKind(t.Kind) {
-			if t.Kind == cql.KindVarint || t.Kind == cql.KindDecimal {
-				return selector{}, bindings.Unsupported("%s() of %s is not supported by dohyo's wide-column engine", name, t)
-			}
+		if !numericKind(t.Kind) && !bigNumberKind(t.Kind) {
 			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (argument %s is %s)", name, argName, t)
 		}
 		sc.kind = selSum
