@@ -166,6 +166,8 @@ func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type,
 		return callExpr{f: f, args: []expr{e}}, sl.Type, "cast(" + name + " as " + sl.Type.String() + ")", refs, nil
 	case cql.SelCall:
 		return b.compileCallExpr(ti, sl)
+	case cql.SelOp, cql.SelNeg:
+		return b.compileOp(ti, sl)
 	case cql.SelTerm:
 		return nil, nil, "", nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", termString(sl.Term))
 	case cql.SelCountStar:

@@ -145,7 +145,7 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 		return selector{kind: kind, col: c, spec: ti.specNamed(fname+"("+col.Name+")", t)}, nil
 	case cql.SelCall:
 		return b.compileCall(ti, sl)
-	case cql.SelCast, cql.SelTerm:
+	case cql.SelCast, cql.SelTerm, cql.SelOp, cql.SelNeg:
 		return b.exprSelector(ti, sl)
 	}
 	return selector{}, bindings.Unsupported("this selector is not supported by dohyo's wide-column engine")
