@@ -351,6 +351,8 @@ const (
 	SelTerm                          // a constant term
 	SelCast                          // CAST(x AS type)
 	SelElement                       // col[key] or col.field (Key or Field set)
+	SelOp                            // Args[0] Op Args[1]: + - * / %
+	SelNeg                           // -Args[0]
 )
 
 // Selector is one expression in the SELECT clause.
@@ -364,6 +366,10 @@ type Selector struct {
 	Key    Term        // SelElement: the map key / set element
 	Field  string      // SelElement: the UDT field
 	Alias  string      // AS alias, "" when absent
+	Op     byte        // SelOp: '+', '-', '*', '/' or '%'
+	// Paren reports a selector written in parentheses, which Cassandra
+	// keeps in the result column's name ("(a + 1) * 2").
+	Paren bool
 }
 
 // Ordering is one ORDER BY item.

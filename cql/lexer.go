@@ -42,6 +42,8 @@ const (
 	tMinus            // -
 	tPlusEq           // +=
 	tMinusEq          // -=
+	tSlash            // /
+	tPercent          // %
 )
 
 // punctText spells punctuation tokens, indexed by kind.
@@ -49,7 +51,7 @@ var punctText = [...]string{
 	tLParen: "(", tRParen: ")", tLBracket: "[", tRBracket: "]", tLBrace: "{",
 	tRBrace: "}", tComma: ",", tSemi: ";", tDot: ".", tColon: ":", tStar: "*",
 	tEq: "=", tNeq: "!=", tLt: "<", tLte: "<=", tGt: ">", tGte: ">=", tPlus: "+",
-	tMinus: "-", tPlusEq: "+=", tMinusEq: "-=", tQMark: "?",
+	tMinus: "-", tPlusEq: "+=", tMinusEq: "-=", tQMark: "?", tSlash: "/", tPercent: "%",
 }
 
 // token is one lexeme: its kind and byte offsets in the source. It holds no
@@ -307,6 +309,10 @@ func punct(s string) (tokKind, int) {
 		return tGt, 1
 	case '+':
 		return tPlus, 1
+	case '/':
+		return tSlash, 1
+	case '%':
+		return tPercent, 1
 	case '?':
 		return tQMark, 1
 	}

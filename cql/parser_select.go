@@ -79,11 +79,93 @@ func (p *parser) selector() *Selector {
 	return s
 }
 
+// unaliasedSelector parses a selector with Cassandra's arithmetic
+// operators: + and - below *, / and %, all left-associative, unary minus
+// and parentheses.
 func (p *parser) unaliasedSelector() *Selector {
 	if p.err != nil || !p.descend() {
 		return nil
 	}
 	defer p.ascend()
+	l := p.selectorProduct()
+	for p.err == nil && (p.is(tPlus) || p.is(tMinus)) {
+		op := p.text(p.tok())[0]
+		p.next()
+		l = &Selector{Kind: SelOp, Op: op, Args: []*Selector{l, p.selectorProduct()}}
+	}
+	return l
+}
+
+func (p *parser) selectorProduct() *Selector {
+	l := p.selectorGroup()
+	for p.err == nil && (p.is(tStar) || p.is(tSlash) || p.is(tPercent)) {
+		op := p.text(p.tok())[0]
+		p.next()
+		l = &Selector{Kind: SelOp, Op: op, Args: []*Selector{l, p.selectorGroup()}}
+	}
+	return l
+}
+
+// selectorGroup parses a negation, a parenthesized selector or a simple
+// selector.
+func (p *parser) selectorGroup() *Selector {
+	if p.err != nil || !p.descend() {
+		return nil
+	}
+	defer p.ascend()
+	switch {
+	case p.is(tMinus) && !p.minusLiteral():
+		p.next()
+		return &Selector{Kind: SelNeg, Args: []*Selector{p.selectorGroup()}}
+	case p.is(tLParen) && p.parenthesizedSelector():
+		if c := p.tryCast(); c != nil {
+			return &Selector{Kind: SelTerm, Term: c}
+		}
+		p.next()
+		s := p.unaliasedSelector()
+		p.expect(tRParen)
+		if s != nil {
+			s.Paren = true
+		}
+		return s
+	}
+	return p.simpleSelector()
+}
+
+// minusLiteral reports a '-' that begins -NaN or -Infinity.
+func (p *parser) minusLiteral() bool {
+	w := p.peek(1)
+	if w.kind != tIdent {
+		return false
+	}
+	k, _, ok := literalWordFold(p.text(w))
+	return ok && k == LitFloat
+}
+
+// parenthesizedSelector reports a '(' that opens a selector or a type
+// hint rather than a tuple literal (a comma at its top level).
+func (p *parser) parenthesizedSelector() bool {
+	depth := 0
+	for i := 0; ; i++ {
+		switch p.peek(i).kind {
+		case tLParen, tLBracket, tLBrace:
+			depth++
+		case tRParen, tRBracket, tRBrace:
+			depth--
+			if depth == 0 {
+				return true
+			}
+		case tComma:
+			if depth == 1 {
+				return false
+			}
+		case tEOF, tErr:
+			return false
+		}
+	}
+}
+
+func (p *parser) simpleSelector() *Selector {
 	t := p.tok()
 	if p.isFuncCallStart() {
 		if p.peek(1).kind == tLParen && t.kind == tIdent {

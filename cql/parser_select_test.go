@@ -33,6 +33,17 @@ var selectCases = []parseCase{
 			{Kind: SelCall, Func: "ks.fn", Args: []*Selector{col("a"), {Kind: SelTerm, Term: num("1")}}},
 			{Kind: SelCall, Func: "now"},
 		}}},
+	{"operators", "SELECT a + 1 * b, (a - b) % 2 AS m, - a / 3, -x, a - -1, abs(a - 1), (int) 1 + a, (1, 2) FROM t",
+		&Select{Table: "t", Selectors: []*Selector{
+			{Kind: SelOp, Op: '+', Args: []*Selector{col("a"), {Kind: SelOp, Op: '*', Args: []*Selector{{Kind: SelTerm, Term: num("1")}, col("b")}}}},
+			{Kind: SelOp, Op: '%', Alias: "m", Args: []*Selector{{Kind: SelOp, Op: '-', Paren: true, Args: []*Selector{col("a"), col("b")}}, {Kind: SelTerm, Term: num("2")}}},
+			{Kind: SelOp, Op: '/', Args: []*Selector{{Kind: SelNeg, Args: []*Selector{col("a")}}, {Kind: SelTerm, Term: num("3")}}},
+			{Kind: SelNeg, Args: []*Selector{col("x")}},
+			{Kind: SelOp, Op: '-', Args: []*Selector{col("a"), {Kind: SelTerm, Term: num("-1")}}},
+			{Kind: SelCall, Func: "abs", Args: []*Selector{{Kind: SelOp, Op: '-', Args: []*Selector{col("a"), {Kind: SelTerm, Term: num("1")}}}}},
+			{Kind: SelOp, Op: '+', Args: []*Selector{{Kind: SelTerm, Term: &Cast{Type: Scalar(KindInt), Term: num("1")}}, col("a")}},
+			{Kind: SelTerm, Term: tuple(num("1"), num("2"))},
+		}}},
 	{"where comparisons", "SELECT * FROM t WHERE k = ? AND c > 1 AND c <= 5 AND d < 'x' AND d >= 2.5 AND e != 0",
 		&Select{Table: "t", Star: true, Where: []Relation{
 			eq("k", qm(0)), rel(cols("c"), OpGt, num("1")), rel(cols("c"), OpLte, num("5")),

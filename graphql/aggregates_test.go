@@ -42,3 +42,23 @@ func TestAggregations(t *testing.T) {
 		}
 	})
 }
+
+// TestDecimalAggregations: _decimal_function and _varint_function with
+// sum and avg give Cassandra's BigDecimal/BigInteger answers (exact sum,
+// running average rounded half-even at each step; truncated varint
+// average), rendered as GraphQL's Decimal and Varint strings.
+func TestDecimalAggregations(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, tb testBackend) {
+		e := newEnv(t, tb, nil)
+		e.cql(`CREATE TABLE prices (id int, n int, p decimal, q varint, PRIMARY KEY (id, n))`,
+			`INSERT INTO prices (id, n, p, q) VALUES (1, 1, 1.1, 10)`,
+			`INSERT INTO prices (id, n, p, q) VALUES (1, 2, 2.25, -3)`,
+			`INSERT INTO prices (id, n, p, q) VALUES (1, 3, 0.333, 12345678901234567890)`)
+		r := e.post("/graphql/"+e.ks, `{ prices(value: {id: 1}) { values { s: _decimal_function(name: "sum", args: ["p"])
+			a: _decimal_function(name: "avg", args: ["p"]) vs: _varint_function(name: "sum", args: ["q"])
+			va: _varint_function(name: "avg", args: ["q"]) } } }`, nil)
+		if want := `{"data":{"prices":{"values":[{"s":"3.683","a":"1.231","vs":"12345678901234567897","va":"4115226300411522632"}]}}}`; r.Raw != want {
+			t.Errorf("decimal aggregates:\n got %s\nwant %s", r.Raw, want)
+		}
+	})
+}

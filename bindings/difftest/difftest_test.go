@@ -52,11 +52,7 @@ var requiredOptional = []string{"hbase"}
 var knownUnsupported = []struct {
 	feature string
 	re      *regexp.Regexp
-}{
-	// Aggregates are beyond DESIGN D3; the engine sums fixed-size numbers
-	// only (arbitrary-precision sums are not implemented).
-	{"sum()/avg() of varint or decimal", regexp.MustCompile(`^(sum|avg)\(\) of (varint|decimal) is not supported`)},
-}
+}{}
 
 // referenceFailed reports reference errors that are Cassandra failing, not
 // answering: server errors, read/write failures, and refusing a paging

@@ -263,8 +263,10 @@ func (g *Generator) schemaChange(t *table) Step {
 }
 
 // numericKinds are the types aggregates sum without floating-point
-// rounding questions.
-var numericKinds = map[cql.Kind]bool{cql.KindInt: true, cql.KindBigint: true, cql.KindSmallint: true, cql.KindTinyint: true, cql.KindVarint: true}
+// rounding questions (decimal: BigDecimal's exact sums, half-even
+// running averages).
+var numericKinds = map[cql.Kind]bool{cql.KindInt: true, cql.KindBigint: true, cql.KindSmallint: true, cql.KindTinyint: true, cql.KindVarint: true,
+	cql.KindDecimal: true}
 
 // readBeyond generates reads outside DESIGN D3's list that the engine
 // implements anyway: token ranges, ALLOW FILTERING on regular columns

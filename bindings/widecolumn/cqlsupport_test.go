@@ -41,7 +41,7 @@ func TestCQLSupportRefusals(t *testing.T) {
 			t.Errorf("%s: %q does not say that dohyo does not support it", q, be.Message)
 		}
 	}
-	if n < 10 {
+	if n < 5 { // a guard against a block the regexp no longer reads whole
 		t.Fatalf("only %d refused examples read from the page", n)
 	}
 }

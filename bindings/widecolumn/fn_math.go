@@ -223,12 +223,12 @@ func resolveMath(name string, args []*cql.Type) (*fnCall, error) {
 		return nil, err
 	}
 	k := sig.ret.Kind
-	if k == cql.KindDecimal && name != "abs" && name != "round" {
-		return nil, bindings.Unsupported("%s() of decimal is not supported by dohyo's wide-column engine", name)
-	}
 	return &fnCall{name: "system." + name, params: sig.params, ret: sig.ret, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) {
 		if len(a[0]) == 0 {
 			return a[0], nil
+		}
+		if k == cql.KindDecimal && name != "abs" && name != "round" {
+			return decimalMath(name, a[0])
 		}
 		n, err := decodeNum(k, a[0])
 		if err != nil {

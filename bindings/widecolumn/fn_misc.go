@@ -169,9 +169,6 @@ func resolveCollection(name string, args []*cql.Type) (*fnCall, error) {
 	if (name == "collection_sum" || name == "collection_avg") && !isNumeric(et.Kind) {
 		return bad()
 	}
-	if (name == "collection_sum" || name == "collection_avg") && et.Kind == cql.KindDecimal {
-		return nil, bindings.Unsupported("%s() of decimal collections is not supported by dohyo's wide-column engine", name)
-	}
 	return &fnCall{name: full, params: args, ret: et, impl: func(_ *fnEnv, a [][]byte) ([]byte, error) {
 		items, err := splitCollection(a[0], 1)
 		if err != nil {
@@ -190,6 +187,9 @@ func resolveCollection(name string, args []*cql.Type) (*fnCall, error) {
 				}
 			}
 			return best, nil
+		}
+		if bigNumberKind(et.Kind) {
+			return collectionBigSum(et.Kind, items, name == "collection_avg")
 		}
 		return collectionSum(et.Kind, items, name == "collection_avg")
 	}}, nil

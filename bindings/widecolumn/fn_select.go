@@ -166,6 +166,8 @@ func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type,
 		return callExpr{f: f, args: []expr{e}}, sl.Type, "cast(" + name + " as " + sl.Type.String() + ")", refs, nil
 	case cql.SelCall:
 		return b.compileCallExpr(ti, sl)
+	case cql.SelOp, cql.SelNeg:
+		return b.compileOp(ti, sl)
 	case cql.SelTerm:
 		return nil, nil, "", nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", termString(sl.Term))
 	case cql.SelCountStar:
@@ -332,10 +334,7 @@ func (b *planner) aggregateOfExpr(ti *tableInfo, name string, arg *cql.Selector)
 			sc.kind = selMax
 		}
 	default:
-		if !numericKind(t.Kind) {
-			if t.Kind == cql.KindVarint || t.Kind == cql.KindDecimal {
-				return selector{}, bindings.Unsupported("%s() of %s is not supported by dohyo's wide-column engine", name, t)
-			}
+		if !numericKind(t.Kind) && !bigNumberKind(t.Kind) {
 			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (argument %s is %s)", name, argName, t)
 		}
 		sc.kind = selSum

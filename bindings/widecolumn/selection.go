@@ -145,7 +145,7 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 		return selector{kind: kind, col: c, spec: ti.specNamed(fname+"("+col.Name+")", t)}, nil
 	case cql.SelCall:
 		return b.compileCall(ti, sl)
-	case cql.SelCast, cql.SelTerm:
+	case cql.SelCast, cql.SelTerm, cql.SelOp, cql.SelNeg:
 		return b.exprSelector(ti, sl)
 	}
 	return selector{}, bindings.Unsupported("this selector is not supported by dohyo's wide-column engine")
@@ -183,10 +183,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 			}
 			return selector{kind: selMax, col: c, spec: spec}, nil
 		}
-		if !numericKind(col.Type.Kind) {
-			if col.Type.Kind == cql.KindVarint || col.Type.Kind == cql.KindDecimal {
-				return selector{}, bindings.Unsupported("%s() of %s is not supported by dohyo's wide-column engine", name, col.Type)
-			}
+		if !numericKind(col.Type.Kind) && !bigNumberKind(col.Type.Kind) {
 			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (column %s is %s)", name, col.Name, col.Type)
 		}
 		if col.Type.Kind == cql.KindCounter {
@@ -333,6 +330,9 @@ type aggState struct {
 	isum  []int64
 	fsum  []float64
 	bsum  []*big.Int // avg of bigint/counter: exact, as Cassandra's overflows to BigInteger
+	// big: sums and averages of decimals and varints (fn_decimal.go),
+	// allocated on the first such value.
+	big []bigSum
 	// uda: user-defined aggregates' states (udaSet: initialised).
 	uda    [][]byte
 	udaSet []bool
@@ -377,6 +377,10 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 					a.best[i] = v
 				}
 			case selSum, selAvg:
+				if bigNumberKind(t.Kind) {
+					a.addBig(i, len(s.sels), t.Kind, sc.kind == selAvg, v)
+					continue
+				}
 				iv, fv := decodeNumber(t.Kind, v)
 				a.isum[i] += iv
 				a.fsum[i] += fv
@@ -406,6 +410,10 @@ func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
 			out[i] = a.best[i]
 		case selSum, selAvg:
 			k := sc.aggType(ti).Kind
+			if bigNumberKind(k) {
+				out[i] = a.bigResult(i, k, sc.kind == selAvg)
+				continue
+			}
 			is, fs := a.isum[i], a.fsum[i]
 			if sc.kind == selAvg && a.count[i] > 0 {
 				is /= a.count[i]
