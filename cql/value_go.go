@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dohyo/dohyo/internal/bigdec"
 )
 
 // Decimal is a CQL decimal: Unscaled × 10^-Scale.
@@ -36,45 +38,7 @@ func ParseDecimal(s string) (Decimal, error) {
 // scientific when the exponent is large), which parses back to the same
 // unscaled value and scale.
 func (d Decimal) String() string {
-	u := d.Unscaled
-	if u == nil {
-		u = new(big.Int)
-	}
-	coeff := u.Text(10)
-	neg := strings.HasPrefix(coeff, "-")
-	coeff = strings.TrimPrefix(coeff, "-")
-	scale := int64(d.Scale)
-	adjusted := -scale + int64(len(coeff)-1)
-	var sb strings.Builder
-	if neg {
-		sb.WriteByte('-')
-	}
-	switch {
-	case scale == 0:
-		sb.WriteString(coeff)
-	case scale > 0 && adjusted >= -6:
-		if pad := scale - int64(len(coeff)); pad >= 0 {
-			sb.WriteString("0.")
-			sb.WriteString(strings.Repeat("0", int(pad)))
-			sb.WriteString(coeff)
-		} else {
-			sb.WriteString(coeff[:int64(len(coeff))-scale])
-			sb.WriteByte('.')
-			sb.WriteString(coeff[int64(len(coeff))-scale:])
-		}
-	default:
-		sb.WriteString(coeff[:1])
-		if len(coeff) > 1 {
-			sb.WriteByte('.')
-			sb.WriteString(coeff[1:])
-		}
-		sb.WriteByte('E')
-		if adjusted > 0 {
-			sb.WriteByte('+')
-		}
-		sb.WriteString(strconv.FormatInt(adjusted, 10))
-	}
-	return sb.String()
+	return bigdec.Dec{Unscaled: d.Unscaled, Scale: d.Scale}.String()
 }
 
 // Date is a CQL date as a signed day count since 1970-01-01 (the serialized

@@ -255,42 +255,32 @@ func (e opExpr) eval(c *rowCtx) ([]byte, error) {
 	return out, nil
 }
 
+// floatArith is Java's float or double arithmetic: IEEE results, % the
+// truncating remainder (fmod is exact, so float32 through float64 is too).
+func floatArith[F float32 | float64](op byte, a, b F) F {
+	switch op {
+	case '+':
+		return a + b
+	case '-':
+		return a - b
+	case '*':
+		return a * b
+	case '/':
+		return a / b
+	}
+	return F(math.Mod(float64(a), float64(b)))
+}
+
 // arith computes l op r in the result kind k, converting each operand as
 // Cassandra's NumberType does (intValue(), floatValue(), doubleValue(),
 // BigInteger, BigDecimal).
 func arith(op byte, k cql.Kind, l, r number) ([]byte, error) {
 	switch k {
 	case cql.KindFloat:
-		a, b := float32(l.float64()), float32(r.float64())
-		var v float32
-		switch op {
-		case '+':
-			v = a + b
-		case '-':
-			v = a - b
-		case '*':
-			v = a * b
-		case '/':
-			v = a / b
-		default:
-			v = float32(math.Mod(float64(a), float64(b)))
-		}
+		v := floatArith(op, float32(l.float64()), float32(r.float64()))
 		return binary.BigEndian.AppendUint32(nil, math.Float32bits(v)), nil
 	case cql.KindDouble:
-		a, b := l.float64(), r.float64()
-		var v float64
-		switch op {
-		case '+':
-			v = a + b
-		case '-':
-			v = a - b
-		case '*':
-			v = a * b
-		case '/':
-			v = a / b
-		default:
-			v = math.Mod(a, b)
-		}
+		v := floatArith(op, l.float64(), r.float64())
 		return binary.BigEndian.AppendUint64(nil, math.Float64bits(v)), nil
 	case cql.KindVarint:
 		a, b := l.bigInt(), r.bigInt()
