@@ -38,6 +38,7 @@ type Live struct {
 	loopback bool
 	buf, oob []byte
 	stats    LiveStats
+	drained  int
 }
 
 var _ Source = (*Live)(nil)
@@ -110,15 +111,29 @@ func htons(v uint16) uint16 { return v<<8 | v>>8 }
 // io.EOF. Use NextContext to stop waiting.
 func (l *Live) Next() (Packet, error) { return l.NextContext(context.Background()) }
 
+// maxDrain bounds the packets read after the context ended.
+const maxDrain = 1 << 16
+
 // NextContext returns the next packet, or ctx's error once it ends.
+// After ctx ends it still returns the packets the kernel queued (up to
+// maxDrain, without waiting), so that stopping a capture keeps what was
+// already copied for it.
 func (l *Live) NextContext(ctx context.Context) (Packet, error) {
 	for {
+		var recvFlags int
 		if err := ctx.Err(); err != nil {
-			return Packet{}, err
+			if l.drained >= maxDrain {
+				return Packet{}, err
+			}
+			l.drained++
+			recvFlags = unix.MSG_DONTWAIT
 		}
-		n, oobn, flags, from, err := unix.Recvmsg(l.fd, l.buf, l.oob, 0)
+		n, oobn, flags, from, err := unix.Recvmsg(l.fd, l.buf, l.oob, recvFlags)
 		if err != nil {
 			if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
+				if err := ctx.Err(); err != nil {
+					return Packet{}, err
+				}
 				continue
 			}
 			return Packet{}, fmt.Errorf("pcap: read: %w", err)
