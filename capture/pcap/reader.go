@@ -129,11 +129,24 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		return pr, nil
 	default:
+		if !pcapMagic(magic) {
+			return nil, pr.fail(0, "not a pcap or pcapng file (magic %08x)", binary.BigEndian.Uint32(magic))
+		}
 		if err := pr.readPcapHeader(); err != nil {
 			return nil, err
 		}
 		return pr, nil
 	}
+}
+
+// pcapMagic tells whether b starts with a classic pcap magic number.
+func pcapMagic(b []byte) bool {
+	for _, m := range []uint32{binary.LittleEndian.Uint32(b), binary.BigEndian.Uint32(b)} {
+		if m == magicMicro || m == magicNano {
+			return true
+		}
+	}
+	return false
 }
 
 // Packets is the number of packets returned so far.

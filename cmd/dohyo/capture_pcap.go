@@ -188,12 +188,13 @@ func (p *pcapImport) readFiles(ctx context.Context, d *wire.Decoder, progress *p
 		if err != nil {
 			return problems, err
 		}
+		r, err := pcap.NewReader(f)
+		if err != nil {
+			f.Close()
+			return problems, fmt.Errorf("%s: %w", name, err)
+		}
 		perr := func() error {
 			defer f.Close()
-			r, err := pcap.NewReader(f)
-			if err != nil {
-				return err
-			}
 			for {
 				pkt, err := r.Next()
 				if errors.Is(err, io.EOF) {
