@@ -229,3 +229,55 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestPcapNGSimpleAndObsoleteBlocks: simple packet blocks (interface 0,
+// no timestamp: the previous packet's) and obsolete packet blocks.
+func TestPcapNGSimpleAndObsoleteBlocks(t *testing.T) {
+	pkts := packets(pcap.LinkEthernet)[:2]
+	file := pcaptest.PcapNG(binary.LittleEndian, pkts[:1])
+	block := func(typ uint32, body []byte) {
+		for len(body)%4 != 0 {
+			body = append(body, 0)
+		}
+		n := uint32(12 + len(body))
+		file = binary.LittleEndian.AppendUint32(file, typ)
+		file = binary.LittleEndian.AppendUint32(file, n)
+		file = append(file, body...)
+		file = binary.LittleEndian.AppendUint32(file, n)
+	}
+	spb := binary.LittleEndian.AppendUint32(nil, uint32(len(pkts[1].Data)))
+	block(3, append(spb, pkts[1].Data...))
+	ts := uint64(pkts[1].Time.UnixMicro())
+	pb := binary.LittleEndian.AppendUint16(nil, 0) // interface
+	pb = binary.LittleEndian.AppendUint16(pb, 0)   // drops
+	pb = binary.LittleEndian.AppendUint32(pb, uint32(ts>>32))
+	pb = binary.LittleEndian.AppendUint32(pb, uint32(ts))
+	pb = binary.LittleEndian.AppendUint32(pb, uint32(len(pkts[1].Data)))
+	pb = binary.LittleEndian.AppendUint32(pb, uint32(len(pkts[1].Data)))
+	block(2, append(pb, pkts[1].Data...))
+	got, err := readAll(t, file)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%d packets, %v", len(got), err)
+	}
+	if !got[1].Time.Equal(got[0].Time) || !bytes.Equal(got[1].Data, pkts[1].Data) {
+		t.Fatalf("simple packet: time %v (want the previous %v), data equal %v", got[1].Time, got[0].Time, bytes.Equal(got[1].Data, pkts[1].Data))
+	}
+	if !got[2].Time.Equal(pkts[1].Time.Truncate(time.Microsecond)) || !bytes.Equal(got[2].Data, pkts[1].Data) {
+		t.Fatalf("obsolete packet block: time %v", got[2].Time)
+	}
+}
+
+func TestPortFilterShape(t *testing.T) {
+	prog := pcap.PortFilter([]uint16{9042, 19042}, 1000)
+	if len(prog) == 0 || prog[len(prog)-1].K != 1000 || prog[len(prog)-2].K != 0 {
+		t.Fatalf("program ends %+v, want drop then accept", prog[len(prog)-2:])
+	}
+	for i, in := range prog {
+		if in.Code&0x07 != 0x05 { // not a jump
+			continue
+		}
+		if int(in.Jt)+i+1 >= len(prog) || int(in.Jf)+i+1 >= len(prog) {
+			t.Fatalf("instruction %d jumps out of the program: %+v", i, in)
+		}
+	}
+}

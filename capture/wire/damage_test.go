@@ -199,3 +199,22 @@ func decodeQuiet(pkts []pcaptest.Packet, cfg Config) ([]*capture.Record, Stats) 
 }
 
 var _ = io.EOF
+
+// TestSnapshotCut: packets cut by tcpdump's snapshot length lose stream
+// bytes: the connection is skipped with the reason.
+func TestSnapshotCut(t *testing.T) {
+	c := newConvo(t, 4, "")
+	c.handshake()
+	c.workload()
+	pkts := c.packets(segOpts{})
+	for i := range pkts {
+		if len(pkts[i].Data) > 100 {
+			pkts[i].Orig = len(pkts[i].Data)
+			pkts[i].Data = pkts[i].Data[:100]
+		}
+	}
+	_, st := decodeFile(t, pkts, Config{})
+	if st.Skipped["packets cut by the snapshot length (capture with tcpdump -s 0)"] != 1 {
+		t.Fatalf("skipped %v", st.Skipped)
+	}
+}
