@@ -61,6 +61,9 @@ type conn struct {
 	reqBytes int
 	usage    int   // bytes held, as accounted in Decoder.total
 	err      error // the sink's error
+	last     time.Time
+	fins     [2]bool // FIN seen each way (kept for skipped connections)
+	ended    bool    // a skipped connection's end was seen
 }
 
 func newConn(d *Decoder, key connKey, id uint64) *conn {
@@ -108,12 +111,18 @@ func (c *conn) finish() {
 
 // segment takes one TCP segment of the connection.
 func (c *conn) segment(t time.Time, fromClient bool, s *pcap.Segment) error {
-	if c.state != stateActive {
-		return nil
-	}
 	dir := toServer
 	if !fromClient {
 		dir = toClient
+	}
+	c.last = t
+	if s.Flags&pcap.FlagFIN != 0 {
+		c.fins[dir] = true
+	}
+	if c.state != stateActive {
+		// A skipped connection is forgotten at its end.
+		c.ended = s.Flags&pcap.FlagRST != 0 || c.fins[0] && c.fins[1]
+		return nil
 	}
 	h, peer := &c.dirs[dir], &c.dirs[1-dir]
 	if s.Flags&pcap.FlagACK != 0 {

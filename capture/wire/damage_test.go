@@ -218,3 +218,43 @@ func TestSnapshotCut(t *testing.T) {
 		t.Fatalf("skipped %v", st.Skipped)
 	}
 }
+
+// TestConnectionTable: skipped connections are forgotten at their end,
+// and a full table evicts the connection quiet the longest.
+func TestConnectionTable(t *testing.T) {
+	var pkts []pcaptest.Packet
+	for i := range 5 {
+		c := rawConvo(t, []byte{0x16, 0x03, 0x01, 0, 1, 0}, nil) // TLS: skipped
+		c.client = netip.AddrPortFrom(c.client.Addr(), uint16(41000+i))
+		c.now = c.now.Add(time.Duration(i) * time.Second)
+		c.chunks[0].at, c.chunks[1].at = c.now, c.now
+		pkts = append(pkts, c.packets(segOpts{})...)
+	}
+	d := NewDecoder(Config{MaxConns: 2}, nil)
+	for _, p := range pkts {
+		if err := d.Packet(pcap.Packet{Time: p.Time, Link: p.Link, Data: p.Data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(d.conns) != 0 {
+		t.Fatalf("%d connections left after their FINs", len(d.conns))
+	}
+	if st := d.Stats(); st.Skipped["TLS (encrypted: not decodable)"] != 5 {
+		t.Fatalf("skipped %v", st.Skipped)
+	}
+	// Connections that never end: the table stays within its cap.
+	d = NewDecoder(Config{MaxConns: 2}, nil)
+	for i := range 5 {
+		c := newConvo(t, 4, "")
+		c.client = netip.AddrPortFrom(c.client.Addr(), uint16(42000+i))
+		c.now = c.now.Add(time.Duration(i) * time.Second)
+		c.handshake()
+		ps := c.packets(segOpts{})
+		for _, p := range ps[:len(ps)-2] { // no FINs
+			d.Packet(pcap.Packet{Time: p.Time, Link: p.Link, Data: p.Data})
+		}
+	}
+	if st := d.Stats(); len(d.conns) != 2 || st.Skipped["evicted: idle while the connection table was full"] != 3 {
+		t.Fatalf("%d connections, skipped %v", len(d.conns), st.Skipped)
+	}
+}

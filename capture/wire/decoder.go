@@ -231,7 +231,7 @@ func (d *Decoder) Segment(t time.Time, s *pcap.Segment) error {
 	}
 	c := d.conns[key]
 	if c != nil && fromClient && s.Flags&pcap.FlagSYN != 0 && s.Flags&pcap.FlagACK == 0 &&
-		c.dirs[0].stream.started && c.dirs[0].stream.next != s.Seq+1 {
+		(c.state != stateActive || c.dirs[0].stream.started && c.dirs[0].stream.next != s.Seq+1) {
 		// The 4-tuple was reused by a new connection.
 		d.endConn(c)
 		c = nil
@@ -241,9 +241,7 @@ func (d *Decoder) Segment(t time.Time, s *pcap.Segment) error {
 			return nil // the end of a connection the capture did not see
 		}
 		if len(d.conns) >= d.cfg.MaxConns {
-			d.stats.Connections++
-			d.skip(nil, "connection table full")
-			return nil
+			d.evictIdle()
 		}
 		d.nextID++
 		c = newConn(d, key, d.nextID)
@@ -255,10 +253,29 @@ func (d *Decoder) Segment(t time.Time, s *pcap.Segment) error {
 		}
 	}
 	err := c.segment(t, fromClient, s)
-	if c.state == stateDone {
+	if c.state == stateDone || c.ended {
 		d.endConn(c)
 	}
 	return err
+}
+
+// evictIdle forgets the connection that has been quiet longest, to make
+// room in a full table (a long live capture outlives connections whose
+// end it never saw); counted as skipped.
+func (d *Decoder) evictIdle() {
+	var oldest *conn
+	for _, c := range d.conns {
+		if oldest == nil || c.last.Before(oldest.last) || c.last.Equal(oldest.last) && c.id < oldest.id {
+			oldest = c
+		}
+	}
+	if oldest == nil {
+		return
+	}
+	if oldest.state == stateActive {
+		d.skip(oldest, "evicted: idle while the connection table was full")
+	}
+	d.endConn(oldest)
 }
 
 // skip counts a skipped connection (c may be nil: never tracked).
