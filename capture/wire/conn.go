@@ -369,7 +369,7 @@ func (c *conn) checkHeader(dir int, hd wire.Header) string {
 // headerProblem checks a frame header in isolation.
 func headerProblem(dir int, hd wire.Header, maxFrame int) string {
 	if !wire.SupportedVersion(hd.Version) {
-		if hd.Version < 3 || hd.Version > 6 {
+		if hd.Version == 0 || hd.Version > 6 {
 			return "not CQL (garbage on the server port)"
 		}
 		return fmt.Sprintf("unsupported protocol version %d", hd.Version)
