@@ -77,6 +77,13 @@ func TestCaptureImportPcap(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The segments are ordinary captures.
+	if out, err := runCLI(t, "", "capture", "verify", dir); err != nil || !strings.Contains(out, "3 records") {
+		t.Fatalf("capture verify: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "", "capture", "inspect", dir); err != nil || !strings.Contains(out, "SELECT v FROM ks.t") {
+		t.Fatalf("capture inspect: %v\n%s", err, out)
+	}
 
 	// A file cut short (tcpdump killed): a warning, and the requests
 	// answered before the cut.
