@@ -2,8 +2,9 @@
 # install-tools.sh
 #
 # Makes sure the tools `make test` needs besides Go are installed, and says
-# what it installs: a C compiler (gcc, for go test -race) and chromium (for
-# the GraphQL playground's headless-browser test). The JDK 17, Maven and
+# what it installs: a C compiler (gcc, for go test -race), tcpdump (for the
+# packet-capture import test) and chromium (for the GraphQL playground's
+# headless-browser test). The JDK 17, Maven and
 # python3-venv the test servers need are installed on first use by
 # it/*/run.sh and it/python/setup.sh. Installing uses apt-get (Debian or
 # Ubuntu, amd64 or arm64) as root or with passwordless sudo; without it,
@@ -26,6 +27,13 @@ if command -v gcc >/dev/null && echo 'int main(void){return 0;}' | gcc -x c -o /
 else
   log "installing gcc (go test -race needs a C compiler)"
   apt_install gcc libc6-dev
+fi
+
+if command -v tcpdump >/dev/null; then
+  log "tcpdump (capture import --pcap test): $(command -v tcpdump)"
+else
+  log "installing tcpdump (the capture import --pcap test records lo with it)"
+  apt_install tcpdump
 fi
 
 if chromium="$(bash "$root/scripts/install-chromium.sh")"; then

@@ -303,3 +303,52 @@ func (s *SegmentWriter) write(payload []byte, self bool) error {
 	_, err := s.W.Write(s.trl[:])
 	return err
 }
+
+// ParseSegment decodes one v5 segment from the start of b, for readers
+// that hold bytes rather than a stream (a packet-capture importer): n is
+// the segment's length in b, 0 when b does not yet hold all of it (with
+// a nil error). Header and payload CRCs are checked and an LZ4 payload
+// is decompressed (compressed: the connection negotiated LZ4) into a new
+// slice; an uncompressed payload is a slice of b.
+func ParseSegment(b []byte, compressed bool) (payload []byte, selfContained bool, n int, err error) {
+	s := SegmentReader{Compressed: compressed}
+	hl := s.headerLen()
+	if len(b) < hl+SegCRC24Len {
+		return nil, false, 0, nil
+	}
+	v := segHeaderBits(b[:hl])
+	want := uint32(b[hl]) | uint32(b[hl+1])<<8 | uint32(b[hl+2])<<16
+	if got := crc.ChecksumKoopman(v, hl); got != want {
+		return nil, false, 0, ProtocolErrorf("segment header CRC24 mismatch: received %06x, computed %06x", want, got)
+	}
+	length, uncompressed, self := s.headerFields(v)
+	start := hl + SegCRC24Len
+	end := start + length + SegCRC32Len
+	if len(b) < end {
+		return nil, false, 0, nil
+	}
+	raw, sum := b[start:start+length:start+length], binary.LittleEndian.Uint32(b[start+length:end])
+	if got := crc.ChecksumIEEE(raw); got != sum {
+		return nil, false, 0, ProtocolErrorf("segment payload CRC32 mismatch: received %08x, computed %08x", sum, got)
+	}
+	if !compressed || uncompressed == 0 {
+		return raw, self, end, nil
+	}
+	if err := checkDecompressed(int64(uncompressed), len(raw), lz4MaxRatio, MaxSegmentPayload); err != nil {
+		return nil, false, 0, ProtocolErrorf("segment payload: %v", err)
+	}
+	out := make([]byte, uncompressed)
+	if err := LZ4Decompress(out, raw); err != nil {
+		return nil, false, 0, ProtocolErrorf("cannot decompress segment payload: %v", err)
+	}
+	return out, self, end, nil
+}
+
+// SegmentHeaderLen is the length of a segment header with its CRC24:
+// 6 bytes, or 8 in the LZ4 format.
+func SegmentHeaderLen(compressed bool) int {
+	if compressed {
+		return SegHeaderLZ4 + SegCRC24Len
+	}
+	return SegHeaderPlain + SegCRC24Len
+}

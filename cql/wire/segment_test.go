@@ -93,3 +93,36 @@ func TestSegmentWriterAllocations(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSegment(t *testing.T) {
+	for _, compressed := range []bool{false, true} {
+		var out bytes.Buffer
+		bw := bufio.NewWriter(&out)
+		sw := &SegmentWriter{W: bw, Compressed: compressed}
+		env := bytes.Repeat([]byte("envelope "), 40)
+		if err := sw.Add(env); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		b := out.Bytes()
+		for i := 0; i < len(b); i++ {
+			if _, _, n, err := ParseSegment(b[:i], compressed); n != 0 || err != nil {
+				t.Fatalf("compressed=%v prefix %d: n=%d err=%v, want incomplete", compressed, i, n, err)
+			}
+		}
+		p, self, n, err := ParseSegment(b, compressed)
+		if err != nil || n != len(b) || !self || !bytes.Equal(p, env) {
+			t.Fatalf("compressed=%v: n=%d self=%v err=%v, payload equal %v", compressed, n, self, err, bytes.Equal(p, env))
+		}
+		bad := append([]byte(nil), b...)
+		bad[len(bad)-1] ^= 1
+		if _, _, _, err := ParseSegment(bad, compressed); err == nil {
+			t.Fatalf("compressed=%v: flipped CRC32 byte accepted", compressed)
+		}
+	}
+}
