@@ -201,5 +201,10 @@ type Result struct {
 	PagingState []byte       // non-nil when more pages exist
 	Keyspace    string       // ResultSetKeyspace
 	Change      *SchemaChange
-	Warnings    []string
+	// Events are the SCHEMA_CHANGE events the statement pushes when it
+	// changed more than the object Change names (Change among them): the
+	// views that follow an altered base table, the tables of a dropped
+	// keyspace. nil: Change alone.
+	Events   []*SchemaChange
+	Warnings []string
 }

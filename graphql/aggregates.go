@@ -105,6 +105,15 @@ func aggregateSelector(ti *tableInfo, f *ast.Field, vars map[string]any) (string
 	if !functionName.MatchString(name) {
 		return "", fmt.Errorf("Invalid aggregate function name %q", name)
 	}
+	if !ti.isAggregate(name) {
+		// Stargate leaves an unknown function out of the SELECT and then
+		// fails reading its result: by the alias, as a missing column;
+		// without one, naming the arguments (Java's Map.toString).
+		if f.Alias != nil && f.Alias.Value != "" {
+			return "", fmt.Errorf("Column '%s' is not defined in the Row's metadata.", f.Alias.Value)
+		}
+		return "", fmt.Errorf("The function for arguments: {name=%s, args=[%s]} does not exists.", name, strings.Join(args, ", "))
+	}
 	cols := make([]string, 0, len(args))
 	for _, a := range args {
 		if a == "*" {
@@ -119,6 +128,30 @@ func aggregateSelector(ti *tableInfo, f *ast.Field, vars map[string]any) (string
 	}
 	return fmt.Sprintf("%s(%s) AS %s", name, strings.Join(cols, ", "),
 		cql.QuoteIdent(aggregatePrefix+responseKey(f))), nil
+}
+
+// nativeAggregates are CQL's aggregate functions, the ones Stargate's
+// aggregation fields accept (by name, in any case).
+var nativeAggregates = []string{"count", "avg", "min", "max", "sum"}
+
+// isAggregate reports whether name is an aggregate function of the table's
+// keyspace: a native one (any case, as Stargate compares them) or a
+// user-defined aggregate (dohyo's extension; CQL names are case-sensitive
+// there). Scalar functions are not aggregations.
+func (ti *tableInfo) isAggregate(name string) bool {
+	for _, n := range nativeAggregates {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	if ti.ks != nil {
+		for _, a := range ti.ks.Aggregates {
+			if a.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // astValue is a literal or variable argument's value (aggregation

@@ -32,9 +32,19 @@ func TestAggregations(t *testing.T) {
 		if o, _ := e.tap.last("FROM " + e.ks + ".sales"); !strings.Contains(o.Query, " GROUP BY id, year") {
 			t.Errorf("statement %q", o.Query)
 		}
+		// Native aggregates are named in any case, as in Stargate.
+		r = e.post("/graphql/"+e.ks, `{ sales(value: {id: 1}) { values { m: _int_function(name: "MAX", args: ["sale"]) } } }`, nil)
+		if want := `{"data":{"sales":{"values":[{"m":2350}]}}}`; r.Raw != want {
+			t.Errorf("MAX:\n got %s\nwant %s", r.Raw, want)
+		}
 		for q, want := range map[string]string{
 			`{ sales { values { x: _int_function(name: "max(sale)); DROP", args: ["sale"]) } } }`: "Invalid aggregate function name",
 			`{ sales { values { x: _int_function(name: "max", args: ["nope"]) } } }`:              `Unknown column "nope"`,
+			// Unknown functions (scalar ones too) are answered as Stargate
+			// answers them: by the alias, or naming the arguments.
+			`{ sales { values { x: _int_function(name: "some_unknown_function", args: ["sale"]) } } }`: `Column 'x' is not defined in the Row's metadata.`,
+			`{ sales { values { _int_function(name: "nope", args: ["sale", "year"]) } } }`:             `The function for arguments: {name=nope, args=[sale, year]} does not exists.`,
+			`{ sales { values { a: _int_function(name: "abs", args: ["sale"]) } } }`:                   `Column 'a' is not defined in the Row's metadata.`,
 		} {
 			if msg := e.dmlError(q, nil); !strings.Contains(msg, want) {
 				t.Errorf("%s: %s, want %s", q, msg, want)

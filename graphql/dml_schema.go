@@ -34,6 +34,7 @@ type tableInfo struct {
 	cols   []*schema.Column          // mapped columns, Stargate order
 	fields map[string]*schema.Column // GraphQL field name -> column
 	fname  map[string]string         // CQL column -> GraphQL field name
+	ks     *schema.Keyspace          // its keyspace (user-defined aggregates)
 	// authorize is the GraphQL-level permission check of the table's
 	// fields (for every resolver and compiled plan).
 	authorize func(ctx context.Context, perm auth.Permission) error
@@ -191,7 +192,7 @@ func warningsDescription(warnings []string) string {
 // buildTable generates the types, the query fields and the mutation fields
 // of one table.
 func (s *Server) buildTable(d *dmlSchema, types *typeCache, t *schema.Table, gname string) (*tableInfo, orderedFields, orderedFields, error) {
-	ti := &tableInfo{t: t, ref: cql.QuoteIdent(t.Keyspace) + "." + cql.QuoteIdent(t.Name), gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}}
+	ti := &tableInfo{t: t, ref: cql.QuoteIdent(t.Keyspace) + "." + cql.QuoteIdent(t.Name), gname: gname, fields: map[string]*schema.Column{}, fname: map[string]string{}, ks: d.ks}
 	cf := columnFields(d, types, ti)
 	for _, c := range append(append([]*schema.Column{}, t.PartitionKey...), t.Clustering...) {
 		if ti.fname[c.Name] == "" {

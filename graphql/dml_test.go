@@ -403,7 +403,7 @@ func TestVectorColumns(t *testing.T) {
 			t.Errorf("insert = %s", g)
 		}
 		got = e.dml(`query { vt(value: {k: 1}) { values { k v } } }`, nil)
-		if g := jsonText(got["vt"]); g != `{"values":[{"k":1,"v":[1,2.5,-3]}]}` {
+		if g := jsonText(got["vt"]); g != `{"values":[{"k":1,"v":[1.0,2.5,-3.0]}]}` {
 			t.Errorf("query = %s", g)
 		}
 		if msg := e.dmlError(`mutation { insertvt(value: {k: 2, v: [1, 2]}) { applied } }`, nil); !strings.Contains(msg, "expected 3 elements") {

@@ -1,7 +1,9 @@
 package graphql
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -126,6 +128,10 @@ func (rs *responseShape) appendValue(b []byte, v any, sets []*ast.SelectionSet) 
 		return strconv.AppendInt(b, x, 10)
 	case int32:
 		return strconv.AppendInt(b, int64(x), 10)
+	case float64:
+		return appendJavaFloat(b, x, 64)
+	case float32:
+		return appendJavaFloat(b, float64(x), 32)
 	case map[string]any:
 		return rs.appendObject(b, x, sets)
 	case []any:
@@ -301,3 +307,43 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// appendJavaFloat appends f as Stargate writes a CQL double (bitSize 64)
+// or float (32): Jackson prints Java's Double.toString / Float.toString,
+// so a whole value keeps its ".0" (100.0, -1.0) and magnitudes outside
+// [1e-3, 1e7) use Java's scientific notation (1.0E7, 1.5E-4); the digits
+// are the shortest that read back to the same value. JSON has no NaN or
+// infinities: they stay null, as json.Marshal left them.
+func appendJavaFloat(b []byte, f float64, bitSize int) []byte {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return append(b, "null"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(b, "-0.0"...)
+		}
+		return append(b, "0.0"...)
+	}
+	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
+		start := len(b)
+		b = strconv.AppendFloat(b, f, 'f', -1, bitSize)
+		if !bytes.ContainsRune(b[start:], '.') {
+			b = append(b, ".0"...)
+		}
+		return b
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize) // d[.ddd]e±XX
+	i := bytes.IndexByte(e, 'e')
+	b = append(b, e[:i]...)
+	if !bytes.ContainsRune(e[:i], '.') {
+		b = append(b, ".0"...)
+	}
+	b = append(b, 'E')
+	exp := e[i+1:]
+	if exp[0] == '-' {
+		b = append(b, '-')
+	}
+	exp = bytes.TrimLeft(exp[1:], "0")
+	return append(b, exp...)
+}

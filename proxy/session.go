@@ -106,7 +106,12 @@ func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request)
 	res, err := s.execute(ctx, st, backend, parsed, r)
 	if err == nil && res != nil && res.Change != nil {
 		s.schemaChanged(ctx, backend, res.Change)
-		s.c.notify(res.Change)
+		if res.Events == nil {
+			s.c.notify(res.Change)
+		}
+		for _, ch := range res.Events {
+			s.c.notify(ch)
+		}
 	}
 	return res, err
 }

@@ -190,7 +190,8 @@ func (e *Engine) tryDDL(ctx context.Context, ks string, stmt cql.Statement, a *d
 		}
 	}
 	e.dropTables(ctx, dropped)
-	return &bindings.Result{Kind: bindings.ResultSchemaChange, Change: schemaChange(change)}, true, nil
+	main := schemaChange(change)
+	return &bindings.Result{Kind: bindings.ResultSchemaChange, Change: main, Events: statementEvents(old.cat, st.cat, main)}, true, nil
 }
 
 func schemaChange(ch *schema.Change) *bindings.SchemaChange {

@@ -3,7 +3,6 @@ package widecolumn
 import (
 	"bytes"
 	"context"
-	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
@@ -220,32 +219,15 @@ func (p *selectPlan) planShape(s *cql.Select, w *where) error {
 	return nil
 }
 
+// checkDistinct follows Cassandra's validateDistinctSelection: only
+// partition-key and static restrictions, only partition-key and static
+// columns read by the selectors (through functions and aggregates too:
+// ORMs send SELECT DISTINCT count(k)), and every partition-key column read
+// when the query ranges over partitions. Aggregates then aggregate the one
+// row of each partition.
 func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error {
 	if s.PerPartitionLimit != nil {
 		return invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
-	}
-	seen := map[int]bool{}
-	for _, sc := range p.sel.sels {
-		if sc.kind != selColumn {
-			if sc.kind == selCountStar || (sc.kind == selToken && sc.args == nil) {
-				continue
-			}
-			return bindings.Unsupported("SELECT DISTINCT with functions is not supported by dohyo's wide-column engine")
-		}
-		k := ti.cols[sc.col].Kind
-		if k != schema.PartitionKey && k != schema.Static {
-			return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", ti.cols[sc.col].Name)
-		}
-		seen[sc.col] = true
-	}
-	var missing []string
-	for _, c := range ti.pk {
-		if !seen[c] {
-			missing = append(missing, ti.cols[c].Name)
-		}
-	}
-	if len(missing) > 0 && !p.sel.aggregate && !p.pkList {
-		return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", strings.Join(missing, ", "))
 	}
 	regular := false
 	for _, r := range w.others {
@@ -256,6 +238,24 @@ func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error
 	if w.hasCK() || regular {
 		return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
+	seen := map[int]bool{}
+	for _, sc := range p.sel.sels {
+		for _, c := range sc.reads(ti) {
+			k := ti.cols[c].Kind
+			if k != schema.PartitionKey && k != schema.Static {
+				return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", ti.cols[c].Name)
+			}
+			seen[c] = true
+		}
+	}
+	if p.pkList {
+		return nil
+	}
+	for _, c := range ti.pk {
+		if !seen[c] {
+			return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", ti.cols[c].Name)
+		}
+	}
 	return nil
 }
 
@@ -265,9 +265,6 @@ func (p *selectPlan) checkDistinct(ti *tableInfo, s *cql.Select, w *where) error
 func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
 	if s.PerPartitionLimit != nil {
 		return bindings.Unsupported("PER PARTITION LIMIT with GROUP BY is not supported by dohyo's wide-column engine")
-	}
-	if p.distinct {
-		return invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
 	}
 	keyCols := append(append([]int(nil), ti.pk...), ti.ck...)
 	eqRestricted := func(c int) bool {
@@ -313,6 +310,9 @@ func (p *selectPlan) planGroupBy(ti *tableInfo, s *cql.Select, w *where) error {
 	}
 	if next < len(ti.pk) {
 		return invalidf("Group by is not supported on only a part of the partition key")
+	}
+	if p.groupCK > 0 && p.distinct {
+		return invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
 	}
 	if p.groupCK > 0 && p.needsPostOrdering() {
 		return invalidf("Grouping on clustering columns is not allowed for queries with ORDER BY on IN partitions")

@@ -34,34 +34,75 @@ func (p *selectPlan) planOrder(ti *tableInfo, s *cql.Select, w *where) error {
 		}
 		return false
 	}
+	orders, err := orderingColumns(ti, s.OrderBy)
+	if err != nil {
+		return err
+	}
+	// As Cassandra's SelectStatement.isReversed: every ordering is checked
+	// (clustering column, declared order) before the directions are
+	// compared, position by position.
+	reversedAt := make([]*bool, len(ti.ck))
 	i := 0
-	var reversed *bool
-	for _, o := range s.OrderBy {
-		c, err := ti.column(o.Column)
-		if err != nil {
-			return err
-		}
-		col := ti.cols[c]
+	for _, o := range orders {
+		col := ti.cols[o.col]
 		if col.Kind != schema.Clustering {
 			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
 		}
 		for i != col.Position {
+			// Cassandra walks forward from i looking for equality
+			// restrictions; going back to an earlier column ends with
+			// an out-of-bounds server error there, answered here as the
+			// declared-order error.
 			if i > col.Position || !eqRestricted(i) {
 				return invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 			}
 			i++
 		}
 		i++
-		r := o.Desc != col.Desc
-		if reversed == nil {
-			reversed = &r
-		} else if *reversed != r {
+		r := o.desc != col.Desc
+		reversedAt[col.Position] = &r
+		p.orderBy = append(p.orderBy, orderCol{pos: col.Position, desc: o.desc})
+	}
+	var reversed *bool
+	for _, r := range reversedAt {
+		switch {
+		case r == nil:
+		case reversed == nil:
+			reversed = r
+		case *reversed != *r:
 			return invalidf("Unsupported order by relation")
 		}
-		p.orderBy = append(p.orderBy, orderCol{pos: col.Position, desc: o.Desc})
 	}
 	p.reverse = *reversed
 	return nil
+}
+
+// ordering is one ORDER BY column after orderingColumns merged repeats.
+type ordering struct {
+	col  int
+	desc bool
+}
+
+// orderingColumns resolves the ORDER BY columns and merges a column named
+// more than once (ORMs write ORDER BY a ASC, a DESC) as Cassandra's
+// LinkedHashMap of orderings does: the column keeps the place of its first
+// mention and takes the direction of its last.
+func orderingColumns(ti *tableInfo, obs []cql.Ordering) ([]ordering, error) {
+	out := make([]ordering, 0, len(obs))
+	at := make(map[int]int, len(obs))
+	for _, o := range obs {
+		c, err := ti.column(o.Column)
+		if err != nil {
+			return nil, err
+		}
+		if j, ok := at[c]; ok {
+			out[j].desc = o.Desc
+			continue
+		}
+		at[c] = len(out)
+		out = append(out, ordering{col: c, desc: o.Desc})
+	}
+	return out, nil
 }
 
 func (s *selectRun) sortCollected() {

@@ -484,6 +484,24 @@ func encodeNumber(k cql.Kind, i int64, f float64) []byte {
 
 // onlyStatic reports a selection of static (and partition key) columns
 // only, with at least one static column.
+// reads lists the columns a selector reads, as Cassandra's
+// Selection.getColumns sees them: the column itself, the arguments of a
+// function or aggregate, the partition key for token(); none for count(*).
+func (sc selector) reads(ti *tableInfo) []int {
+	switch {
+	case sc.kind == selCountStar:
+		return nil
+	case sc.kind == selToken:
+		if sc.args == nil {
+			return ti.pk
+		}
+		return sc.args
+	case sc.expr != nil || sc.kind == selUDA:
+		return sc.refs
+	}
+	return []int{sc.col}
+}
+
 func (s *selection) onlyStatic(ti *tableInfo) bool {
 	static := false
 	for _, sc := range s.sels {

@@ -89,6 +89,8 @@ func (c *conn) handle(h wire.Header, body []byte) error {
 			return wire.ProtocolErrorf("Cannot decompress frame body: %v", err)
 		}
 	}
+	// Bytes after a body's last field are ignored in every opcode, as
+	// Cassandra's codecs ignore them; the frame limit bounds them.
 	r := wire.NewReader(body)
 	var payload map[string][]byte
 	if h.Flags&wire.FlagCustomPayload != 0 {
@@ -100,9 +102,6 @@ func (c *conn) handle(h wire.Header, body []byte) error {
 	}
 	switch h.Op {
 	case wire.OpOptions:
-		if err := noTrailing(r, h.Op); err != nil {
-			return err
-		}
 		c.send(c.supportedFrame(h.Stream))
 		return nil
 	case wire.OpStartup:
@@ -145,9 +144,6 @@ func (c *conn) startup(h wire.Header, r *wire.Reader) error {
 	opts := r.StringMap()
 	if r.Err() != nil {
 		return wire.ProtocolErrorf("Invalid STARTUP message: %v", r.Err())
-	}
-	if err := noTrailing(r, h.Op); err != nil {
-		return err
 	}
 	if c.refused {
 		// Answered before any state changes (no compression, no v5 framing yet).
@@ -209,16 +205,6 @@ func (c *conn) overConnections() error {
 		"Too many client connections: this dohyo instance accepts at most %d", c.srv.cfg.MaxConnections)
 }
 
-// noTrailing rejects a message body with bytes after its last field: a
-// client and dohyo that disagree on a body's layout (a BATCH whose
-// [short] count wrapped, say) must not run part of it silently.
-func noTrailing(r *wire.Reader, op byte) error {
-	if r.Err() == nil && len(r.Rest()) > 0 {
-		return wire.ProtocolErrorf("Invalid %s message: %d unexpected bytes after the message", wire.OpName(op), len(r.Rest()))
-	}
-	return nil
-}
-
 // cqlMajor parses the major number of a "X.Y[.Z]" version.
 func cqlMajor(v string) (int, bool) {
 	parts := strings.Split(v, ".")
@@ -245,9 +231,6 @@ func (c *conn) authResponse(h wire.Header, r *wire.Reader) error {
 	token := r.Bytes()
 	if r.Err() != nil {
 		return wire.ProtocolErrorf("Invalid AUTH_RESPONSE message: %v", r.Err())
-	}
-	if err := noTrailing(r, h.Op); err != nil {
-		return err
 	}
 	key := clientKey(c.nc.RemoteAddr())
 	if d := c.srv.guard.backoff.wait(c.ctx, key); d > 0 {
@@ -290,9 +273,6 @@ func (c *conn) register(h wire.Header, r *wire.Reader) error {
 	types := r.StringList()
 	if r.Err() != nil {
 		return wire.ProtocolErrorf("Invalid REGISTER message: %v", r.Err())
-	}
-	if err := noTrailing(r, h.Op); err != nil {
-		return err
 	}
 	var want uint32
 	for _, t := range types {

@@ -112,9 +112,9 @@ func decodeRequestLazy(h wire.Header, r *wire.Reader, version byte, lazy bool) (
 	if err != nil {
 		return nil, wire.ProtocolErrorf("Invalid %s message: %v", wire.OpName(h.Op), err)
 	}
-	if err := noTrailing(r, h.Op); err != nil {
-		return nil, err
-	}
+	// Bytes after the last field are ignored, as Cassandra's codecs ignore
+	// them (every request opcode; checked on Cassandra 5.0.9). The body is
+	// already bounded by the frame limit, so they cost nothing more.
 	return req, nil
 }
 
@@ -237,18 +237,34 @@ func decodeBatch(r *wire.Reader, version byte, pos *stampPos) (*proxy.BatchReque
 		// the flag comes after the children, so children carry none.
 		e.Values, _ = readValues(r, version, false)
 	}
+	children := r.Rest()
+	keyspace, err := readBatchTail(r, version, req, pos)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(r.Rest()) > 0 {
+		if more, ok := wrappedBatchCount(children, version); ok {
+			return nil, "", fmt.Errorf("%d statements after the %d counted: the [short] statement count wrapped", more, n)
+		}
+	}
+	return req, keyspace, nil
+}
+
+// readBatchTail reads what follows a BATCH's statements: consistency,
+// flags and the fields they announce.
+func readBatchTail(r *wire.Reader, version byte, req *proxy.BatchRequest, pos *stampPos) (string, error) {
 	var err error
 	if req.Consistency, err = readConsistency(r); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	pos.flags = len(r.Rest())
 	flags := wire.QueryFlags(r, version)
 	if flags&wire.QueryFlagNames != 0 {
-		return nil, "", fmt.Errorf("named values in BATCH are not supported")
+		return "", fmt.Errorf("named values in BATCH are not supported")
 	}
 	if flags&wire.QueryFlagSerial != 0 {
 		if req.SerialConsistency, err = readConsistency(r); err != nil {
-			return nil, "", err
+			return "", err
 		}
 	}
 	pos.ts = len(r.Rest())
@@ -264,5 +280,35 @@ func decodeBatch(r *wire.Reader, version byte, pos *stampPos) (*proxy.BatchReque
 			r.Int()
 		}
 	}
-	return req, keyspace, r.Err()
+	return keyspace, r.Err()
+}
+
+// wrappedBatchCount reports whether rest, the bytes after a BATCH's
+// counted statements, is exactly more statements (a multiple of 65,536)
+// and a tail: the body of a BATCH of over 65,535 statements whose [short]
+// count wrapped. Cassandra would run the counted statements and ignore
+// the rest; dohyo refuses the body rather than lose part of a batch
+// silently. Other bytes after a BATCH are ignored as Cassandra ignores
+// them. Only called when bytes are left over, and bounded by the body.
+func wrappedBatchCount(rest []byte, version byte) (int, bool) {
+	r := wire.NewReader(rest)
+	for more := 1; r.Err() == nil && len(r.Rest()) > 0; more++ {
+		switch r.Byte() {
+		case byte(primitive.BatchChildTypeQueryString):
+			r.LongStr()
+		case byte(primitive.BatchChildTypePreparedId):
+			r.ShortBytes()
+		default:
+			return 0, false
+		}
+		skipValues(r, version, false)
+		if more%65536 != 0 || r.Err() != nil {
+			continue
+		}
+		tail := wire.NewReader(r.Rest())
+		if _, err := readBatchTail(tail, version, &proxy.BatchRequest{}, &stampPos{}); err == nil && len(tail.Rest()) == 0 {
+			return more, true
+		}
+	}
+	return 0, false
 }
