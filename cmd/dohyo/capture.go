@@ -23,7 +23,7 @@ func newCaptureCmd() *cobra.Command {
 		Use:   "capture",
 		Short: "Inspect, dump, merge and verify capture segments",
 	}
-	cmd.AddCommand(newCaptureInspectCmd(), newCaptureDumpCmd(), newCaptureMergeCmd(), newCaptureVerifyCmd())
+	cmd.AddCommand(newCaptureInspectCmd(), newCaptureDumpCmd(), newCaptureMergeCmd(), newCaptureVerifyCmd(), newCaptureImportCmd())
 	return cmd
 }
 
