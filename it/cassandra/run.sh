@@ -116,7 +116,9 @@ cmd_start() {
   if [[ -n "${CASSANDRA_JMX_PORT:-}" ]]; then
     # Cassandra's own local-only JMX server (bound to loopback, no auth):
     # what nodetool talks to.
-    opts+=("-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT")
+    # The RMI objects share the port (else they take an ephemeral one).
+    opts+=("-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT"
+      "-Dcom.sun.management.jmxremote.rmi.port=$CASSANDRA_JMX_PORT")
   fi
   # shellcheck disable=SC2206
   opts+=(${CASSANDRA_JVM_OPTS:-})
