@@ -17,6 +17,8 @@
 #   DOHYO_TEST_YCSB                       (jar dir of the YCSB binding, bench/ycsb)
 #   DOHYO_TEST_CASSANDRA_SCRIPT, DOHYO_TEST_HBASE_SCRIPT  (absolute paths of
 #   it/cassandra/run.sh and it/hbase/run.sh, for tests that stop/restart them)
+#   DOHYO_TEST_FQL_REF                    (it/fql/dump.sh: the Chronicle Queue
+#                                          reference reader of full query logs)
 #
 # Knobs:
 #   DOHYO_IT_BACKENDS="cassandra hbase"  which servers to start (default both)
@@ -166,6 +168,7 @@ export DOHYO_TEST_NODE_MODULES="$node_modules"
 ycsb="$("$root/it/ycsb/setup.sh" -p)" || { log "YCSB binding build failed"; exit 1; }
 export DOHYO_TEST_YCSB="$ycsb"
 export DOHYO_TEST_CASSANDRA_SCRIPT="$cass"
+export DOHYO_TEST_FQL_REF="$root/it/fql/dump.sh"
 export DOHYO_TEST_HBASE_SCRIPT="$hbase"
 
 for b in $backends; do
