@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The real full query logs of capture/fql's tests: cqlsh (protocol v5)
+// and a gocql mix (v4), both from Cassandra 5.0.9.
+const (
+	fqlCqlsh = "../../capture/fql/testdata/cqlsh-v5"
+	fqlMix   = "../../capture/fql/testdata/mix"
+)
+
+// TestCaptureImportFQL imports two nodes' logs and reads the capture back
+// with inspect, verify and dump.
+func TestCaptureImportFQL(t *testing.T) {
+	capDir := filepath.Join(t.TempDir(), "cap")
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlCqlsh, fqlMix, "--out", capDir, "--node", "prod")
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"read 117 entries from 2 files of 2 logs\n",
+		"imported 117 entries (3 batches) as 124 records into " + capDir + " (1 segments)\n",
+		"skipped 0 entries\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = runCLI(t, "", "capture", "inspect", capDir)
+	if err != nil || !strings.Contains(out, "records            124\n") || !strings.Contains(out, "sessions           2\n") ||
+		!strings.Contains(out, "nodes              [prod]\n") {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "capture", "verify", capDir)
+	if err != nil || !strings.Contains(out, "1 segments, 124 records") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "capture", "dump", capDir)
+	if err != nil || strings.Count(out, "\n") != 124 || !strings.Contains(out, `"batch":{"index":3,"size":4,"type":"LOGGED"}`) {
+		t.Fatalf("dump: %v\n%.2000s", err, out)
+	}
+}
+
+// TestCaptureImportFQLDamaged imports a log cut inside an entry and one
+// with a damaged entry: the summary says what was skipped and where the
+// file stopped.
+func TestCaptureImportFQLDamaged(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(fqlCqlsh, "20261207-03.cq4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cut, "20261207-03.cq4"), b[:len(b)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir()
+	d := append([]byte(nil), b...)
+	i := strings.Index(string(d), "query-options")
+	d[i+len("query-options")] = 0x99 // not a value code
+	if err := os.WriteFile(filepath.Join(bad, "20261207-03.cq4"), d, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "", "capture", "import", "--fql", cut, "--fql", bad, "--out", filepath.Join(t.TempDir(), "cap"))
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"read 59 entries from 2 files of 2 logs\n",
+		"imported 58 entries",
+		"skipped 1 entries:\n  1\tmalformed entry (first: " + bad,
+		"field \"query-options\"",
+		"tail: " + cut + "/20261207-03.cq4 at offset ",
+		": the file ends inside an entry (entries before it were read)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
