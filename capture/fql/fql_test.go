@@ -376,3 +376,36 @@ func TestWireNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeHoldsBounded: a log whose start times stall (every entry in
+// the same millisecond) is not held in memory whole.
+func TestMergeHoldsBounded(t *testing.T) {
+	doc := singleDoc(5, "SELECT 1").b
+	docs := make([][]byte, maxHeld+100)
+	for i := range docs {
+		docs[i] = doc
+	}
+	dir := writeFile(t, "a.cq4", queueBytes(docs...))
+	m, err := Merge(context.Background(), 0, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var n uint64
+	for {
+		e, err := m.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if e.Seq != n || len(m.out) > maxHeld {
+			t.Fatalf("entry %d has seq %d; %d held", n, e.Seq, len(m.out))
+		}
+	}
+	if n != uint64(len(docs)) {
+		t.Fatalf("%d entries, want %d", n, len(docs))
+	}
+}

@@ -14,6 +14,11 @@ import (
 // its latency.
 const DefaultWindow = time.Second
 
+// maxHeld bounds the entries Merge holds back for reordering, whatever the
+// window: a log whose start times stall (or a damaged one) must not fill
+// memory. Past it the earliest held entry is released.
+const maxHeld = 1 << 16
+
 // Sourced is an entry and the index of the path (node) it came from, and
 // its position among that node's entries (from 1).
 type Sourced struct {
@@ -97,7 +102,7 @@ func (m *Merger) Next() (*Sourced, error) {
 	}
 	for len(m.inputs) > 0 {
 		low := m.inputs[0].head.StartTime
-		if len(m.out) > 0 && m.out[0].StartTime+m.window < low {
+		if len(m.out) > 0 && (m.out[0].StartTime+m.window < low || len(m.out) >= maxHeld) {
 			return heap.Pop(&m.out).(*Sourced), nil
 		}
 		s := m.inputs[0]
