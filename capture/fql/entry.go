@@ -51,15 +51,15 @@ type Entry struct {
 	// none; a v5 per-request keyspace is in Options.Keyspace).
 	Keyspace string
 
-	Query     string     // TypeSingle: the statement text (the prepared text for EXECUTE)
-	BatchType string     // TypeBatch: LOGGED, UNLOGGED or COUNTER
-	Queries   []string   // TypeBatch: the children's texts
-	Values    [][]Values // TypeBatch: the children's bound values (unused for TypeSingle)
-	Options   Options    // the native-protocol <query_parameters>
+	Query     string    // TypeSingle: the statement text (the prepared text for EXECUTE)
+	BatchType string    // TypeBatch: LOGGED, UNLOGGED or COUNTER
+	Queries   []string  // TypeBatch: the children's texts
+	Values    [][]Value // TypeBatch: the children's bound values (unused for TypeSingle)
+	Options   Options   // the native-protocol <query_parameters>
 }
 
-// Values is one bound value: nil Bytes is null (unless Unset).
-type Values struct {
+// Value is one bound value: nil Bytes is null (unless Unset).
+type Value struct {
 	Bytes []byte
 	Unset bool
 }
@@ -228,13 +228,13 @@ func (e *Entry) decodeValues(r *wireReader) error {
 	if err != nil {
 		return err
 	}
-	e.Values = make([][]Values, n)
+	e.Values = make([][]Value, n)
 	for i := range e.Values {
 		m, err := r.count()
 		if err != nil {
 			return err
 		}
-		vs := make([]Values, m)
+		vs := make([]Value, m)
 		for j := range vs {
 			b, err := r.bytesv()
 			if err != nil {
@@ -243,7 +243,7 @@ func (e *Entry) decodeValues(r *wireReader) error {
 			if b != nil {
 				b = append([]byte{}, b...)
 			}
-			vs[j] = Values{Bytes: b}
+			vs[j] = Value{Bytes: b}
 		}
 		e.Values[i] = vs
 	}

@@ -14,9 +14,9 @@ import (
 type Options struct {
 	Consistency       bindings.Consistency
 	Flags             uint32
-	Values            []Values // single statements; a batch's are in Entry.Values
-	PageSize          int32    // when Flags has wire.QueryFlagPageSize
-	PagingState       []byte   // nil when absent
+	Values            []Value // single statements; a batch's are in Entry.Values
+	PageSize          int32   // when Flags has wire.QueryFlagPageSize
+	PagingState       []byte  // nil when absent
 	SerialConsistency bindings.Consistency
 	Timestamp         int64 // client timestamp (µs) when HasTimestamp
 	HasTimestamp      bool
@@ -36,7 +36,7 @@ func decodeOptions(b []byte, version byte) (Options, error) {
 		if n*4 > len(r.Rest()) {
 			return o, fmt.Errorf("%d values in %d bytes", n, len(r.Rest()))
 		}
-		o.Values = make([]Values, n)
+		o.Values = make([]Value, n)
 		named := o.Flags&wire.QueryFlagNames != 0
 		for i := 0; i < n && r.Err() == nil; i++ {
 			if named {
@@ -46,7 +46,7 @@ func decodeOptions(b []byte, version byte) (Options, error) {
 			if v != nil {
 				v = append([]byte{}, v...)
 			}
-			o.Values[i] = Values{Bytes: v, Unset: unset}
+			o.Values[i] = Value{Bytes: v, Unset: unset}
 		}
 	}
 	if o.Flags&wire.QueryFlagPageSize != 0 {

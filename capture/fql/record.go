@@ -74,7 +74,7 @@ func (e *Entry) Records() []capture.Record {
 	return out
 }
 
-func captureValues(vs []Values) []capture.Value {
+func captureValues(vs []Value) []capture.Value {
 	if len(vs) == 0 {
 		return nil
 	}
