@@ -17,12 +17,14 @@ import (
 
 // The files under testdata were written by a real Cassandra 5.0.9 with the
 // full query log enabled through nodetool: cqlsh-v5 by cqlsh (protocol
-// v5), mix by TestFQLImportCassandra's gocql mix (protocol v4). They are
-// cut after their last entry (the files Cassandra writes are sparse and
-// 80 MiB long).
+// v5), mix by TestFQLImportCassandra's gocql mix (protocol v4), python-v5
+// by cqlsh and the Python driver (a batch and a statement with null and
+// unset values). They are cut after their last entry (the files Cassandra
+// writes are sparse and 80 MiB long).
 const (
-	cqlshDir = "testdata/cqlsh-v5"
-	mixDir   = "testdata/mix"
+	cqlshDir  = "testdata/cqlsh-v5"
+	mixDir    = "testdata/mix"
+	pythonDir = "testdata/python-v5"
 )
 
 func find(t *testing.T, es []*Entry, substr string) *Entry {
@@ -407,5 +409,41 @@ func TestMergeHoldsBounded(t *testing.T) {
 	}
 	if n != uint64(len(docs)) {
 		t.Fatalf("%d entries, want %d", n, len(docs))
+	}
+}
+
+// TestNullAndUnset: Cassandra logs null as null and unset as an empty
+// value (its encoder has no unset), in batches and single statements;
+// EmptyAsUnset turns the empties back into unset.
+func TestNullAndUnset(t *testing.T) {
+	es, st := readAll(t, pythonDir)
+	if st.SkippedTotal() != 0 || len(st.Tails) != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	var batch, single *Entry
+	for _, e := range es {
+		if e.Type == TypeBatch {
+			batch = e
+		}
+		if e.Query == "INSERT INTO nb.t (k, v, w) VALUES (?, ?, ?)" {
+			single = e
+		}
+	}
+	if batch == nil || single == nil || batch.ProtocolVersion != 5 || batch.Keyspace != "" {
+		t.Fatalf("batch %+v, single %+v", batch, single)
+	}
+	// Batch (1, null, 'x'), (2, 'y', unset); single (3, null, unset).
+	if v := batch.Values[0][1]; v.Bytes != nil || v.Unset {
+		t.Errorf("batch null: %+v", v)
+	}
+	if v := batch.Values[1][2]; v.Bytes == nil || len(v.Bytes) != 0 {
+		t.Errorf("batch unset: %+v, want an empty value", v)
+	}
+	if v := single.Options.Values; v[1].Bytes != nil || v[2].Bytes == nil || len(v[2].Bytes) != 0 || v[2].Unset {
+		t.Errorf("single null, unset: %+v", v)
+	}
+	recs := single.Records()
+	if n := emptyToUnset(recs[0].Values); n != 1 || !recs[0].Values[2].Unset || recs[0].Values[1].Unset {
+		t.Errorf("emptyToUnset: %d, %+v", n, recs[0].Values)
 	}
 }

@@ -21,6 +21,11 @@ type ImportOptions struct {
 	// (input path) is a session of its own: FQL records no client
 	// connections, and a node's entries keep their order within it.
 	OneSession bool
+	// EmptyAsUnset imports every empty value of a protocol v4+ entry as
+	// unset. Cassandra's encoder logs an unset value as an empty one, so
+	// the log cannot tell them apart; this is right for applications
+	// that never write empty strings or blobs.
+	EmptyAsUnset bool
 	// Progress, when set, is called every ProgressEvery entries.
 	Progress      func(entries, records uint64)
 	ProgressEvery uint64
@@ -31,6 +36,19 @@ type ImportStats struct {
 	Entries uint64 // entries imported (a batch counts once)
 	Batches uint64
 	Records uint64 // capture records written (one per batch child)
+	Unset   uint64 // empty values imported as unset (EmptyAsUnset)
+}
+
+// emptyToUnset turns empty values into unset ones and counts them.
+func emptyToUnset(vs []capture.Value) uint64 {
+	var n uint64
+	for i := range vs {
+		if vs[i].Bytes != nil && len(vs[i].Bytes) == 0 {
+			vs[i] = capture.Value{Unset: true}
+			n++
+		}
+	}
+	return n
 }
 
 // Import appends every entry of m, in merged order, to w as capture
@@ -55,6 +73,11 @@ func Import(ctx context.Context, m *Merger, w Appender, opts ImportOptions) (Imp
 			session = 1
 		}
 		recs := e.Records()
+		if opts.EmptyAsUnset && e.ProtocolVersion >= 4 {
+			for i := range recs {
+				st.Unset += emptyToUnset(recs[i].Values)
+			}
+		}
 		for i := range recs {
 			seqs[session]++
 			recs[i].Session, recs[i].Seq = session, seqs[session]

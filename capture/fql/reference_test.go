@@ -17,18 +17,18 @@ import (
 
 // refEntry is one line of it/fql/dump.sh (Chronicle Queue's own reader).
 type refEntry struct {
-	Version      int64      `json:"version"`
-	Type         string     `json:"type"`
-	Start        int64      `json:"start"`
-	Protocol     int64      `json:"protocol"`
-	Options      string     `json:"options"`
-	GeneratedTS  int64      `json:"generated_ts"`
-	GeneratedNow int64      `json:"generated_now"`
-	Keyspace     *string    `json:"keyspace"`
-	Query        *string    `json:"query"`
-	BatchType    *string    `json:"batch_type"`
-	Queries      []string   `json:"queries"`
-	Values       [][]string `json:"values"`
+	Version      int64       `json:"version"`
+	Type         string      `json:"type"`
+	Start        int64       `json:"start"`
+	Protocol     int64       `json:"protocol"`
+	Options      string      `json:"options"`
+	GeneratedTS  int64       `json:"generated_ts"`
+	GeneratedNow int64       `json:"generated_now"`
+	Keyspace     *string     `json:"keyspace"`
+	Query        *string     `json:"query"`
+	BatchType    *string     `json:"batch_type"`
+	Queries      []string    `json:"queries"`
+	Values       [][]*string `json:"values"` // nil: a null value
 }
 
 // TestReferenceReader compares the Go reader, entry by entry, with a
@@ -51,7 +51,7 @@ func TestReferenceReader(t *testing.T) {
 		}
 		script = abs
 	}
-	for _, dir := range []string{cqlshDir, mixDir} {
+	for _, dir := range []string{cqlshDir, mixDir, pythonDir} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			got, st := readAll(t, dir)
 			if st.SkippedTotal() != 0 {
@@ -127,11 +127,14 @@ func asRef(e *Entry) refEntry {
 	case TypeBatch:
 		r.BatchType = &e.BatchType
 		r.Queries = e.Queries
-		r.Values = make([][]string, len(e.Values))
+		r.Values = make([][]*string, len(e.Values))
 		for i, vs := range e.Values {
-			r.Values[i] = make([]string, len(vs))
+			r.Values[i] = make([]*string, len(vs))
 			for j, v := range vs {
-				r.Values[i][j] = hex.EncodeToString(v.Bytes)
+				if v.Bytes != nil {
+					h := hex.EncodeToString(v.Bytes)
+					r.Values[i][j] = &h
+				}
 			}
 		}
 	}

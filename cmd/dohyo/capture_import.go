@@ -24,6 +24,7 @@ func newCaptureImportCmd() *cobra.Command {
 		schemaFile string
 		window     time.Duration
 		oneSession bool
+		emptyUnset bool
 		quiet      bool
 	)
 	cmd := &cobra.Command{
@@ -62,7 +63,7 @@ FQL records no results, latencies, sessions or errors: see docs/IMPORT.md.`,
 			}
 			p := &progressLine{out: cmd.ErrOrStderr(), quiet: quiet, start: time.Now()}
 			st, err := fql.Import(cmd.Context(), m, w, fql.ImportOptions{
-				OneSession: oneSession, ProgressEvery: 4096,
+				OneSession: oneSession, EmptyAsUnset: emptyUnset, ProgressEvery: 4096,
 				Progress: func(entries, records uint64) {
 					p.show("fql import: %d entries, %d records", entries, records)
 				},
@@ -88,6 +89,7 @@ FQL records no results, latencies, sessions or errors: see docs/IMPORT.md.`,
 	cmd.Flags().StringVar(&schemaFile, "schema", "", "file of CQL DDL (e.g. cqlsh -e 'DESCRIBE SCHEMA') for the capture header, used by replay --create-schema")
 	cmd.Flags().DurationVar(&window, "window", fql.DefaultWindow, "reorder window: entries are logged at completion, stamped with their start")
 	cmd.Flags().BoolVar(&oneSession, "one-session", false, "one capture session for all nodes (replay keeps their merged order) instead of one per node")
+	cmd.Flags().BoolVar(&emptyUnset, "empty-as-unset", false, "import empty values as unset (the log cannot tell them apart: see docs/IMPORT.md)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress line")
 	return cmd
 }
@@ -96,6 +98,9 @@ func writeImportSummary(out io.Writer, fs *fql.Stats, st fql.ImportStats, ws cap
 	fmt.Fprintf(out, "read %d entries from %d files of %d logs\n", fs.Entries, fs.Files, dirs)
 	fmt.Fprintf(out, "imported %d entries (%d batches) as %d records into %s (%d segments)\n",
 		st.Entries, st.Batches, st.Records, outDir, ws.Segments)
+	if st.Unset > 0 {
+		fmt.Fprintf(out, "imported %d empty values as unset (--empty-as-unset)\n", st.Unset)
+	}
 	if n := fs.SkippedTotal(); n > 0 {
 		fmt.Fprintf(out, "skipped %d entries:\n", n)
 		reasons := make([]string, 0, len(fs.Skipped))

@@ -82,3 +82,13 @@ func TestCaptureImportFQLDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureImportEmptyAsUnset: the Python driver's unset values are
+// logged as empty; --empty-as-unset brings them back.
+func TestCaptureImportEmptyAsUnset(t *testing.T) {
+	out, err := runCLI(t, "", "capture", "import", "--fql", "../../capture/fql/testdata/python-v5",
+		"--out", filepath.Join(t.TempDir(), "cap"), "--empty-as-unset")
+	if err != nil || !strings.Contains(out, "imported 2 empty values as unset (--empty-as-unset)\n") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+}
