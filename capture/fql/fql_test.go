@@ -83,6 +83,16 @@ func TestReadMix(t *testing.T) {
 	if null == nil || null.Options.Values[1].Bytes != nil || null.Options.Values[1].Unset {
 		t.Errorf("the null value was not read as null: %+v", null)
 	}
+	// gocql's UnsetValue (k = 22): logged as an empty value.
+	var unset *Entry
+	for _, e := range es {
+		if len(e.Options.Values) == 3 && bytes.Equal(e.Options.Values[0].Bytes, []byte{0, 0, 0, 22}) {
+			unset = e
+		}
+	}
+	if unset == nil || unset.Options.Values[1].Bytes == nil || len(unset.Options.Values[1].Bytes) != 0 {
+		t.Errorf("the unset value was not logged as empty: %+v", unset)
+	}
 	var clientTS bool
 	for _, e := range es {
 		clientTS = clientTS || (e.Options.HasTimestamp && e.Options.Timestamp == 1_600_000_000_000_000)

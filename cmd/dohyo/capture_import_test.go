@@ -23,8 +23,8 @@ func TestCaptureImportFQL(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		"read 117 entries from 2 files of 2 logs\n",
-		"imported 117 entries (3 batches) as 124 records into " + capDir + " (1 segments)\n",
+		"read 131 entries from 2 files of 2 logs\n",
+		"imported 131 entries (3 batches) as 138 records into " + capDir + " (1 segments)\n",
 		"skipped 0 entries\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -32,16 +32,16 @@ func TestCaptureImportFQL(t *testing.T) {
 		}
 	}
 	out, err = runCLI(t, "", "capture", "inspect", capDir)
-	if err != nil || !strings.Contains(out, "records            124\n") || !strings.Contains(out, "sessions           2\n") ||
+	if err != nil || !strings.Contains(out, "records            138\n") || !strings.Contains(out, "sessions           2\n") ||
 		!strings.Contains(out, "nodes              [prod]\n") {
 		t.Fatalf("inspect: %v\n%s", err, out)
 	}
 	out, err = runCLI(t, "", "capture", "verify", capDir)
-	if err != nil || !strings.Contains(out, "1 segments, 124 records") {
+	if err != nil || !strings.Contains(out, "1 segments, 138 records") {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
 	out, err = runCLI(t, "", "capture", "dump", capDir)
-	if err != nil || strings.Count(out, "\n") != 124 || !strings.Contains(out, `"batch":{"index":3,"size":4,"type":"LOGGED"}`) {
+	if err != nil || strings.Count(out, "\n") != 138 || !strings.Contains(out, `"batch":{"index":3,"size":4,"type":"LOGGED"}`) {
 		t.Fatalf("dump: %v\n%.2000s", err, out)
 	}
 }

@@ -85,6 +85,8 @@ func runFQLMix(t *testing.T, addr, ks string) {
 		mustExec(t, s, "INSERT INTO "+ks+".kv (k, v, n) VALUES (?, ?, ?)", i, fmt.Sprintf("v%d", i), int64(i*100))
 	}
 	mustExec(t, s, "INSERT INTO "+ks+".kv (k, v, n) VALUES (?, ?, ?)", 21, nil, int64(7))
+	// An unset value: logged as empty, imported with --empty-as-unset.
+	mustExec(t, s, "INSERT INTO "+ks+".kv (k, v, n) VALUES (?, ?, ?)", 22, gocql.UnsetValue, int64(22))
 	mustExec(t, s, "UPDATE "+ks+".kv SET v = ? WHERE k = ?", "updated", 3)
 	mustExec(t, s, "DELETE FROM "+ks+".kv WHERE k = ?", 4)
 	if err := s.Query("UPDATE "+ks+".kv SET v = ? WHERE k = ?", "client-ts", 5).WithTimestamp(1_600_000_000_000_000).Exec(); err != nil {
@@ -253,12 +255,12 @@ func TestFQLImportCassandra(t *testing.T) {
 	}
 
 	capDir := filepath.Join(t.TempDir(), "cap")
-	out, err := exec.Command(dohyoBinary(t), "capture", "import", "--fql", fqlDir, "--out", capDir).CombinedOutput()
+	out, err := exec.Command(dohyoBinary(t), "capture", "import", "--fql", fqlDir, "--out", capDir, "--empty-as-unset").CombinedOutput()
 	if err != nil {
 		t.Fatalf("capture import: %v\n%s", err, out)
 	}
 	t.Logf("capture import:\n%s", out)
-	if !strings.Contains(string(out), "skipped 0 entries") {
+	if !strings.Contains(string(out), "skipped 0 entries") || !strings.Contains(string(out), "imported 1 empty values as unset") {
 		t.Errorf("import skipped entries:\n%s", out)
 	}
 	if out, err := exec.Command(dohyoBinary(t), "capture", "verify", capDir).CombinedOutput(); err != nil {
