@@ -19,12 +19,15 @@ import (
 // full query log enabled through nodetool: cqlsh-v5 by cqlsh (protocol
 // v5), mix by TestFQLImportCassandra's gocql mix (protocol v4), python-v5
 // by cqlsh and the Python driver (a batch and a statement with null and
-// unset values). They are cut after their last entry (the files Cassandra
-// writes are sparse and 80 MiB long).
+// unset values), rolled by cqlsh across a minute with the MINUTELY roll
+// cycle (the first file ends with Chronicle's end-of-data marker). They
+// are cut after their last entry (the files Cassandra writes are sparse
+// and 80 MiB long).
 const (
 	cqlshDir  = "testdata/cqlsh-v5"
 	mixDir    = "testdata/mix"
 	pythonDir = "testdata/python-v5"
+	rolledDir = "testdata/rolled"
 )
 
 func find(t *testing.T, es []*Entry, substr string) *Entry {
@@ -455,5 +458,27 @@ func TestNullAndUnset(t *testing.T) {
 	recs := single.Records()
 	if n := emptyToUnset(recs[0].Values); n != 1 || !recs[0].Values[2].Unset || recs[0].Values[1].Unset {
 		t.Errorf("emptyToUnset: %d, %+v", n, recs[0].Values)
+	}
+}
+
+// TestRolled reads a log of two cycle files, the first closed by the
+// end-of-data marker Chronicle writes when it rolls.
+func TestRolled(t *testing.T) {
+	es, st := readAll(t, rolledDir)
+	if st.Files != 2 || st.Entries != 32 || st.SkippedTotal() != 0 || len(st.Tails) != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	var inserts []string
+	for _, e := range es {
+		if strings.HasPrefix(e.Query, "INSERT") {
+			inserts = append(inserts, filepath.Base(e.File)+" "+e.Query)
+		}
+	}
+	want := []string{
+		"20261207-0419.cq4 INSERT INTO nb.t (k, v) VALUES (100, 'first minute');",
+		"20261207-0420.cq4 INSERT INTO nb.t (k, v) VALUES (101, 'second minute');",
+	}
+	if strings.Join(inserts, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("inserts %q, want %q", inserts, want)
 	}
 }

@@ -51,13 +51,14 @@ func TestReferenceReader(t *testing.T) {
 		}
 		script = abs
 	}
-	for _, dir := range []string{cqlshDir, mixDir, pythonDir} {
+	for _, c := range []struct{ dir, roll string }{{cqlshDir, "HOURLY"}, {mixDir, "HOURLY"}, {pythonDir, "HOURLY"}, {rolledDir, "MINUTELY"}} {
+		dir := c.dir
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			got, st := readAll(t, dir)
 			if st.SkippedTotal() != 0 {
 				t.Fatalf("skipped %v", st.Skipped)
 			}
-			want := referenceDump(t, script, dir)
+			want := referenceDump(t, script, dir, c.roll)
 			if len(got) != len(want) {
 				t.Fatalf("Go reader: %d entries, Chronicle: %d", len(got), len(want))
 			}
@@ -74,7 +75,7 @@ func TestReferenceReader(t *testing.T) {
 
 // referenceDump runs dump.sh on a copy of dir (Chronicle writes its
 // metadata file next to the cycle files).
-func referenceDump(t *testing.T, script, dir string) []refEntry {
+func referenceDump(t *testing.T, script, dir, roll string) []refEntry {
 	t.Helper()
 	tmp := t.TempDir()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.cq4"))
@@ -85,7 +86,7 @@ func referenceDump(t *testing.T, script, dir string) []refEntry {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", script, tmp)
+	cmd := exec.CommandContext(ctx, "bash", script, tmp, roll)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
