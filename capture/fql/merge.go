@@ -124,6 +124,9 @@ func (m *Merger) Next() (*Sourced, error) {
 	return nil, io.EOF
 }
 
+// Files lists the cycle files of input i (the i-th path).
+func (m *Merger) Files(i int) []string { return m.readers[i].Files() }
+
 // Stats returns the counts of every input, summed.
 func (m *Merger) Stats() *Stats {
 	var s Stats

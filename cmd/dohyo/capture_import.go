@@ -57,6 +57,11 @@ FQL records no results, latencies, sessions or errors: see docs/IMPORT.md.`,
 				return err
 			}
 			defer m.Close()
+			for i, d := range dirs {
+				if len(m.Files(i)) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s holds no .cq4 files\n", d)
+				}
+			}
 			w, err := capture.NewWriter(cfg)
 			if err != nil {
 				return err

@@ -92,3 +92,14 @@ func TestCaptureImportEmptyAsUnset(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 }
+
+func TestCaptureImportEmptyDir(t *testing.T) {
+	empty := t.TempDir()
+	out, err := runCLI(t, "", "capture", "import", "--fql", empty, "--out", filepath.Join(t.TempDir(), "cap"))
+	if err != nil || !strings.Contains(out, "warning: "+empty+" holds no .cq4 files\n") || !strings.Contains(out, "read 0 entries from 0 files of 1 logs") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if _, err := runCLI(t, "", "capture", "import", "--fql", filepath.Join(empty, "missing"), "--out", filepath.Join(t.TempDir(), "cap")); err == nil {
+		t.Fatal("a missing directory imported without an error")
+	}
+}
