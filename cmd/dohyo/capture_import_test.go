@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dohyo/dohyo/capture"
 )
 
 // The real full query logs of capture/fql's tests: cqlsh (protocol v5)
@@ -101,5 +104,36 @@ func TestCaptureImportEmptyDir(t *testing.T) {
 	}
 	if _, err := runCLI(t, "", "capture", "import", "--fql", filepath.Join(empty, "missing"), "--out", filepath.Join(t.TempDir(), "cap")); err == nil {
 		t.Fatal("a missing directory imported without an error")
+	}
+}
+
+// TestCaptureImportSchemaOneSession: --schema fills the capture header's
+// DDL (replay --create-schema), --one-session puts both nodes in one
+// session.
+func TestCaptureImportSchemaOneSession(t *testing.T) {
+	ddl := "CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nCREATE TABLE k1.t (k int PRIMARY KEY, v text);\n"
+	schema := filepath.Join(t.TempDir(), "schema.cql")
+	if err := os.WriteFile(schema, []byte(ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capDir := filepath.Join(t.TempDir(), "cap")
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlCqlsh, "--fql", fqlMix, "--out", capDir, "--schema", schema, "--one-session")
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "capture", "inspect", capDir)
+	if err != nil || !strings.Contains(out, "sessions           1\n") {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	m, err := capture.Merge(context.Background(), capDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if h := m.Headers(); len(h) != 1 || h[0].SchemaDDL != ddl {
+		t.Fatalf("headers %+v, want the schema file's DDL", h)
 	}
 }
