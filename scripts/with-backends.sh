@@ -9,11 +9,16 @@
 #
 # CMD sees:
 #   DOHYO_TEST_CASSANDRA=127.0.0.1:9042   DOHYO_TEST_HBASE_ZK=127.0.0.1:2181
+#   DOHYO_TEST_CASSANDRA_JMX=7199         (Cassandra's local-only JMX port, for
+#                                          nodetool: CASSANDRA_JMX_PORT, default
+#                                          7199, or CASSANDRA_PORT+2)
 #   DOHYO_TEST_PYTHON, DOHYO_TEST_CQLSH   (venv with cassandra-driver + cqlsh + gql)
 #   DOHYO_TEST_NODE_MODULES               (graphql-js, it/node/setup.sh)
 #   DOHYO_TEST_YCSB                       (jar dir of the YCSB binding, bench/ycsb)
 #   DOHYO_TEST_CASSANDRA_SCRIPT, DOHYO_TEST_HBASE_SCRIPT  (absolute paths of
 #   it/cassandra/run.sh and it/hbase/run.sh, for tests that stop/restart them)
+#   DOHYO_TEST_FQL_REF                    (it/fql/dump.sh: the Chronicle Queue
+#                                          reference reader of full query logs)
 #
 # Knobs:
 #   DOHYO_IT_BACKENDS="cassandra hbase"  which servers to start (default both)
@@ -45,6 +50,16 @@ log() { echo "[with-backends $(date +%H:%M:%S)] $*" >&2; }
 # shellcheck source=../it/lib.sh
 source "$root/it/lib.sh"
 
+# Cassandra's local-only JMX port: nodetool (the full query log test).
+if [[ -z "${CASSANDRA_JMX_PORT:-}" ]]; then
+  if [[ "${CASSANDRA_PORT:-9042}" == 9042 ]]; then
+    CASSANDRA_JMX_PORT=7199
+  else
+    CASSANDRA_JMX_PORT=$((CASSANDRA_PORT + 2))
+  fi
+fi
+export CASSANDRA_JMX_PORT
+
 # port_owner PORT names the process listening on PORT, when ss can tell.
 port_owner() {
   command -v ss >/dev/null || return 0
@@ -67,6 +82,7 @@ check_ports() {
         else
           set -- "$@" "${CASSANDRA_STORAGE_PORT:-$((cport + 1))}:Cassandra storage:CASSANDRA_STORAGE_PORT"
         fi
+        set -- "$@" "$CASSANDRA_JMX_PORT:Cassandra JMX:CASSANDRA_JMX_PORT"
         ;;
       hbase)
         "$hbase" status >/dev/null 2>&1 && continue
@@ -152,6 +168,7 @@ export DOHYO_TEST_NODE_MODULES="$node_modules"
 ycsb="$("$root/it/ycsb/setup.sh" -p)" || { log "YCSB binding build failed"; exit 1; }
 export DOHYO_TEST_YCSB="$ycsb"
 export DOHYO_TEST_CASSANDRA_SCRIPT="$cass"
+export DOHYO_TEST_FQL_REF="$root/it/fql/dump.sh"
 export DOHYO_TEST_HBASE_SCRIPT="$hbase"
 
 for b in $backends; do
@@ -159,6 +176,7 @@ for b in $backends; do
     cassandra)
       bring_up "$cass" || exit 1
       export DOHYO_TEST_CASSANDRA="127.0.0.1:${CASSANDRA_PORT:-9042}"
+      export DOHYO_TEST_CASSANDRA_JMX="$CASSANDRA_JMX_PORT"
       ;;
     hbase)
       bring_up "$hbase" || exit 1

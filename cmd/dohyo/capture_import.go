@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,8 @@ import (
 
 // `dohyo capture import`: requests recorded by something other than
 // dohyo, written as capture segments. Each input format is an
-// importSource in a file of its own (capture_pcap.go: --pcap).
+// importSource in a file of its own (capture_pcap.go: --pcap;
+// capture_fql.go: --fql).
 
 // importSource is one input format of `capture import`.
 type importSource interface {
@@ -21,8 +23,9 @@ type importSource interface {
 	flag() string
 	// selected tells whether its option was given.
 	selected() bool
-	// run imports into the output.
-	run(ctx context.Context, cmd *cobra.Command, out importOut) error
+	// run imports into the output; args are the command's positional
+	// arguments (more inputs of the selected kind).
+	run(ctx context.Context, cmd *cobra.Command, args []string, out importOut) error
 }
 
 // importOut is where an import writes: a writer of the output directory.
@@ -32,16 +35,24 @@ type importOut struct {
 }
 
 func newCaptureImportCmd() *cobra.Command {
-	var outDir, node string
+	var outDir, node, schemaFile string
 	cmd := &cobra.Command{
-		Use:   "import (--pcap FILE...) --out DIR",
-		Short: "Import requests recorded elsewhere (tcpdump captures of CQL traffic) as capture segments",
-		Args:  cobra.NoArgs,
+		Use:   "import (--pcap FILE... | --fql DIR [DIR...]) --out DIR",
+		Short: "Import requests recorded elsewhere (tcpdump captures of CQL traffic, Cassandra full query logs) as capture segments",
+		Long: `Import writes requests recorded without dohyo as ordinary capture segments,
+so inspect, dump, verify and replay work on them:
+
+  --pcap FILE   tcpdump -w captures (pcap or pcapng) of CQL connections
+                (docs/capture-import.md)
+  --fql DIR     Cassandra 4.0+ full query logs (nodetool enablefullquerylog),
+                one directory per node, merged by start time; FQL records no
+                results, latencies, sessions or errors (docs/IMPORT.md)`,
 	}
-	sources := []importSource{addPcapImport(cmd)}
+	sources := []importSource{addPcapImport(cmd), addFQLImport(cmd)}
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the imported segments")
 	cmd.Flags().StringVar(&node, "node", "import", "node id of the imported segments")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "file of CQL DDL (e.g. cqlsh -e 'DESCRIBE SCHEMA') for the capture header, used by replay --create-schema")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if outDir == "" {
 			return errors.New("--out is required")
 		}
@@ -56,13 +67,26 @@ func newCaptureImportCmd() *cobra.Command {
 		if len(chosen) != 1 {
 			return fmt.Errorf("give exactly one of %s", strings.Join(names, ", "))
 		}
-		w, err := newImportWriter(outDir, node)
+		schema := ""
+		if schemaFile != "" {
+			b, err := os.ReadFile(schemaFile)
+			if err != nil {
+				return err
+			}
+			schema = string(b)
+		}
+		w, err := newImportWriter(outDir, node, schema)
 		if err != nil {
 			return err
 		}
-		err = chosen[0].run(cmd.Context(), cmd, importOut{w: w, dir: outDir})
+		err = chosen[0].run(cmd.Context(), cmd, args, importOut{w: w, dir: outDir})
 		if cerr := w.Close(context.WithoutCancel(cmd.Context())); err == nil {
 			err = cerr
+		}
+		if err == nil {
+			if ws := w.Stats(); ws.Dropped > 0 {
+				err = &exitError{code: 1, err: fmt.Errorf("capture import: %d records dropped by the writer", ws.Dropped)}
+			}
 		}
 		return err
 	}
@@ -71,9 +95,9 @@ func newCaptureImportCmd() *cobra.Command {
 
 // newImportWriter opens a capture writer for offline imports: a large
 // queue, since Append waits rather than drops.
-func newImportWriter(dir, node string) (*capture.Writer, error) {
+func newImportWriter(dir, node, schema string) (*capture.Writer, error) {
 	cfg := capture.DefaultWriterConfig()
-	cfg.Dir, cfg.NodeID, cfg.DohyoVersion = dir, node, buildVersion()
+	cfg.Dir, cfg.NodeID, cfg.DohyoVersion, cfg.SchemaDDL = dir, node, buildVersion(), schema
 	cfg.QueueSize = 1 << 16
 	return capture.NewWriter(cfg)
 }

@@ -130,7 +130,10 @@ func addPcapImport(cmd *cobra.Command) *pcapImport {
 func (p *pcapImport) flag() string   { return "--pcap" }
 func (p *pcapImport) selected() bool { return len(p.files) > 0 }
 
-func (p *pcapImport) run(ctx context.Context, cmd *cobra.Command, dst importOut) error {
+func (p *pcapImport) run(ctx context.Context, cmd *cobra.Command, args []string, dst importOut) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: give each file with --pcap", args)
+	}
 	w := dst.w
 	cfg, err := p.flags.config()
 	if err != nil {
@@ -171,9 +174,6 @@ func (p *pcapImport) run(ctx context.Context, cmd *cobra.Command, dst importOut)
 	writeWireSummary(out, &st, nil)
 	for _, pr := range problems {
 		fmt.Fprintf(out, "warning: %s\n", pr)
-	}
-	if ws := w.Stats(); ws.Dropped > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("capture import: %d records dropped by the writer", ws.Dropped)}
 	}
 	return nil
 }
@@ -316,7 +316,7 @@ func newCaptureSniffCmd() *cobra.Command {
 				return err
 			}
 			defer live.Close()
-			w, err := newImportWriter(outDir, node)
+			w, err := newImportWriter(outDir, node, "")
 			if err != nil {
 				return err
 			}

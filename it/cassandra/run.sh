@@ -11,10 +11,16 @@
 #   run.sh logs [N]  tail the server log (default 80 lines)
 #   run.sh clean     stop and delete the run dir (data, logs, config)
 #   run.sh check     one real query now (exit status says whether it worked)
+#   run.sh nodetool ARGS...  nodetool from the same jars, over the local JMX
+#                    port (needs CASSANDRA_JMX_PORT at start and now), e.g.
+#                    run.sh nodetool enablefullquerylog --path DIR
 #
 # Environment:
 #   CASSANDRA_PORT          native (CQL) port, default 9042
 #   CASSANDRA_STORAGE_PORT  internode port, default 7000 (9042) or PORT+1
+#   CASSANDRA_JMX_PORT      when set, JMX listens on 127.0.0.1:PORT (local
+#                           only, no authentication) so nodetool works;
+#                           unset (default): no JMX
 #   CASSANDRA_AUTH          none (default) or password (PasswordAuthenticator +
 #                           CassandraAuthorizer, superuser cassandra/cassandra)
 #   CASSANDRA_USER / CASSANDRA_PASSWORD  credentials for wait/check (password mode)
@@ -74,7 +80,9 @@ cmd_start() {
   fi
   cmd_install
   local p
-  for p in "$port" "$storage_port"; do
+  local -a ports=("$port" "$storage_port")
+  [[ -n "${CASSANDRA_JMX_PORT:-}" ]] && ports+=("$CASSANDRA_JMX_PORT")
+  for p in "${ports[@]}"; do
     if it_port_open 127.0.0.1 "$p"; then
       it_die "127.0.0.1:$p is already in use; stop whatever listens there or set CASSANDRA_PORT"
     fi
@@ -105,6 +113,13 @@ cmd_start() {
     "-Djava.rmi.server.hostname=127.0.0.1"
     "-XX:ErrorFile=$run/logs/hs_err_%p.log"
   )
+  if [[ -n "${CASSANDRA_JMX_PORT:-}" ]]; then
+    # Cassandra's own local-only JMX server (bound to loopback, no auth):
+    # what nodetool talks to.
+    # The RMI objects share the port (else they take an ephemeral one).
+    opts+=("-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT"
+      "-Dcom.sun.management.jmxremote.rmi.port=$CASSANDRA_JMX_PORT")
+  fi
   # shellcheck disable=SC2206
   opts+=(${CASSANDRA_JVM_OPTS:-})
   it_log "starting cassandra $version on 127.0.0.1:$port (run dir $run)"
@@ -166,6 +181,23 @@ cmd_stop() {
   it_stop_pid "$pidfile" "$pattern" "${CASSANDRA_STOP_TIMEOUT:-60}"
 }
 
+# cmd_nodetool runs org.apache.cassandra.tools.NodeTool from the server's jars
+# against the local JMX port.
+cmd_nodetool() {
+  [[ -n "${CASSANDRA_JMX_PORT:-}" ]] || it_die "set CASSANDRA_JMX_PORT (the server must have been started with it)"
+  local java
+  java="$(it_java)"
+  local -a opts
+  # The server's module flags (the tools touch the same JDK internals),
+  # without its GC and heap settings; user.home is the run dir, where
+  # nodetool keeps its history.
+  mapfile -t opts < <(grep -E '^\s*(--add-|-Dio\.netty|-Djdk\.attach)' "${CASSANDRA_JVM_OPTIONS_FILE:-$here/jvm17.options}")
+  mkdir -p "$run"
+  "$java" "${opts[@]}" -Xmx256m -Duser.home="$run" -Dcassandra.logdir="$run/logs" \
+    -Dlogback.configurationFile=file://"$here/logback.xml" -Djava.net.preferIPv4Stack=true \
+    -cp "$lib/*" org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$CASSANDRA_JMX_PORT" "$@"
+}
+
 cmd_status() {
   local pid
   if pid="$(it_pid_alive "$pidfile" "$pattern")"; then
@@ -191,8 +223,9 @@ case "${1:-}" in
   logs) tail -n "${2:-80}" "$logfile" ;;
   clean) cmd_stop && rm -rf "$run" ;;
   check) cql_check ;;
+  nodetool) shift; cmd_nodetool "$@" ;;
   *)
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
