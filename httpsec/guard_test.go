@@ -149,7 +149,7 @@ func TestInFlightLimit(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		select {
 		case <-entered:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("slow requests did not start")
 		}
 	}

@@ -60,10 +60,10 @@ func TestShutdownDrainsThenFlushesCapture(t *testing.T) {
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- p.stop() }()
-	poll(t, 5*time.Second, "readiness to turn 503 (or the HTTP port to close)", func() bool {
+	poll(t, 30*time.Second, "readiness to turn 503 (or the HTTP port to close)", func() bool {
 		return p.s.health.draining.Load() && readiness() != http.StatusOK
 	})
-	poll(t, 5*time.Second, "the CQL port to stop accepting", func() bool {
+	poll(t, 30*time.Second, "the CQL port to stop accepting", func() bool {
 		nc, err := net.DialTimeout("tcp", p.cqlAddr(), time.Second)
 		if err == nil {
 			nc.Close()

@@ -376,7 +376,7 @@ func TestRelayForwardsSchemaEvents(t *testing.T) {
 		if ch.Keyspace != "evk" || ch.Type != bindings.Created {
 			t.Fatalf("change %+v", ch)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("no schema change seen by the relay")
 	}
 	f := c.read()
