@@ -400,8 +400,9 @@ func TestRelayTimeout(t *testing.T) {
 	exec(t, s, "CREATE TABLE rk.t (k int PRIMARY KEY, v int)")
 	exec(t, s, "INSERT INTO rk.t (k, v) VALUES (1, 1)")
 	held, nodeDone := make(chan struct{}, 1), make(chan struct{})
+	nodeDoneOnce := sync.OnceFunc(func() { close(nodeDone) })
 	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: hold,
-		Hit: func() { held <- struct{}{} }, Done: func(error) { close(nodeDone) }})
+		Hit: func() { held <- struct{}{} }, Done: func(error) { nodeDoneOnce() }})
 	defer remove()
 
 	start := time.Now()
