@@ -276,6 +276,21 @@ func (e *testEnv) post(path, query string, vars map[string]any) *gqlResponse {
 	return e.send(req)
 }
 
+// postWithin is post bounded by limit: a request still unanswered then
+// fails the test instead of hanging it.
+func (e *testEnv) postWithin(limit time.Duration, path, query string) *gqlResponse {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.http.URL+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if e.token != "" {
+		req.Header.Set(httpsec.TokenHeader, e.token)
+	}
+	return e.send(req)
+}
+
 func (e *testEnv) send(req *http.Request) *gqlResponse {
 	e.t.Helper()
 	res, err := e.http.Client().Do(req)

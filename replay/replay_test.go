@@ -79,9 +79,12 @@ func recordTraffic(t *testing.T) []*capture.Record {
 	for i := 0; i < 30; i++ {
 		add(uint64(i%3), "INSERT INTO t (k, c, v) VALUES (?, ?, 'x')", []capture.Value{i32(i % 4), i32(i)}, 0)
 	}
-	// Reads come after a pause: replay keeps cross-session order only as
-	// far as the schedule's spacing allows (a lagging target may reorder).
-	now += int64(200 * time.Millisecond)
+	// The reads must see every write, which other sessions made: a schema
+	// change between them orders them, as a fact of the replay (a barrier:
+	// every earlier op completes before, every later one is sent after),
+	// where a pause in the schedule would only order them as far as a
+	// target keeps up with it — a loaded machine's may not.
+	add(9, "CREATE TABLE IF NOT EXISTS ks.sync (k int PRIMARY KEY)", nil, 0)
 	for k := 0; k < 4; k++ {
 		add(uint64(k%3), "SELECT k, c, v FROM t WHERE k = ?", []capture.Value{i32(k)}, 3)
 	}
@@ -123,6 +126,10 @@ func openMem(t *testing.T) *embedded.Backend {
 func TestReplayCleanTargetMatches(t *testing.T) {
 	recs := recordTraffic(t)
 	a, b := openMem(t), openMem(t)
+	// Target a is slow to write, as a loaded machine makes any target:
+	// its writes end long after the reads' captured times, and the reads
+	// still see them (recordTraffic's barrier).
+	a.InjectFault(embedded.Fault{Match: "INSERT", Delay: 25 * time.Millisecond})
 	run := replayRecords(t, recs, []NamedTarget{{"a", NewBackendTarget(nopClose{a})}, {"b", NewBackendTarget(nopClose{b})}})
 	rep := &Report{Runs: []*Run{run}}
 	for _, st := range run.Targets {

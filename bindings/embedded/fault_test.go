@@ -53,7 +53,7 @@ func exec(t *testing.T, b *Backend, ctx context.Context, q string) (*bindings.Re
 // waitGoroutines polls until the goroutine count is back to at most n.
 func waitGoroutines(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > n {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<16)

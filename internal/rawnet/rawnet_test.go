@@ -112,8 +112,8 @@ func TestLargeWriteWaitsForReader(t *testing.T) {
 
 func TestReadDeadline(t *testing.T) {
 	c, _ := pair(t)
-	c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-	start := time.Now()
+	dl := time.Now().Add(20 * time.Millisecond)
+	c.SetReadDeadline(dl)
 	_, err := c.Read(make([]byte, 8))
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
@@ -126,8 +126,10 @@ func TestReadDeadline(t *testing.T) {
 	if !errors.As(err, &oe) || oe.Op != "read" {
 		t.Fatalf("err %v is not a read *net.OpError", err)
 	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("the deadline did not end the read")
+	// That it ended at all is the read returning (the peer never writes);
+	// that it did not end early is a fact against the deadline itself.
+	if now := time.Now(); now.Before(dl) {
+		t.Fatalf("the read ended %v before its deadline", dl.Sub(now))
 	}
 }
 

@@ -172,7 +172,7 @@ func TestServeConnContext(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("ServeConn did not return after its context ended")
 	}
 }

@@ -27,12 +27,14 @@ func registeredCtx(parent context.Context, reg *ctxRegistry) *requestCtx {
 	return &requestCtx{parent: parent, deadline: time.Now().Add(time.Hour), reg: reg}
 }
 
-// waitClosed fails unless ch is closed within a second.
+// waitClosed fails unless ch is closed within 30 seconds: a bound that
+// only stops a test from hanging, not a latency (the timers waited for
+// here are of tens of milliseconds).
 func waitClosed(t *testing.T, what string, ch <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatalf("%s: not closed", what)
 	}
 }
@@ -266,11 +268,10 @@ func TestDeadlinesOneTimer(t *testing.T) {
 	if !d.remove(answered) {
 		t.Fatal("remove of a listed request = false")
 	}
-	start := time.Now()
 	waitClosed(t, "short", short.Done())
 	waitClosed(t, "mid", mid.Done())
-	if el := time.Since(start); el < 55*time.Millisecond {
-		t.Errorf("mid expired after %v, before its deadline", el)
+	if now := time.Now(); now.Before(mid.deadline) { // never early, against its own deadline
+		t.Errorf("mid expired %v before its deadline", mid.deadline.Sub(now))
 	}
 	for _, r := range []*requestCtx{short, mid} {
 		if !errors.Is(r.Err(), context.DeadlineExceeded) {

@@ -94,7 +94,7 @@ func FuzzServeConn(f *testing.F) {
 			t.Fatal("ServeConn did not return")
 		}
 		<-drained
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for runtime.NumGoroutine() > before {
 			if time.Now().After(deadline) {
 				buf := make([]byte, 1<<16)

@@ -251,10 +251,11 @@ func newTestServerWith(t testing.TB, b bindings.Backend, fake *fakeBackend, mod 
 	return &testServer{srv: srv, coord: coord, fake: fake}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor polls cond until it holds or the deadline passes: 30 seconds,
+// which only stops a test from hanging on a loaded machine.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
