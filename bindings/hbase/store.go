@@ -527,11 +527,12 @@ func (s *Store) put(ctx context.Context, g *rowGroup) error {
 // defaultDirectMax: a point RPC is written by its caller while at most
 // this many are in flight (itself included), and queued for gohbase's
 // batching writer (a MultiRequest per region server) beyond. Measured on
-// one region server (docs/BENCHMARKS.md, "Cell blocks for Gets"): with 8
-// Gets in flight HBase spends ~20 % less CPU per Get on separate Gets than
-// on small MultiRequests; from 32 in flight the MultiRequests are cheaper
-// for it; at 16 the two are within a few percent. Separate RPCs sent
-// together still leave in one write (the fork's coalescing writer).
+// one region server (docs/BENCHMARKS.md, changelog, "Cell blocks for
+// Gets"): with 8 Gets in flight HBase spends ~20 % less CPU per Get on
+// separate Gets than on small MultiRequests; from 32 in flight the
+// MultiRequests are cheaper for it; at 16 the two are within a few
+// percent. Separate RPCs sent together still leave in one write (the
+// fork's coalescing writer).
 const defaultDirectMax = 16
 
 // beginPoint counts one single-row Get or Put in flight and reports whether

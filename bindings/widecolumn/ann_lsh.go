@@ -30,8 +30,8 @@ import (
 const lshBits = 10
 
 // defaultANNCandidates is the least number of candidate rows an ANN query
-// over a vector index gathers before scoring (docs/BENCHMARKS.md gives the
-// recall it reaches).
+// over a vector index gathers before scoring (docs/BENCHMARKS.md, "Vector
+// search", gives the recall it reaches).
 const defaultANNCandidates = 8000
 
 // annCandidates is how many candidate rows an ANN query with LIMIT k

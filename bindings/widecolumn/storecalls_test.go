@@ -32,10 +32,11 @@ func (c *callCounter) Scan(ctx context.Context, t *TableSpec, r ScanRange) (RowI
 }
 
 // TestPointStatementsCallTheStoreOnce: YCSB's statements reach the store
-// as a native client's calls would (docs/BENCHMARKS.md compares HBase's
-// CPU behind dohyo with that behind YCSB's HBase client): an INSERT is one
-// Apply of its cells and the row marker, an UPDATE of one column one Apply
-// of one cell, no read before either; a point SELECT one Get.
+// as a native client's calls would (docs/BENCHMARKS.md, "dohyo on HBase",
+// compares HBase's CPU behind dohyo with that behind YCSB's HBase client):
+// an INSERT is one Apply of its cells and the row marker, an UPDATE of one
+// column one Apply of one cell, no read before either; a point SELECT one
+// Get.
 func TestPointStatementsCallTheStoreOnce(t *testing.T) {
 	ctx := context.Background()
 	kv := &callCounter{KV: newMemKV()}

@@ -5,7 +5,8 @@
 // (1 + GOGC/100), and never below 4 MiB. A proxy's live heap is small
 // (dohyo serve over HBase: 2–3 MiB), while every request allocates, so with
 // the default GOGC=100 the collector ran about ten times a second and cost
-// a tenth of dohyo's CPU per request (bench/hbase-ab.sh, docs/BENCHMARKS.md).
+// a tenth of dohyo's CPU per request (bench/hbase-ab.sh; docs/BENCHMARKS.md,
+// changelog, "A heap floor that holds").
 // A Tuner gives the heap a floor instead: after every collection it sets
 // the GC percentage so that the next goal is at least the floor, and
 // returns to the base percentage once the live heap is large enough to
