@@ -49,6 +49,8 @@ type rowCtx struct {
 	ti         *tableInfo
 	r, statics *cqlRow
 	env        *rowEnv
+	// agg: a post-aggregation expression's slot values (fn_postagg.go).
+	agg [][]byte
 }
 
 type expr interface {
@@ -134,6 +136,9 @@ func (b *planner) exprSelector(ti *tableInfo, sl *cql.Selector) (selector, error
 // compileExpr compiles one selector into an expression, its type, its
 // result column name and the columns it reads.
 func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, string, []int, error) {
+	if b.aggSlots != nil && sl.Kind != cql.SelTerm && (b.aggregateCall(ti, sl) || !b.hasAggregate(ti, sl)) {
+		return b.slotExpr(ti, sl)
+	}
 	switch sl.Kind {
 	case cql.SelColumn, cql.SelWritetime, cql.SelTTL:
 		sc, err := b.compileSelector(ti, sl)

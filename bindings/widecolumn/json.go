@@ -322,11 +322,11 @@ func jsonRows(specs []bindings.ColumnSpec, rows [][][]byte) [][][]byte {
 				sb.WriteString(", ")
 			}
 			name := specs[j].Name
-			// Column names and aliases are quoted as CQL identifiers;
-			// names of selector expressions (system.abs(i)) are not.
-			expr := strings.HasSuffix(name, ")") && strings.Contains(name, "(")
-			if !expr && cql.QuoteIdent(name) != name {
-				name = `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+			// Cassandra's Selection.rowToJson quotes a name that is not
+			// all lower case ("Q", "A b"; not system.abs(i), i + 1 or
+			// an alias "x + y"), without escaping its quotes.
+			if name != strings.ToLower(name) {
+				name = `"` + name + `"`
 			}
 			sb.WriteString(jsonString(name))
 			sb.WriteString(": ")

@@ -21,6 +21,9 @@ type planner struct {
 	table  *tableInfo
 	result []bindings.ColumnSpec
 	err    error // first error found while walking terms
+	// aggSlots: while compiling an expression over aggregates, the
+	// slots its aggregates and row reads become (fn_postagg.go).
+	aggSlots *[]selector
 }
 
 func (b *planner) build(stmt cql.Statement) (plan, error) {

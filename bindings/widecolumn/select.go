@@ -706,7 +706,7 @@ func (s *selectRun) result() *bindings.Result {
 			s.rows = s.rows[off:end]
 		}
 	case s.agg != nil:
-		res.Rows = [][][]byte{s.agg.result(s.p.sel, s.ti)}
+		res.Rows = [][][]byte{s.agg.result(s.p.sel, s.ti, s.env)}
 		if s.p.sel.json {
 			res.Rows = jsonRows(s.p.sel.specs(), res.Rows)
 		}
@@ -754,7 +754,7 @@ func (s *selectRun) group(r *cqlRow, statics *cqlRow) {
 
 func (s *selectRun) flushGroup() {
 	if s.agg != nil && s.agg.seen {
-		s.rows = append(s.rows, s.agg.result(s.p.sel, s.ti))
+		s.rows = append(s.rows, s.agg.result(s.p.sel, s.ti, s.env))
 	}
 	s.agg = nil
 }

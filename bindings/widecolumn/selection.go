@@ -25,7 +25,8 @@ const (
 	selMax
 	selSum
 	selAvg
-	selUDA // a user-defined aggregate (fn_udf.go)
+	selUDA     // a user-defined aggregate (fn_udf.go)
+	selPostAgg // a function or operation over aggregates (fn_postagg.go)
 )
 
 func (k selKind) aggregate() bool { return k >= selCountStar }
@@ -48,6 +49,8 @@ type selector struct {
 	argType *cql.Type
 	// uda: selUDA's aggregate.
 	uda *udaImpl
+	// inner: selPostAgg's slots, aggregated before expr is evaluated.
+	inner *selection
 }
 
 // aggType is the type of the values an aggregate selector accumulates.
@@ -143,9 +146,15 @@ func (b *planner) compileSelector(ti *tableInfo, sl *cql.Selector) (selector, er
 			return selector{}, invalidf("Cannot use selection function ttl on counter column %s", col.Name)
 		}
 		return selector{kind: kind, col: c, spec: ti.specNamed(fname+"("+col.Name+")", t)}, nil
-	case cql.SelCall:
-		return b.compileCall(ti, sl)
-	case cql.SelCast, cql.SelTerm, cql.SelOp, cql.SelNeg:
+	case cql.SelCall, cql.SelCast, cql.SelOp, cql.SelNeg:
+		if !b.aggregateCall(ti, sl) && b.hasAggregate(ti, sl) {
+			return b.postAggSelector(ti, sl)
+		}
+		if sl.Kind == cql.SelCall {
+			return b.compileCall(ti, sl)
+		}
+		return b.exprSelector(ti, sl)
+	case cql.SelTerm:
 		return b.exprSelector(ti, sl)
 	}
 	return selector{}, bindings.Unsupported("this selector is not supported by dohyo's wide-column engine")
@@ -163,6 +172,9 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 	case "token":
 		return compileTokenSelector(ti, sl)
 	case "count", "min", "max", "sum", "avg":
+		if err := b.checkAggregateArgs(ti, sl); err != nil {
+			return selector{}, err
+		}
 		if len(sl.Args) == 1 && sl.Args[0] != nil && sl.Args[0].Kind != cql.SelColumn {
 			return b.aggregateOfExpr(ti, name, sl.Args[0])
 		}
@@ -203,6 +215,11 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 			k = cql.SelTTL
 		}
 		return b.compileSelector(ti, &cql.Selector{Kind: k, Column: ti.cols[c].Name})
+	}
+	if b.aggregateCall(ti, sl) {
+		if err := b.checkAggregateArgs(ti, sl); err != nil {
+			return selector{}, err
+		}
 	}
 	if sc, ok, err := b.compileUDA(ti, sl); ok {
 		return sc, err
@@ -337,6 +354,8 @@ type aggState struct {
 	uda    [][]byte
 	udaSet []bool
 	env    *rowEnv
+	// sub: selPostAgg selectors' inner aggregations (fn_postagg.go).
+	sub []*aggState
 }
 
 func newAggState(s *selection) *aggState {
@@ -354,6 +373,8 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 		switch sc.kind {
 		case selUDA:
 			a.udaAdd(i, sc, &rowCtx{s: s, ti: ti, r: r, statics: statics, env: env})
+		case selPostAgg:
+			a.postAggAdd(i, sc, ti, r, statics, env)
 		case selCountStar:
 			a.count[i]++
 		case selCount, selMin, selMax, selSum, selAvg:
@@ -398,12 +419,16 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 	}
 }
 
-func (a *aggState) result(s *selection, ti *tableInfo) [][]byte {
+// result is the aggregated row; env evaluates expressions over
+// aggregates (and keeps their errors).
+func (a *aggState) result(s *selection, ti *tableInfo, env *rowEnv) [][]byte {
 	out := make([][]byte, len(s.sels))
 	for i, sc := range s.sels {
 		switch sc.kind {
 		case selUDA:
 			out[i] = a.udaResult(i, sc)
+		case selPostAgg:
+			out[i] = a.postAggResult(i, s, sc, ti, env)
 		case selCountStar, selCount:
 			out[i] = be64(a.count[i])
 		case selMin, selMax:
