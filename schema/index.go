@@ -193,6 +193,9 @@ func newIndex(s *cql.CreateIndex, t *Table) (*Index, *Error) {
 	if err := checkVectorIndex(s, col, ix); err != nil {
 		return nil, err
 	}
+	if err := checkSAIType(col, ix); err != nil {
+		return nil, err
+	}
 	for k, v := range s.Options {
 		ix.Options[k] = v
 	}
@@ -204,6 +207,18 @@ func newIndex(s *cql.CreateIndex, t *Table) (*Index, *Error) {
 // and settles a plain target on a collection as values().
 func checkIndexTarget(t *Table, col *Column, ix *Index) *Error {
 	typ := col.Type
+	if referencesDuration(typ) {
+		// CreateIndexStatement.validateIndexTarget, before anything else.
+		switch {
+		case typ.IsCollection():
+			return invalidf("Secondary indexes are not supported on collections containing durations")
+		case typ.Kind == cql.KindTuple:
+			return invalidf("Secondary indexes are not supported on tuples containing durations")
+		case typ.Kind == cql.KindUDT:
+			return invalidf("Secondary indexes are not supported on UDTs containing durations")
+		}
+		return invalidf("Secondary indexes are not supported on duration columns")
+	}
 	if col.Kind == PartitionKey && len(t.PartitionKey) == 1 {
 		return invalidf("Cannot create secondary index on the only partition key column %s", col.Name)
 	}
@@ -233,6 +248,46 @@ func checkIndexTarget(t *Table, col *Column, ix *Index) *Error {
 		if typ.Frozen && typ.IsCollection() {
 			return invalidf("Cannot create values() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier",
 				col.Name, col.Name)
+		}
+	}
+	return nil
+}
+
+// saiTypes are StorageAttachedIndex.SUPPORTED_TYPES: the native types an
+// SAI index indexes (blob is not one of them), besides frozen values
+// indexed whole and float vectors.
+var saiTypes = map[cql.Kind]bool{
+	cql.KindAscii: true, cql.KindBigint: true, cql.KindDate: true, cql.KindDouble: true, cql.KindFloat: true,
+	cql.KindInt: true, cql.KindSmallint: true, cql.KindText: true, cql.KindTime: true, cql.KindTimestamp: true,
+	cql.KindTimeuuid: true, cql.KindTinyint: true, cql.KindUUID: true, cql.KindInet: true, cql.KindVarint: true,
+	cql.KindDecimal: true, cql.KindBoolean: true,
+}
+
+// checkSAIType refuses an SAI index of a type SAI cannot index, with
+// Cassandra 5.0's message ("Unsupported type: blob"): the indexed terms
+// are the column's values, or a collection's elements, keys, values, or
+// keys and values (entries).
+func checkSAIType(col *Column, ix *Index) *Error {
+	if !ix.SAI {
+		return nil
+	}
+	var terms []*cql.Type
+	switch {
+	case ix.Target == cql.IndexKeys:
+		terms = col.Type.Elems[:1]
+	case ix.Target == cql.IndexEntries:
+		terms = col.Type.Elems[:2]
+	case ix.Target == cql.IndexValues:
+		terms = col.Type.Elems[len(col.Type.Elems)-1:]
+	default:
+		terms = []*cql.Type{col.Type}
+	}
+	for _, t := range terms {
+		if t.Frozen || t.Kind == cql.KindVector || t.Kind == cql.KindTuple || t.Kind == cql.KindUDT {
+			continue
+		}
+		if !saiTypes[t.Kind] {
+			return invalidf("Unsupported type: %s", t)
 		}
 	}
 	return nil

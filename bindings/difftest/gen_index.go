@@ -14,7 +14,7 @@ var rangeKinds = map[cql.Kind]bool{cql.KindInt: true, cql.KindBigint: true, cql.
 	cql.KindTinyint: true, cql.KindVarint: true, cql.KindTimestamp: true, cql.KindDate: true}
 
 // indexSteps creates secondary indexes on some of a new table's regular
-// columns: SAI or legacy, on scalars, frozen collections (full()) and
+// columns: SAI (not on a blob, which SAI refuses) or legacy, on scalars, frozen collections (full()) and
 // collections (values, keys or entries).
 func (g *Generator) indexSteps(t *table) []Step {
 	var out []Step
@@ -23,7 +23,7 @@ func (g *Generator) indexSteps(t *table) []Step {
 			continue
 		}
 		c.index = "legacy"
-		if g.r.IntN(3) != 0 {
+		if g.r.IntN(3) != 0 && c.typ.Kind != cql.KindBlob { // SAI refuses blobs
 			c.index = "sai"
 		}
 		target := c.name
