@@ -345,7 +345,7 @@ type aggState struct {
 	count []int64
 	best  [][]byte // min/max
 	isum  []int64
-	fsum  []float64
+	fk    []kahan    // sums of floats and doubles (agg_float.go)
 	bsum  []*big.Int // avg of bigint/counter: exact, as Cassandra's overflows to BigInteger
 	// big: sums and averages of decimals and varints (fn_decimal.go),
 	// allocated on the first such value.
@@ -360,7 +360,7 @@ type aggState struct {
 
 func newAggState(s *selection) *aggState {
 	n := len(s.sels)
-	return &aggState{count: make([]int64, n), best: make([][]byte, n), isum: make([]int64, n), fsum: make([]float64, n)}
+	return &aggState{count: make([]int64, n), best: make([][]byte, n), isum: make([]int64, n)}
 }
 
 func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, env *rowEnv) {
@@ -404,7 +404,9 @@ func (a *aggState) add(s *selection, ti *tableInfo, r *cqlRow, statics *cqlRow, 
 				}
 				iv, fv := decodeNumber(t.Kind, v)
 				a.isum[i] += iv
-				a.fsum[i] += fv
+				if t.Kind == cql.KindFloat || t.Kind == cql.KindDouble {
+					a.kahanAdd(i, len(s.sels), fv)
+				}
 				if sc.kind == selAvg && (t.Kind == cql.KindBigint || t.Kind == cql.KindCounter) {
 					if a.bsum == nil {
 						a.bsum = make([]*big.Int, len(s.sels))
@@ -439,7 +441,7 @@ func (a *aggState) result(s *selection, ti *tableInfo, env *rowEnv) [][]byte {
 				out[i] = a.bigResult(i, k, sc.kind == selAvg)
 				continue
 			}
-			is, fs := a.isum[i], a.fsum[i]
+			is, fs := a.isum[i], a.kahanSum(i)
 			if sc.kind == selAvg && a.count[i] > 0 {
 				is /= a.count[i]
 				fs /= float64(a.count[i])
