@@ -136,6 +136,14 @@ func (b *planner) exprSelector(ti *tableInfo, sl *cql.Selector) (selector, error
 // compileExpr compiles one selector into an expression, its type, its
 // result column name and the columns it reads.
 func (b *planner) compileExpr(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, string, []int, error) {
+	e, t, name, refs, err := b.compileExprNode(ti, sl)
+	if err == nil && b.consts != nil && b.constSelector(ti, sl) {
+		*b.consts = append(*b.consts, e)
+	}
+	return e, t, name, refs, err
+}
+
+func (b *planner) compileExprNode(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, string, []int, error) {
 	if b.aggSlots != nil && sl.Kind != cql.SelTerm && (b.aggregateCall(ti, sl) || !b.hasAggregate(ti, sl)) {
 		return b.slotExpr(ti, sl)
 	}

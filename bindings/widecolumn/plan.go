@@ -24,6 +24,9 @@ type planner struct {
 	// aggSlots: while compiling an expression over aggregates, the
 	// slots its aggregates and row reads become (fn_postagg.go).
 	aggSlots *[]selector
+	// consts: while compiling a selection, where its constant
+	// subexpressions go (fn_const.go).
+	consts *[]expr
 }
 
 func (b *planner) build(stmt cql.Statement) (plan, error) {

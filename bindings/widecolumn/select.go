@@ -370,6 +370,9 @@ func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result,
 		return p.executeSerial(ctx, x)
 	}
 	run := &selectRun{p: p, x: x, ti: p.ti, limit: -1, env: x.rowEnv()}
+	if err := p.sel.checkConsts(p.ti, run.env); err != nil {
+		return nil, err
+	}
 	var err error
 	if run.limit, err = x.evalLimit(p.limit, "[limit]", "LIMIT"); err != nil {
 		return nil, err

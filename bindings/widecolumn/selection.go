@@ -68,6 +68,10 @@ type selection struct {
 	// statics reports that a static column is selected.
 	statics bool
 	json    bool // SELECT JSON: rows become one "[json]" text column
+	// consts: the selection's subexpressions over terms only (1 / 0),
+	// which Cassandra computes once per execution, before any row
+	// (fn_const.go).
+	consts []expr
 }
 
 func (b *planner) compileSelection(ti *tableInfo, s *cql.Select) (*selection, error) {
@@ -82,6 +86,8 @@ func (b *planner) compileSelection(ti *tableInfo, s *cql.Select) (*selection, er
 		return sel, nil
 	}
 	hasAgg := false
+	b.consts = &sel.consts
+	defer func() { b.consts = nil }()
 	for _, sl := range s.Selectors {
 		sc, err := b.compileSelector(ti, sl)
 		if err != nil {
