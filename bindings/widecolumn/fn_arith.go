@@ -77,6 +77,15 @@ func opResultKind(l, r cql.Kind) cql.Kind {
 	return cql.KindVarint
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 func stringKind(k cql.Kind) bool { return k == cql.KindText || k == cql.KindAscii }
 
 // compileOp compiles a SelOp or SelNeg selector.
@@ -182,6 +191,11 @@ func (b *planner) compileOperand(ti *tableInfo, sl *cql.Selector, other *cql.Typ
 	case *cql.Literal:
 		if x.Kind != cql.LitNull {
 			t = preferredLiteralType(x)
+		}
+		if x.Kind == cql.LitString && isASCII(x.Text) {
+			// Constants.Type.STRING.getPreferedTypeFor: an all-ASCII
+			// string is an ascii (a + 'ab' of an ascii a is ascii).
+			t = cql.Scalar(cql.KindAscii)
 		}
 	}
 	if t == nil {
