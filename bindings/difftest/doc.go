@@ -6,7 +6,10 @@
 // clustering columns (ASC/DESC) of varied types, static and collection
 // columns, user-defined-type columns (two types, one nested; frozen and
 // not: whole values, field updates and deletions, field selection),
-// secondary and SAI indexes with indexed reads, native function calls;
+// secondary and SAI indexes with indexed reads, native function calls,
+// arithmetic reads (operators over number columns, random literals and
+// type-hinted markers, nested, in functions and aggregates, over
+// aggregates, text concatenation; about one statement in 25);
 // INSERT, UPDATE (collection operations included), DELETE (rows,
 // columns, elements, partitions, clustering ranges), BATCH messages and
 // BEGIN BATCH statements, reads of every shape, a few invalid statements

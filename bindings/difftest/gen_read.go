@@ -18,6 +18,9 @@ func (g *Generator) read(t *table) Step {
 	if r.IntN(8) == 0 {
 		return g.readBeyond(t)
 	}
+	if r.IntN(10) == 0 {
+		return g.arithRead(t)
+	}
 	if len(t.udts) > 0 && r.IntN(6) == 0 {
 		return g.udtRead(t)
 	}

@@ -1,0 +1,151 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// arithRead is a read whose selection is arithmetic: operators over the
+// table's number columns, random literals and type-hinted bind markers,
+// nested and negated, inside scalar functions (abs, cast) and aggregates
+// (sum(v + 1)), over aggregates (sum(v) + 1, sum(d) / count(*)), with
+// text concatenation. It is its own kind of read (not a corner of
+// functionRead) so that every run compares a few hundred of them: the
+// decimal rules (BigDecimal scales, int operands through their double)
+// and Java's integer wrapping only show with many random values.
+func (g *Generator) arithRead(t *table) Step {
+	r := g.r
+	s := g.newStmt(true)
+	a := &arithGen{g: g, s: s}
+	for _, c := range t.all() {
+		switch {
+		case arithOperand[c.typ.Kind]:
+			a.nums = append(a.nums, c.name)
+		case c.typ.Kind == cql.KindText || c.typ.Kind == cql.KindAscii:
+			a.texts = append(a.texts, c.name)
+		}
+	}
+	aggregate := r.IntN(3) == 0
+	var sel []string
+	for range 1 + r.IntN(4) {
+		if aggregate {
+			sel = append(sel, a.aggExpr(t))
+		} else {
+			sel = append(sel, a.rowExpr(2))
+		}
+	}
+	where := " WHERE " + strings.Join(eqs(s, t.pk, g.keyTuple(t.pk)), " AND ")
+	var q string
+	switch {
+	case aggregate && r.IntN(3) == 0: // per partition, over the table
+		q = fmt.Sprintf("SELECT %s, %s FROM %s GROUP BY %s", names(t.pk), strings.Join(sel, ", "), t.name, names(t.pk))
+	case aggregate:
+		q = fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(sel, ", "), t.name, where)
+	default:
+		q = fmt.Sprintf("SELECT %s, %s FROM %s%s", names(t.pk), strings.Join(sel, ", "), t.name, where)
+	}
+	st := g.step(g.ks, &bindings.Request{Query: q, Values: s.vals}, t.name)
+	st.Text = s.text(q)
+	return st
+}
+
+// arithGen draws the expressions of one arithRead.
+type arithGen struct {
+	g     *Generator
+	s     *stmt
+	nums  []string // number columns (arithOperand)
+	texts []string // text and ascii columns
+}
+
+var arithOps = []string{"+", "-", "*", "/", "%"}
+
+// hintKinds are the types a hinted literal or marker takes.
+var hintKinds = []cql.Kind{cql.KindInt, cql.KindBigint, cql.KindSmallint, cql.KindTinyint, cql.KindVarint, cql.KindDecimal}
+
+// operand is a number column, an integer or float literal (small, zero,
+// or beyond int), or a type-hinted literal or bind marker.
+func (a *arithGen) operand() string {
+	r := a.g.r
+	p := r.IntN(10)
+	switch {
+	case p < 4 && len(a.nums) > 0:
+		return a.nums[r.IntN(len(a.nums))]
+	case p < 6:
+		return fmt.Sprint(r.IntN(41) - 20)
+	case p < 7:
+		return fmt.Sprintf("%d.%d", r.IntN(200)-100, r.IntN(1000))
+	case p < 8:
+		return fmt.Sprint(r.Int64N(1<<40) * int64(1+r.IntN(3000)))
+	}
+	k := hintKinds[r.IntN(len(hintKinds))]
+	t := cql.Scalar(k)
+	return "(" + t.String() + ") " + a.s.val(t, a.g.value(t))
+}
+
+// rowExpr is an operation over one row's values, depth levels deep at
+// most.
+func (a *arithGen) rowExpr(depth int) string {
+	r := a.g.r
+	if len(a.texts) > 0 && r.IntN(8) == 0 {
+		x := a.texts[r.IntN(len(a.texts))]
+		if r.IntN(2) == 0 {
+			return x + " + " + a.texts[r.IntN(len(a.texts))]
+		}
+		return x + " + '" + words[1+r.IntN(6)] + "'"
+	}
+	left := a.operand()
+	if len(a.nums) > 0 && r.IntN(3) != 0 {
+		left = a.nums[r.IntN(len(a.nums))] // mostly a column on the left
+	}
+	e := left + " " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
+	if depth > 0 {
+		switch r.IntN(6) {
+		case 0:
+			e = "(" + e + ") " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
+		case 1:
+			e = a.operand() + " " + arithOps[r.IntN(len(arithOps))] + " (" + a.rowExpr(depth-1) + ")"
+		case 2:
+			e = "-(" + e + ")"
+		case 3:
+			e = []string{"abs(%s)", "cast(%s as text)", "cast(%s as bigint)", "cast(%s as decimal)"}[r.IntN(4)]
+			e = fmt.Sprintf(e, a.rowExpr(depth-1))
+		}
+	}
+	return e
+}
+
+// aggExpr is an aggregate of an operation, or an operation or function
+// over aggregates.
+func (a *arithGen) aggExpr(t *table) string {
+	r := a.g.r
+	if len(a.nums) == 0 {
+		return "count(*) " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
+	}
+	n := a.nums[r.IntN(len(a.nums))]
+	m := a.nums[r.IntN(len(a.nums))]
+	op := arithOps[r.IntN(len(arithOps))]
+	switch r.IntN(10) {
+	case 0:
+		return fmt.Sprintf("sum(%s)", a.rowExpr(1))
+	case 1:
+		return fmt.Sprintf("avg(%s %s %s)", n, op, a.operand())
+	case 2:
+		return fmt.Sprintf("abs(sum(%s))", n)
+	case 3:
+		return fmt.Sprintf("max(%s) - min(%s)", n, n)
+	case 4:
+		return fmt.Sprintf("sum(%s) / count(*)", n)
+	case 5:
+		return fmt.Sprintf("cast(avg(%s) as text)", n)
+	case 6:
+		return fmt.Sprintf("sum(%s) %s %s", n, op, n) // the group's first row
+	case 7:
+		return fmt.Sprintf("-sum(%s) %s sum(%s)", n, op, m)
+	case 8:
+		return fmt.Sprintf("count(%s) %s %s", n, op, a.operand())
+	}
+	return fmt.Sprintf("sum(%s) %s %s", n, op, a.operand())
+}
