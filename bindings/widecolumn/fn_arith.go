@@ -157,7 +157,8 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		}
 		return opExpr{op: '+', lk: lt.Kind, rk: rt.Kind, ret: ret, l: l, r: r}, cql.Scalar(ret), name, refs, nil
 	case (sl.Op == '+' || sl.Op == '-') && (lt.Kind == cql.KindTimestamp || lt.Kind == cql.KindDate) && rt.Kind == cql.KindDuration:
-		return nil, nil, "", nil, bindings.Unsupported("%s %s duration is not supported by dohyo's wide-column engine", lt, op)
+		return temporalExpr{op: sl.Op, k: lt.Kind, l: l, r: r, sig: lt.String() + " " + op + " duration"},
+			cql.Scalar(lt.Kind), name, refs, nil
 	}
 	return nil, nil, "", nil, invalidf("the '%s' operation is not supported between %s and %s", op, ln, rn)
 }
