@@ -26,6 +26,10 @@ func (g *Generator) arithRead(t *table) Step {
 			a.nums = append(a.nums, c.name)
 		case c.typ.Kind == cql.KindText || c.typ.Kind == cql.KindAscii:
 			a.texts = append(a.texts, c.name)
+		case c.typ.Kind == cql.KindTimestamp || c.typ.Kind == cql.KindDate:
+			a.times = append(a.times, c)
+		case c.typ.Kind == cql.KindDuration:
+			a.durs = append(a.durs, c.name)
 		}
 	}
 	aggregate := r.IntN(3) == 0
@@ -56,8 +60,10 @@ func (g *Generator) arithRead(t *table) Step {
 type arithGen struct {
 	g     *Generator
 	s     *stmt
-	nums  []string // number columns (arithOperand)
-	texts []string // text and ascii columns
+	nums  []string  // number columns (arithOperand)
+	texts []string  // text and ascii columns
+	times []*column // timestamp and date columns
+	durs  []string  // duration columns
 }
 
 var arithOps = []string{"+", "-", "*", "/", "%"}
@@ -89,6 +95,9 @@ func (a *arithGen) operand() string {
 // most.
 func (a *arithGen) rowExpr(depth int) string {
 	r := a.g.r
+	if len(a.times) > 0 && depth == 2 && r.IntN(4) == 0 { // at the top: not an operand
+		return a.temporalExpr()
+	}
 	if len(a.texts) > 0 && r.IntN(8) == 0 {
 		x := a.texts[r.IntN(len(a.texts))]
 		if r.IntN(2) == 0 {
@@ -113,6 +122,46 @@ func (a *arithGen) rowExpr(depth int) string {
 			e = []string{"abs(%s)", "cast(%s as text)", "cast(%s as bigint)", "cast(%s as decimal)"}[r.IntN(4)]
 			e = fmt.Sprintf(e, a.rowExpr(depth-1))
 		}
+	}
+	return e
+}
+
+// temporalExpr is a timestamp or date ± a duration: a literal with
+// months (GregorianCalendar's month arithmetic), days, or finer units
+// (a date refuses those, a timestamp those below a millisecond: both
+// must fail alike), or a duration column.
+func (a *arithGen) temporalExpr() string {
+	r := a.g.r
+	c := a.times[r.IntN(len(a.times))]
+	op := []string{" + ", " - "}[r.IntN(2)]
+	if len(a.durs) > 0 && r.IntN(5) == 0 {
+		return c.name + op + a.durs[r.IntN(len(a.durs))]
+	}
+	var d string
+	if r.IntN(2) == 0 {
+		d = fmt.Sprintf("%dmo", 1+r.IntN(40))
+	}
+	if d == "" || r.IntN(2) == 0 {
+		d += fmt.Sprintf("%dd", r.IntN(400))
+	}
+	if c.typ.Kind == cql.KindTimestamp || r.IntN(10) == 0 {
+		switch r.IntN(4) {
+		case 0:
+			d += fmt.Sprintf("%dh%dm", r.IntN(30), r.IntN(60))
+		case 1:
+			d += fmt.Sprintf("%dms", r.IntN(100000))
+		case 2:
+			if r.IntN(4) == 0 {
+				d += "3us"
+			}
+		}
+	}
+	if r.IntN(6) == 0 {
+		d = "-" + d
+	}
+	e := c.name + op + d
+	if r.IntN(4) == 0 {
+		e = "cast(" + e + " as text)"
 	}
 	return e
 }

@@ -9,6 +9,7 @@ package widecolumn
 // varint by size, a float double); a bind marker or NULL needs a type hint.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -132,19 +133,27 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		}
 	}
 	op := string(sl.Op)
-	for i, t := range []*cql.Type{lt, rt} {
-		if t == nil {
-			hint := "int"
-			if o := []*cql.Type{rt, lt}[i]; o != nil {
-				hint = o.String()
+	// FunctionResolver's message names (int) whatever the operands.
+	ambiguous := invalidf("Ambiguous '%s' operation with args %s and %s: use type hint to disambiguate, example '(int) ?'", op, ln, rn)
+	if lt == nil || rt == nil {
+		// Ambiguous when several operations take the typed side (a
+		// number, a timestamp, a string for +), else not supported.
+		if t := cmp.Or(lt, rt); t != nil {
+			_, num := arithKinds[t.Kind]
+			if !num && t.Kind != cql.KindTimestamp && (sl.Op != '+' || !stringKind(t.Kind)) {
+				return nil, nil, "", nil, invalidf("the '%s' operation is not supported between %s and %s", op, ln, rn)
 			}
-			return nil, nil, "", nil, invalidf("Ambiguous '%s' operation with args %s and %s: use type hint to disambiguate, example '(%s) ?'", op, ln, rn, hint)
 		}
+		return nil, nil, "", nil, ambiguous
 	}
 	name := parenName(sl, ln+" "+op+" "+rn)
 	_, lnum := arithKinds[lt.Kind]
 	_, rnum := arithKinds[rt.Kind]
 	switch {
+	case lt.Kind == cql.KindTimestamp && (rnum || rt.Kind == cql.KindTimestamp), rt.Kind == cql.KindTimestamp && lnum:
+		// A timestamp is weakly assignable to bigint in Cassandra's
+		// function resolution, so several numeric operations match.
+		return nil, nil, "", nil, ambiguous
 	case len(lt.Elems) > 0 || len(rt.Elems) > 0:
 	case lnum && rnum:
 		ret := opResultKind(lt.Kind, rt.Kind)
