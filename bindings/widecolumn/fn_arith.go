@@ -257,12 +257,19 @@ func (e opExpr) eval(c *rowCtx) ([]byte, error) {
 		return nil, err
 	}
 	rv, err := e.r.eval(c)
-	if err != nil || len(lv) == 0 || len(rv) == 0 {
+	if err != nil {
 		return nil, err
 	}
 	if stringKind(e.ret) {
+		// '' is a value (only a number's empty value is null).
+		if lv == nil || rv == nil {
+			return nil, nil
+		}
 		out := make([]byte, 0, len(lv)+len(rv))
 		return append(append(out, lv...), rv...), nil
+	}
+	if len(lv) == 0 || len(rv) == 0 {
+		return nil, nil
 	}
 	ln, err := decodeNum(e.lk, lv)
 	if err != nil {
@@ -280,19 +287,37 @@ func (e opExpr) eval(c *rowCtx) ([]byte, error) {
 }
 
 // floatArith is Java's float or double arithmetic: IEEE results, % the
-// truncating remainder (fmod is exact, so float32 through float64 is too).
+// truncating remainder as javaMod (fmod is exact, so float32 through
+// float64 is too). A NaN the operation makes (∞ - ∞, x % 0) is the x86
+// default NaN Cassandra returns, on every platform; a NaN operand
+// passes through.
 func floatArith[F float32 | float64](op byte, a, b F) F {
+	var v F
 	switch op {
 	case '+':
-		return a + b
+		v = a + b
 	case '-':
-		return a - b
+		v = a - b
 	case '*':
-		return a * b
+		v = a * b
 	case '/':
-		return a / b
+		v = a / b
+	default:
+		v = F(javaMod(float64(a), float64(b)))
 	}
-	return F(math.Mod(float64(a), float64(b)))
+	if v != v && a == a && b == b {
+		return defaultNaN[F]()
+	}
+	return v
+}
+
+// defaultNaN is x86's default NaN (sign bit set) as a float or double.
+func defaultNaN[F float32 | float64]() F {
+	var z F
+	if _, ok := any(z).(float32); ok {
+		return F(math.Float32frombits(0xffc00000))
+	}
+	return F(math.Float64frombits(0xfff8000000000000))
 }
 
 // arith computes l op r in the result kind k, converting each operand as
@@ -352,6 +377,23 @@ func arith(op byte, k cql.Kind, l, r number) ([]byte, error) {
 		}
 	}
 	return number{kind: k, i: v}.encodeAs(k)
+}
+
+// javaMod is Java's % of doubles (the C library's fmod on the JVM): a
+// NaN operand comes back as it is, and x % 0 or ∞ % y is the x86
+// default NaN (sign bit set, 0xfff8000000000000), not math.Mod's NaN
+// (0x7ff8000000000001): Cassandra returns those bits, and a float
+// result keeps them as 0xffc00000.
+func javaMod(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return a
+	case math.IsNaN(b):
+		return b
+	case b == 0 || math.IsInf(a, 0):
+		return math.Float64frombits(0xfff8000000000000)
+	}
+	return math.Mod(a, b)
 }
 
 // toDec is DecimalType.toBigDecimal(Number): decimals and varints
