@@ -41,15 +41,16 @@ func (g *Generator) arithRead(t *table) Step {
 			sel = append(sel, a.rowExpr(2))
 		}
 	}
-	where := " WHERE " + strings.Join(eqs(s, t.pk, g.keyTuple(t.pk)), " AND ")
+	// The WHERE clause's values are bound after the selection's.
+	where := func() string { return " WHERE " + strings.Join(eqs(s, t.pk, g.keyTuple(t.pk)), " AND ") }
 	var q string
 	switch {
 	case aggregate && r.IntN(3) == 0: // per partition, over the table
 		q = fmt.Sprintf("SELECT %s, %s FROM %s GROUP BY %s", names(t.pk), strings.Join(sel, ", "), t.name, names(t.pk))
 	case aggregate:
-		q = fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(sel, ", "), t.name, where)
+		q = fmt.Sprintf("SELECT %s FROM %s", strings.Join(sel, ", "), t.name) + where()
 	default:
-		q = fmt.Sprintf("SELECT %s, %s FROM %s%s", names(t.pk), strings.Join(sel, ", "), t.name, where)
+		q = fmt.Sprintf("SELECT %s, %s FROM %s", names(t.pk), strings.Join(sel, ", "), t.name) + where()
 	}
 	st := g.step(g.ks, &bindings.Request{Query: q, Values: s.vals}, t.name)
 	st.Text = s.text(q)
@@ -105,25 +106,35 @@ func (a *arithGen) rowExpr(depth int) string {
 		}
 		return x + " + '" + words[1+r.IntN(6)] + "'"
 	}
-	left := a.operand()
-	if len(a.nums) > 0 && r.IntN(3) != 0 {
-		left = a.nums[r.IntN(len(a.nums))] // mostly a column on the left
-	}
-	e := left + " " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
-	if depth > 0 {
-		switch r.IntN(6) {
-		case 0:
-			e = "(" + e + ") " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
-		case 1:
-			e = a.operand() + " " + arithOps[r.IntN(len(arithOps))] + " (" + a.rowExpr(depth-1) + ")"
-		case 2:
-			e = "-(" + e + ")"
-		case 3:
-			e = []string{"abs(%s)", "cast(%s as text)", "cast(%s as bigint)", "cast(%s as decimal)"}[r.IntN(4)]
-			e = fmt.Sprintf(e, a.rowExpr(depth-1))
+	// Operands are drawn in the order they are written: a drawn marker
+	// binds its value at once.
+	left := func() string {
+		if len(a.nums) > 0 && r.IntN(3) != 0 {
+			return a.nums[r.IntN(len(a.nums))] // mostly a column on the left
 		}
+		return a.operand()
 	}
-	return e
+	simple := func() string {
+		l := left()
+		return l + " " + arithOps[r.IntN(len(arithOps))] + " " + a.operand()
+	}
+	if depth == 0 {
+		return simple()
+	}
+	switch r.IntN(6) {
+	case 0:
+		e := "(" + simple() + ") " + arithOps[r.IntN(len(arithOps))]
+		return e + " " + a.operand()
+	case 1:
+		e := a.operand() + " " + arithOps[r.IntN(len(arithOps))]
+		return e + " (" + a.rowExpr(depth-1) + ")"
+	case 2:
+		return "-(" + simple() + ")"
+	case 3:
+		f := []string{"abs(%s)", "cast(%s as text)", "cast(%s as bigint)", "cast(%s as decimal)"}[r.IntN(4)]
+		return fmt.Sprintf(f, a.rowExpr(depth-1))
+	}
+	return simple()
 }
 
 // temporalExpr is a timestamp or date ± a duration: a literal with
