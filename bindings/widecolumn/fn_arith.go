@@ -14,6 +14,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
@@ -87,6 +88,16 @@ func isASCII(s string) bool {
 	return true
 }
 
+// negateSignatures is Cassandra 5.0.9's list of _negate's signatures, in
+// the order its message gives them.
+func negateSignatures() string {
+	var sigs []string
+	for _, t := range []string{"tinyint", "float", "varint", "counter", "decimal", "bigint", "smallint", "int", "double"} {
+		sigs = append(sigs, `system."_negate" : (`+t+") -> "+t)
+	}
+	return strings.Join(sigs, ", ")
+}
+
 func stringKind(k cql.Kind) bool { return k == cql.KindText || k == cql.KindAscii }
 
 // compileOp compiles a SelOp or SelNeg selector.
@@ -103,7 +114,10 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 			return nil, nil, "", nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", name)
 		}
 		if _, ok := arithKinds[t.Kind]; !ok {
-			return nil, nil, "", nil, invalidf("Invalid call to function system._negate, none of its type signatures match (argument %s is %s)", name, t)
+			if t.Kind == cql.KindTimestamp { // weakly a bigint: several match
+				return nil, nil, "", nil, invalidf("Ambiguous negation: use type casts to disambiguate")
+			}
+			return nil, nil, "", nil, invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", negateSignatures())
 		}
 		return negExpr{k: t.Kind, x: x}, t, parenName(sl, "-"+name), refs, nil
 	}

@@ -146,3 +146,22 @@ func (a *aggState) postAggResult(i int, s *selection, sc selector, ti *tableInfo
 	}
 	return v
 }
+
+// aggSignatures are Cassandra 5.0.9's known type signatures of sum and
+// avg, in the order its messages list them.
+var aggSignatures = map[string][]string{
+	"sum": {"bigint", "smallint", "int", "double", "varint", "counter", "decimal", "tinyint", "float"},
+	"avg": {"tinyint", "float", "varint", "counter", "int", "smallint", "double", "bigint", "decimal"},
+}
+
+// aggSignatureError is FunctionResolver's refusal of sum or avg of a
+// non-number; written is the function as the statement names it (sum,
+// SUM or system.sum).
+func aggSignatureError(written, name string) error {
+	sigs := make([]string, len(aggSignatures[name]))
+	for i, t := range aggSignatures[name] {
+		sigs[i] = "system." + name + " : (" + t + ") -> " + t
+	}
+	return invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+		strings.ToLower(written), strings.Join(sigs, ", "))
+}

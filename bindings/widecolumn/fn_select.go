@@ -332,7 +332,7 @@ func (s *selection) evalExpr(ti *tableInfo, sc selector, r, statics *cqlRow, env
 
 // aggregateOfExpr compiles count/min/max/sum/avg of a function call or
 // cast: the aggregate accumulates the expression's values.
-func (b *planner) aggregateOfExpr(ti *tableInfo, name string, arg *cql.Selector) (selector, error) {
+func (b *planner) aggregateOfExpr(ti *tableInfo, written, name string, arg *cql.Selector) (selector, error) {
 	e, t, argName, refs, err := b.compileExpr(ti, arg)
 	if err != nil {
 		return selector{}, err
@@ -348,7 +348,7 @@ func (b *planner) aggregateOfExpr(ti *tableInfo, name string, arg *cql.Selector)
 		}
 	default:
 		if !numericKind(t.Kind) && !bigNumberKind(t.Kind) {
-			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (argument %s is %s)", name, argName, t)
+			return selector{}, aggSignatureError(written, name)
 		}
 		sc.kind = selSum
 		if name == "avg" {

@@ -182,7 +182,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 			return selector{}, err
 		}
 		if len(sl.Args) == 1 && sl.Args[0] != nil && sl.Args[0].Kind != cql.SelColumn {
-			return b.aggregateOfExpr(ti, name, sl.Args[0])
+			return b.aggregateOfExpr(ti, sl.Func, name, sl.Args[0])
 		}
 		c, err := colArg()
 		if err != nil {
@@ -202,7 +202,7 @@ func (b *planner) compileCall(ti *tableInfo, sl *cql.Selector) (selector, error)
 			return selector{kind: selMax, col: c, spec: spec}, nil
 		}
 		if !numericKind(col.Type.Kind) && !bigNumberKind(col.Type.Kind) {
-			return selector{}, invalidf("Invalid call to function system.%s, none of its type signatures match (column %s is %s)", name, col.Name, col.Type)
+			return selector{}, aggSignatureError(sl.Func, name)
 		}
 		if col.Type.Kind == cql.KindCounter {
 			spec.Type = cql.Scalar(cql.KindBigint)
