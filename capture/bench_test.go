@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -179,20 +178,13 @@ func BenchmarkObserve(b *testing.B) {
 // BenchmarkObserveQueueFull: the writer is stuck on a blocked disk and the
 // queue is full; Observe must still return at once (drop and count).
 func BenchmarkObserveQueueFull(b *testing.B) {
-	var sink *gatedFile
 	cfg := WriterConfig{QueueSize: 1024, FlushInterval: time.Millisecond}
-	cfg.openFile = func(path string) (segmentFile, error) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		sink = &gatedFile{f: f, release: make(chan struct{}), entered: make(chan struct{}, 1)}
-		return sink, err
-	}
+	sink := gateSegments(&cfg)
 	w := benchWriter(b, cfg)
 	pool := ycsbPool(1 << 12)
-	sink.mu.Lock()
-	sink.shut = true
-	sink.mu.Unlock()
+	sink().hold()
 	w.Observe(pool[0])
-	<-sink.entered
+	<-sink().entered
 	for i := 0; i < cfg.QueueSize; i++ {
 		w.Observe(pool[i%len(pool)])
 	}
@@ -210,7 +202,7 @@ func BenchmarkObserveQueueFull(b *testing.B) {
 	if got := w.Stats().Dropped - before; got != uint64(b.N) {
 		b.Errorf("dropped %d of %d", got, b.N)
 	}
-	close(sink.release)
+	sink().releaseWrites()
 	w.Close(context.Background())
 }
 

@@ -185,6 +185,44 @@ func (g *gatedFile) Write(b []byte) (int, error) {
 	return g.f.Write(b)
 }
 
+// hold makes the next writes block until release.
+func (g *gatedFile) hold() {
+	g.mu.Lock()
+	g.shut = true
+	g.mu.Unlock()
+}
+
+// release lets blocked and later writes through.
+func (g *gatedFile) releaseWrites() {
+	g.mu.Lock()
+	g.shut = false
+	close(g.release)
+	g.mu.Unlock()
+}
+
+// gateSegments makes the writer of cfg write its segments through
+// gatedFiles; the function it returns gives the latest one.
+func gateSegments(cfg *WriterConfig) func() *gatedFile {
+	var mu sync.Mutex
+	var sink *gatedFile
+	cfg.openFile = func(path string) (segmentFile, error) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		g := &gatedFile{f: f, release: make(chan struct{}), entered: make(chan struct{}, 1)}
+		mu.Lock()
+		sink = g
+		mu.Unlock()
+		return g, nil
+	}
+	return func() *gatedFile {
+		mu.Lock()
+		defer mu.Unlock()
+		return sink
+	}
+}
+
 func (g *gatedFile) Sync() error  { return g.f.Sync() }
 func (g *gatedFile) Close() error { return g.f.Close() }
 

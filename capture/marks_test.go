@@ -2,7 +2,6 @@ package capture
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 )
@@ -57,15 +56,7 @@ func TestWrittenMarkWaitsForTheWrite(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Clock = time.Now
 	cfg.FlushInterval = time.Millisecond
-	var sink *gatedFile
-	cfg.openFile = func(path string) (segmentFile, error) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		sink = &gatedFile{f: f, release: make(chan struct{}), entered: make(chan struct{}, 1)}
-		return sink, nil
-	}
+	sink := gateSegments(&cfg)
 	w := newWriter(t, cfg)
 
 	w.Observe(ycsbRead(1, 1, time.Now(), "user1"))
@@ -75,13 +66,11 @@ func TestWrittenMarkWaitsForTheWrite(t *testing.T) {
 		t.Fatalf("after Flush: marks %v / %v, want both at or after %v", st.WrittenThrough, st.SyncedThrough, first)
 	}
 
-	sink.mu.Lock()
-	sink.shut = true
-	sink.mu.Unlock()
+	sink().hold()
 	w.Observe(ycsbRead(1, 2, time.Now(), "user2"))
 	second := time.Now() // the record was queued before this
 	select {
-	case <-sink.entered:
+	case <-sink().entered:
 	case <-time.After(time.Minute):
 		t.Fatal("the writer never tried to write the second record's frame")
 	}
@@ -93,10 +82,7 @@ func TestWrittenMarkWaitsForTheWrite(t *testing.T) {
 		t.Errorf("%d records written while the second one's write is stuck, want 1", st.Records)
 	}
 
-	sink.mu.Lock()
-	sink.shut = false
-	close(sink.release)
-	sink.mu.Unlock()
+	sink().releaseWrites()
 	waitFor(t, "the second record to be written", func() bool { return w.Stats().Records == 2 })
 	if st := w.Stats(); st.WrittenThrough.Before(second) {
 		t.Errorf("after the write: written-through mark %v, want at or after %v", st.WrittenThrough, second)

@@ -28,25 +28,15 @@ func TestDropWhenFull(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.QueueSize = 16
 	cfg.FlushInterval = time.Millisecond
-	var sink *gatedFile
-	cfg.openFile = func(path string) (segmentFile, error) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		sink = &gatedFile{f: f, release: make(chan struct{}), entered: make(chan struct{}, 1)}
-		return sink, nil
-	}
+	sink := gateSegments(&cfg)
 	w := newWriter(t, cfg)
 	t0 := time.Unix(1_700_000_000, 0)
 
 	// Block the writer goroutine inside a frame write.
-	sink.mu.Lock()
-	sink.shut = true
-	sink.mu.Unlock()
+	sink().hold()
 	w.Observe(ycsbRead(1, 0, t0, "user0"))
 	select {
-	case <-sink.entered:
+	case <-sink().entered:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the writer never tried to write the frame")
 	}
@@ -71,10 +61,7 @@ func TestDropWhenFull(t *testing.T) {
 		t.Errorf("stats with a stuck writer = %+v, want %d dropped and %d queued", st, extra, cfg.QueueSize)
 	}
 
-	sink.mu.Lock()
-	sink.shut = false
-	close(sink.release)
-	sink.mu.Unlock()
+	sink().releaseWrites()
 	closeWriter(t, w)
 
 	recs, r := readSegment(t, onlySegment(t, cfg.Dir))
