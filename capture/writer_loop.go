@@ -281,11 +281,14 @@ func (l *loopState) statement(ks, text string, prepared bool) *stmtInfo {
 // flush compresses the current frame and writes it with one write(2).
 func (l *loopState) flush() error {
 	fe, seg, w := l.fe, l.seg, l.w
-	if fe.empty() || seg == nil {
+	if fe.empty() {
+		// Nothing pending: everything drained is written.
 		fe.reset()
-		if fe.empty() {
-			l.markWritten(w.cfg.SyncEveryFlush)
-		}
+		l.markWritten(w.cfg.SyncEveryFlush)
+		return nil
+	}
+	if seg == nil {
+		fe.reset()
 		return nil
 	}
 	// Entries and values are compressed as two zstd frames, so the value
