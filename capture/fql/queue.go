@@ -80,7 +80,7 @@ func (q *queueFile) next() ([]byte, int64, error) {
 			break
 		}
 		var h [4]byte
-		if _, err := q.r.ReadAt(h[:], q.pos); err != nil {
+		if err := readFull(q.r, h[:], q.pos); err != nil {
 			return nil, 0, fmt.Errorf("read header at %d: %w", q.pos, err)
 		}
 		hdr := binary.LittleEndian.Uint32(h[:])
@@ -112,7 +112,7 @@ func (q *queueFile) next() ([]byte, int64, error) {
 			q.buf = make([]byte, n)
 		}
 		doc := q.buf[:n]
-		if _, err := q.r.ReadAt(doc, at+4); err != nil {
+		if err := readFull(q.r, doc, at+4); err != nil {
 			return nil, 0, fmt.Errorf("read document at %d: %w", at, err)
 		}
 		if meta {
@@ -122,6 +122,17 @@ func (q *queueFile) next() ([]byte, int64, error) {
 		return doc, at, nil
 	}
 	return nil, 0, errEndOfDocs
+}
+
+// readFull fills b from off. io.ReaderAt may return io.EOF together with
+// a full buffer (bytes.Reader does for an empty document at the file's
+// end); that is a complete read, not a failure.
+func readFull(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if err == io.EOF && n == len(b) {
+		return nil
+	}
+	return err
 }
 
 func (q *queueFile) finish(t tailState) {
