@@ -88,10 +88,13 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 }
 
 // OpenURL opens a backend described by a URL (see ParseURL).
-func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
+func OpenURL(ctx context.Context, rawURL string, opts ...func(*Config)) (*Backend, error) {
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	return Open(ctx, cfg)
 }

@@ -11,21 +11,27 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/proxy"
 )
 
 // openBackend opens a backend from its URL. The scheme picks the binding.
-func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
+// th, when set, are the batch thresholds of the executed backends.
+func openBackend(ctx context.Context, rawURL string, th ...*widecolumn.Thresholds) (bindings.Backend, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("backend URL %q: %w", rawURL, err)
 	}
+	var engine *widecolumn.Thresholds
+	if len(th) > 0 {
+		engine = th[0]
+	}
 	var b bindings.Backend
 	switch u.Scheme {
 	case "embedded":
-		return embedded.OpenURL(ctx, rawURL)
+		return embedded.OpenURL(ctx, rawURL, func(c *embedded.Config) { c.Engine.Thresholds = engine })
 	case "hbase":
-		b, err = hbase.OpenURL(ctx, rawURL)
+		b, err = hbase.OpenURL(ctx, rawURL, func(c *hbase.Config) { c.Engine.Thresholds = engine })
 	case "cassandra":
 		b, err = cassandra.OpenURL(ctx, rawURL)
 	case "":
@@ -49,13 +55,13 @@ type backendSet struct {
 	routes map[string]string
 }
 
-func openBackends(ctx context.Context, def string, routes []string) (*backendSet, error) {
+func openBackends(ctx context.Context, def string, routes []string, th *widecolumn.Thresholds) (*backendSet, error) {
 	set := &backendSet{byName: map[string]bindings.Backend{}, def: def, routes: map[string]string{}}
 	open := func(u string) error {
 		if _, ok := set.byName[u]; ok {
 			return nil
 		}
-		b, err := openBackend(ctx, u)
+		b, err := openBackend(ctx, u, th)
 		if err != nil {
 			return err
 		}

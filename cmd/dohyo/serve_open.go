@@ -127,7 +127,7 @@ func (s *server) backendLabel(ks string) string {
 func (s *server) openCoordinator(ctx context.Context, users map[string]string, m *metrics.Metrics, cl *closers) error {
 	cfg, log := s.cfg, s.log
 	var err error
-	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes); err != nil {
+	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes, cfg.thresholds()); err != nil {
 		return err
 	}
 	setCloser := cl.add(s.set.close)
