@@ -8,8 +8,8 @@ import (
 	"github.com/dohyo/dohyo/bindings/embedded"
 )
 
-// knownEngineDeviations are scenarios where the widecolumn engine still
-// answers differently from Cassandra 5.0 (they fail in widecolumn's own
+// knownEngineDeviations are scenarios where the wide-column engine still
+// answers differently from Cassandra 5.0 (they fail in the engine's own
 // TestConformance too). Remove an entry when the engine is fixed.
 var knownEngineDeviations = []struct{ pattern, reason string }{}
 

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -28,16 +28,16 @@ type Config struct {
 	Format Format
 	// Engine configures the CQL engine (salt buckets, clock, caches). A nil
 	// Engine.Logger is replaced by Logger.
-	Engine widecolumn.Options
+	Engine engine.Options
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
 }
 
-// Backend is the embedded backend: the widecolumn engine on a Pebble store,
+// Backend is the embedded backend: the wide-column engine on a Pebble store,
 // plus a fault-injection hook for tests.
 type Backend struct {
-	eng   engine
-	wc    *widecolumn.Engine // eng, when opened by Open
+	eng   executor
+	wc    *engine.Engine // eng, when opened by Open
 	store *Store
 	cfg   Config // as opened (DescribeServer)
 
@@ -45,9 +45,9 @@ type Backend struct {
 	faults  atomic.Pointer[[]*faultRef] // nil when no fault is installed
 }
 
-// engine is what Backend delegates to: the widecolumn engine, or a fake in
+// executor is what Backend delegates to: the wide-column engine, or a fake in
 // fault-injection tests.
-type engine interface {
+type executor interface {
 	bindings.Backend
 	bindings.Preparer
 	bindings.CatalogSource
@@ -55,7 +55,7 @@ type engine interface {
 }
 
 var (
-	_ engine = (*widecolumn.Engine)(nil)
+	_ executor = (*engine.Engine)(nil)
 
 	_ bindings.Backend       = (*Backend)(nil)
 	_ bindings.Preparer      = (*Backend)(nil)
@@ -80,7 +80,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if eopts.Logger == nil {
 		eopts.Logger = cfg.Logger
 	}
-	eng, err := widecolumn.New(ctx, st, eopts)
+	eng, err := engine.New(ctx, st, eopts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("embedded: %w", err), st.Close())
 	}
@@ -97,7 +97,7 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 }
 
 // Engine returns the CQL engine (tests and benchmarks).
-func (b *Backend) Engine() *widecolumn.Engine { return b.wc }
+func (b *Backend) Engine() *engine.Engine { return b.wc }
 
 // Store returns the KV store under the engine.
 func (b *Backend) Store() *Store { return b.store }

@@ -10,8 +10,9 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/internal/stats"
 )
 
@@ -249,14 +250,14 @@ func opsPerSec(b *testing.B) {
 }
 
 // engineTable returns the TableSpec the engine uses for ks.kv.
-func engineTable(b *testing.B, be *Backend) *widecolumn.TableSpec {
+func engineTable(b *testing.B, be *Backend) *kv.TableSpec {
 	b.Helper()
 	cat, err := be.Catalog(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	t := cat.Keyspaces["ks"].Tables["kv"]
-	return &widecolumn.TableSpec{Keyspace: "ks", Name: "kv", ID: t.ID}
+	return &kv.TableSpec{Keyspace: "ks", Name: "kv", ID: t.ID}
 }
 
 // engineRowKeys lists the row keys of the engine's only table.
@@ -363,7 +364,7 @@ func (r *rawTable) key(k uint64, cell int) []byte {
 	n := min(8, len(tail))
 	copy(tail[len(tail)-n:], ctr[8-n:])
 	if len(tail) >= 16 && !r.seq {
-		binary.BigEndian.PutUint64(tail, uint64(widecolumn.Token(ctr[:]))^(1<<63))
+		binary.BigEndian.PutUint64(tail, uint64(engine.Token(ctr[:]))^(1<<63))
 	}
 	r.buf = append(r.buf, r.tmpl.suffixes[cell]...)
 	return r.buf

@@ -7,13 +7,13 @@ import (
 	"maps"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/schema"
 )
 
-// Backend is the HBase backend: the widecolumn CQL engine on a Store.
+// Backend is the HBase backend: the wide-column CQL engine (package engine) on a Store.
 type Backend struct {
-	eng   *widecolumn.Engine
+	eng   *engine.Engine
 	store *Store
 	cfg   Config
 }
@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	// new id, hence a new HBase table), and the HBase tables are removed
 	// in the background.
 	eopts.DropInBackground = true
-	eng, err := widecolumn.New(ctx, st, eopts)
+	eng, err := engine.New(ctx, st, eopts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("hbase: open engine: %w", err), st.Close())
 	}
@@ -77,7 +77,7 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 }
 
 // Engine returns the CQL engine (tests and benchmarks).
-func (b *Backend) Engine() *widecolumn.Engine { return b.eng }
+func (b *Backend) Engine() *engine.Engine { return b.eng }
 
 // Store returns the KV store under the engine.
 func (b *Backend) Store() *Store { return b.store }
@@ -106,7 +106,7 @@ func (b *Backend) Catalog(ctx context.Context) (*schema.Catalog, error) {
 }
 
 // OnSchemaChange registers fn for the schema changes that other dohyo
-// instances sharing this HBase commit (see widecolumn.Engine.OnSchemaChange).
+// instances sharing this HBase commit (see engine.Engine.OnSchemaChange).
 func (b *Backend) OnSchemaChange(fn func(*bindings.SchemaChange)) { b.eng.OnSchemaChange(fn) }
 
 // Ping reports whether the engine is open and HBase answers a read of the

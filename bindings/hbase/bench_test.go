@@ -18,8 +18,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // BenchmarkSberbank is the Sberbank workload on HBase, through dohyo and
@@ -188,9 +188,9 @@ func alternateBlocks(b *testing.B, sides ...func(ctx context.Context) error) (sp
 // rawSplitTable creates the benchmark's own HBase table (not the engine's)
 // with the same pre-split as a salted engine table, a region per bucket;
 // it is dropped when b ends.
-func rawSplitTable(b *testing.B, be *Backend, ks, name string, salt int) *widecolumn.TableSpec {
+func rawSplitTable(b *testing.B, be *Backend, ks, name string, salt int) *kv.TableSpec {
 	b.Helper()
-	raw := &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: uniqueName("raw")}
+	raw := &kv.TableSpec{Keyspace: ks, Name: name, ID: uniqueName("raw")}
 	for i := 1; i < salt; i++ {
 		raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
 	}

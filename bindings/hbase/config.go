@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // Defaults for Config.
@@ -66,7 +66,7 @@ type Config struct {
 	DDLTimeout time.Duration
 	// Engine configures the CQL engine; its Salt and TableOptions are set
 	// from Salt and Table. A nil Engine.Logger is replaced by Logger.
-	Engine widecolumn.Options
+	Engine engine.Options
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -242,14 +242,14 @@ func ParseURL(raw string) (Config, error) {
 	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
 		cfg.ZKRoot = p
 	}
-	opts, err := widecolumn.URLOptions(u.RawQuery, urlOptions)
+	opts, err := engine.URLOptions(u.RawQuery, urlOptions)
 	if err != nil {
 		return fail("%v", err)
 	}
 	for key, v := range opts {
 		switch key {
 		case "salt":
-			n, err := widecolumn.ParseSalt(v)
+			n, err := engine.ParseSalt(v)
 			if err != nil {
 				return fail("%v", err)
 			}

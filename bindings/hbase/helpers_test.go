@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // ZKEnv names the environment variable with the ZooKeeper quorum of the
@@ -42,9 +42,9 @@ func uniqueName(prefix string) string {
 // testTable creates table name of keyspace kvtest in s, with a unique ID
 // and the given split keys; the caller drops it with drop, before closing
 // s (defer drop() after defer s.Close()).
-func testTable(t testing.TB, s *Store, name string, splits ...[]byte) (ts *widecolumn.TableSpec, drop func()) {
+func testTable(t testing.TB, s *Store, name string, splits ...[]byte) (ts *kv.TableSpec, drop func()) {
 	t.Helper()
-	ts = &widecolumn.TableSpec{Keyspace: "kvtest", Name: name, ID: uniqueName(name), SplitKeys: splits}
+	ts = &kv.TableSpec{Keyspace: "kvtest", Name: name, ID: uniqueName(name), SplitKeys: splits}
 	if err := s.CreateTable(t.Context(), ts); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func execPaged(t testing.TB, b bindings.Backend, q string, pageSize int32, state
 }
 
 // tableSpec finds a CQL table's KV spec through the catalog.
-func tableSpec(t testing.TB, b *Backend, ks, name string) *widecolumn.TableSpec {
+func tableSpec(t testing.TB, b *Backend, ks, name string) *kv.TableSpec {
 	t.Helper()
 	cat, err := b.Catalog(context.Background())
 	if err != nil {
@@ -112,7 +112,7 @@ func tableSpec(t testing.TB, b *Backend, ks, name string) *widecolumn.TableSpec 
 	if tb == nil {
 		t.Fatalf("table %s.%s not in the catalog", ks, name)
 	}
-	return &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: tb.ID}
+	return &kv.TableSpec{Keyspace: ks, Name: name, ID: tb.ID}
 }
 
 func dropKeyspace(t testing.TB, b bindings.Backend, ks string) {

@@ -21,8 +21,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/internal/rawnet"
 )
 
@@ -36,7 +37,7 @@ type StoreOptions struct {
 	Logger     *slog.Logger
 }
 
-// Store is a widecolumn.KV on HBase. It is safe for concurrent use.
+// Store is a kv.KV on HBase. It is safe for concurrent use.
 //
 // Layout: a namespace per keyspace, one table per CQL table incarnation
 // ("<ks>:t_<name>_<id>") with one column family "d" keeping one version;
@@ -45,7 +46,7 @@ type StoreOptions struct {
 // dohyo:catalog under "<catalog>/<key>".
 //
 // Ties: HBase keeps the highest timestamp; of two writes with equal
-// timestamps it keeps the later one, not the one widecolumn.Resolve picks.
+// timestamps it keeps the later one, not the one kv.Resolve picks.
 // Within one Apply call duplicate cells are resolved by Resolve before
 // sending.
 type Store struct {
@@ -75,7 +76,7 @@ type Store struct {
 	directMax int64
 }
 
-var _ widecolumn.KV = (*Store)(nil)
+var _ kv.KV = (*Store)(nil)
 
 // OpenStore connects to HBase and makes sure the catalog table exists.
 // ctx bounds the whole open (ZooKeeper, master and region lookups).
@@ -175,7 +176,7 @@ func (s *Store) ensureMeta(ctx context.Context) error {
 
 // CreateTable creates the table's namespace and table, pre-split. An
 // existing table is left alone (and enabled if it was disabled).
-func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) CreateTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -239,7 +240,7 @@ func (s *Store) ensureNamespace(ctx context.Context, ns string) error {
 
 // DropTable disables and deletes the table, then deletes the coordination
 // cells of its partitions. A missing table is not an error.
-func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) DropTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -270,7 +271,7 @@ func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 // TruncateTable empties the table with HBase's truncate (disable, then
 // recreate the regions with the same boundaries). Deletes would not do:
 // HBase delete markers hide later writes with older timestamps.
-func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) TruncateTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -357,7 +358,7 @@ func splitKeys(given [][]byte, regions int) [][]byte {
 	if !ok {
 		return given // boundaries the store does not understand: keep them
 	}
-	codec, err := widecolumn.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
+	codec, err := engine.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
 	if err != nil {
 		return given
 	}
@@ -387,7 +388,7 @@ type Region struct {
 
 // Regions lists a table's online regions from hbase:meta, in key order
 // (operators and tests; not used on the data path).
-func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region, error) {
+func (s *Store) Regions(ctx context.Context, t *kv.TableSpec) ([]Region, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
@@ -453,14 +454,14 @@ func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region,
 type rowGroup struct {
 	table []byte
 	row   []byte
-	cells []widecolumn.Cell
+	cells []kv.Cell
 }
 
 // apply writes each row's cells with one Put (atomic per row in HBase);
 // rows are sent concurrently and gohbase batches them per region server,
 // except a Put sent while few point RPCs are in flight, which its caller
 // writes itself (beginPoint).
-func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
+func (s *Store) apply(ctx context.Context, muts []kv.Mutation) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -553,11 +554,11 @@ func (s *Store) beginPoint() bool { return s.points.Add(1) <= s.directMax }
 func (s *Store) endPoint() { s.points.Add(-1) }
 
 // groupRows merges the mutations of each (table, row); two versions of one
-// cell in the call are reconciled here by widecolumn.Resolve, since HBase
+// cell in the call are reconciled here by kv.Resolve, since HBase
 // would keep both and pick the later on a timestamp tie. A group's cells
 // may alias a mutation's (a single mutation without repeated qualifiers is
 // not copied): they are only read, before Apply returns.
-func groupRows(muts []widecolumn.Mutation, names *tableNames) ([]*rowGroup, error) {
+func groupRows(muts []kv.Mutation, names *tableNames) ([]*rowGroup, error) {
 	if len(muts) == 1 { // a point write: no index
 		m := &muts[0]
 		if err := checkMutation(m); err != nil || len(m.Cells) == 0 {
@@ -594,7 +595,7 @@ func groupRows(muts []widecolumn.Mutation, names *tableNames) ([]*rowGroup, erro
 }
 
 // checkMutation rejects a mutation HBase cannot store.
-func checkMutation(m *widecolumn.Mutation) error {
+func checkMutation(m *kv.Mutation) error {
 	if m.Table == nil || m.Table.ID == "" {
 		return errors.New("hbase: apply: mutation without table")
 	}
@@ -616,7 +617,7 @@ func checkMutation(m *widecolumn.Mutation) error {
 // dedupCells keeps one cell per qualifier, the Resolve winner. Cells
 // without a repeated qualifier come back as they are; a few cells are
 // compared pairwise rather than through a map.
-func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
+func dedupCells(cs []kv.Cell) []kv.Cell {
 	if len(cs) < 2 {
 		return cs
 	}
@@ -627,7 +628,7 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 	out := cs[:0:0]
 	for _, c := range cs {
 		if i, ok := seen[string(c.Qualifier)]; ok {
-			out[i] = widecolumn.Resolve(out[i], c)
+			out[i] = kv.Resolve(out[i], c)
 			continue
 		}
 		seen[string(c.Qualifier)] = len(out)
@@ -640,7 +641,7 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 const smallCells = 32
 
 // repeats reports whether two of cs have one qualifier.
-func repeats(cs []widecolumn.Cell) bool {
+func repeats(cs []kv.Cell) bool {
 	for i := 1; i < len(cs); i++ {
 		for j := range i {
 			if bytes.Equal(cs[i].Qualifier, cs[j].Qualifier) {
@@ -654,11 +655,11 @@ func repeats(cs []widecolumn.Cell) bool {
 // toCells converts HBase cells (one version each, in qualifier order) of
 // family "d". The slices alias the response buffer, which gohbase does not
 // reuse.
-func toCells(hc []*hrpc.Cell) []widecolumn.Cell {
+func toCells(hc []*hrpc.Cell) []kv.Cell {
 	if len(hc) == 0 {
 		return nil
 	}
-	out := make([]widecolumn.Cell, 0, len(hc))
+	out := make([]kv.Cell, 0, len(hc))
 	for _, c := range hc {
 		if string(c.Family) != family {
 			continue
@@ -671,7 +672,7 @@ func toCells(hc []*hrpc.Cell) []widecolumn.Cell {
 		if q == nil {
 			q = []byte{}
 		}
-		out = append(out, widecolumn.Cell{Qualifier: q, Timestamp: ts, Value: c.Value})
+		out = append(out, kv.Cell{Qualifier: q, Timestamp: ts, Value: c.Value})
 	}
 	return out
 }
