@@ -158,6 +158,11 @@ func New(ctx context.Context, store kv.KV, opts Options) (*Engine, error) {
 	if e.clock == nil {
 		e.clock = time.Now
 	}
+	if e.opts.Schema.CheckFunction == nil {
+		// The catalog keeps function bodies as text; the engine runs them,
+		// so it decides at CREATE FUNCTION which it can compile.
+		e.opts.Schema.CheckFunction = checkFunction
+	}
 	if e.opts.Schema.Now == nil {
 		// Drop times must be comparable with write timestamps: take them
 		// from the same strictly increasing source.

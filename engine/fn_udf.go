@@ -2,7 +2,7 @@ package engine
 
 // User-defined functions and aggregates (CREATE FUNCTION ... LANGUAGE
 // java): the catalog holds their definitions (schema.Function,
-// schema.Aggregate), cql/javaudf runs their bodies. A call in a selection
+// schema.Aggregate), engine/udf/java runs their bodies. A call in a selection
 // resolves to a fnCall like a native function's; an aggregate to a
 // selUDA selector whose state the aggregation threads through its state
 // function row by row.
@@ -14,7 +14,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
-	"github.com/dohyo/dohyo/cql/javaudf"
+	"github.com/dohyo/dohyo/engine/udf/java"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -141,9 +141,29 @@ func aggParams(a *schema.Aggregate) []*cql.Type {
 }
 func aggRet(a *schema.Aggregate) *cql.Type { return a.ReturnType }
 
+// compileFunction compiles a function's body (its language is java).
+func compileFunction(f *schema.Function) (*java.Func, error) {
+	params := make([]java.Param, len(f.ArgNames))
+	for i := range params {
+		params[i] = java.Param{Name: f.ArgNames[i], Type: f.ArgTypes[i]}
+	}
+	return java.Compile(f.Keyspace+"."+f.Name, params, f.ReturnType, f.Body, f.CalledOnNull)
+}
+
+// checkFunction is the catalog's schema.Options.CheckFunction: a body
+// outside the Java subset is refused at CREATE FUNCTION, as Cassandra
+// refuses one javac rejects; Unsupported marks the subset's limits.
+func checkFunction(f *schema.Function) error {
+	if _, err := compileFunction(f); err != nil {
+		var ce *java.CompileError
+		return &schema.Error{Code: schema.Invalid, Message: err.Error(), Unsupported: errors.As(err, &ce) && ce.Unsupported}
+	}
+	return nil
+}
+
 // udfCall compiles a user-defined function into a fnCall.
 func udfCall(f *schema.Function) (*fnCall, error) {
-	jf, err := f.Compile()
+	jf, err := compileFunction(f)
 	if err != nil {
 		return nil, invalidf("%s", err.Error())
 	}
@@ -152,7 +172,7 @@ func udfCall(f *schema.Function) (*fnCall, error) {
 		impl: func(_ *fnEnv, args [][]byte) ([]byte, error) {
 			out, err := jf.Call(args)
 			if err != nil {
-				var ee *javaudf.ExecError
+				var ee *java.ExecError
 				if errors.As(err, &ee) {
 					return nil, &bindings.Error{Code: bindings.CodeFunctionFail, Message: ee.Msg}
 				}

@@ -40,7 +40,7 @@ type Config struct {
 	// Stamp, when set, tells which writes without a client timestamp the
 	// coordinator gives one (its clock, in µs) before they run, so that a
 	// mirror applying the same write resolves last-write-wins alike
-	// (proxy/mirror: Mirror.Stamp).
+	// (mirror: Mirror.Stamp).
 	Stamp func(keyspace string, stmt cql.Statement) bool
 }
 

@@ -17,8 +17,8 @@ import (
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/internal/gctune"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
-	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/telemetry"
 )
 

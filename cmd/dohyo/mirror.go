@@ -12,7 +12,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/replay"
 	"github.com/spf13/cobra"
 )

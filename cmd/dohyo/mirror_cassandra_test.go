@@ -12,7 +12,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/bindings/hbase"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // TestMirrorCassandraRelayToHBaseAndEmbedded: a keyspace relayed to the

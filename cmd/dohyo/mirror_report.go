@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/httpsec"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/replay"
 	"github.com/spf13/cobra"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // TestServeMirrorHBaseToEmbedded: dohyo serve on the real HBase with the

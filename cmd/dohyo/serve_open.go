@@ -13,9 +13,9 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/metrics"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
-	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/schema"
 )
 

@@ -1,4 +1,4 @@
-package javaudf
+package java
 
 import (
 	"testing"

@@ -17,8 +17,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
-	"github.com/dohyo/dohyo/proxy/mirror"
 )
 
 type env struct {

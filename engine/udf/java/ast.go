@@ -1,4 +1,4 @@
-package javaudf
+package java
 
 // Expression and statement nodes. Locals are resolved to frame slots at
 // parse time.

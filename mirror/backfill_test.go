@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // backfillDDL is a keyspace with clustering, static, TTL'd, collection and

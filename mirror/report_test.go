@@ -9,7 +9,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // TestMirrorReport: the live comparison as a replay-format report. Three

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // adminServer serves RegisterAdmin for m behind a check that lets only

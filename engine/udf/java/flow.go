@@ -1,4 +1,4 @@
-package javaudf
+package java
 
 // Java's definite-return rule, simplified: a body whose end is reachable
 // does not return a value ("This method must return a result of type

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
-	"github.com/dohyo/dohyo/proxy/mirror"
 )
 
 // flaky is a mirror backend that answers Unavailable while down is set.

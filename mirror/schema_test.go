@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
-	"github.com/dohyo/dohyo/proxy/mirror"
 )
 
 // TestMirrorSchema: with Config.Schema, schema statements reach an empty

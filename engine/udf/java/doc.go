@@ -1,4 +1,4 @@
-// Package javaudf runs the bodies of Cassandra's Java user-defined
+// Package java runs the bodies of Cassandra's Java user-defined
 // functions (CREATE FUNCTION ... LANGUAGE java AS '...') without a JVM: a
 // Go process cannot host Java, so dohyo interprets a subset of the
 // language. Compile lexes and parses a body into an AST once, at CREATE
@@ -24,4 +24,4 @@
 // Not in it: class, method, lambda and array declarations, exceptions
 // (try, throw), switch, labels, instanceof, generics beyond type
 // arguments, and the rest of the JDK.
-package javaudf
+package java
