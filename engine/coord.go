@@ -194,6 +194,9 @@ type guards struct {
 	cond   kv.CondKV // nil: in-process locks only
 	gs     []*guard
 	unlock func()
+	// writeType is the WriteTimeout write type of an operation whose
+	// outcome is unknown after the commit point (CAS, COUNTER; "" SIMPLE).
+	writeType string
 }
 
 func coordKey(ref partRef) []byte {
@@ -253,6 +256,29 @@ func (e *Engine) lockStripes(gs []*guard) func() {
 
 // casTimeout is the error of an operation that could not get or keep a
 // partition: Cassandra's WriteTimeout of write type CAS.
+// committedUnknown answers an operation that failed at or after its commit
+// point: the proposal may be in its cells, and then the next holder
+// completes it (a committed operation is never lost), so the outcome is
+// unknown to the client, as for Cassandra's Paxos commit timeout: a
+// WriteTimeout of the operation's write type, not a failure the client
+// could take for "not applied" and retry.
+func (gs *guards) committedUnknown(err error) error {
+	var be *bindings.Error
+	if errors.As(err, &be) && be.Code == bindings.CodeWriteTimeout {
+		return err
+	}
+	wt := gs.writeType
+	if wt == "" {
+		wt = "SIMPLE"
+	}
+	e := bindings.Errorf(bindings.CodeWriteTimeout, "Operation timed out: the write was committed and may be applied (%v)", err)
+	e.WriteType, e.Consistency = wt, bindings.Serial
+	if wt != "CAS" {
+		e.Consistency = bindings.One
+	}
+	return e
+}
+
 func casTimeout(format string, args ...any) error {
 	e := bindings.Errorf(bindings.CodeWriteTimeout, format, args...)
 	e.WriteType, e.Consistency = "CAS", bindings.Serial
@@ -436,7 +462,7 @@ func (gs *guards) commit(ctx context.Context, muts []kv.Mutation) error {
 			err = casTimeout("Operation timed out: the partition's LWT lease expired before commit")
 		}
 		if err != nil {
-			failed = err
+			failed = gs.committedUnknown(err)
 			g.muts, g.taken = nil, false
 			continue
 		}
@@ -454,6 +480,9 @@ func (gs *guards) commit(ctx context.Context, muts []kv.Mutation) error {
 	if len(apply) > 0 {
 		if err := gs.e.apply(ctx, apply); err != nil {
 			// Committed proposals stay in their cells for the next holder.
+			if len(apply) > len(rest) {
+				return gs.committedUnknown(fmt.Errorf("write: %w", err))
+			}
 			return fmt.Errorf("write: %w", err)
 		}
 	}

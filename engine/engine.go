@@ -258,6 +258,9 @@ func (e *Engine) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	return e.st.Load().cat, nil
 }
 
+// KV returns the store the engine runs on (as given to New).
+func (e *Engine) KV() kv.KV { return e.kv }
+
 // Ping reports whether the engine is open.
 func (e *Engine) Ping(ctx context.Context) error {
 	if e.closed.Load() {

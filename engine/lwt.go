@@ -344,6 +344,7 @@ func (x *execCtx) executeCAS(ctx context.Context, plans []*modPlan, xs []*execCt
 	if err != nil {
 		return nil, err
 	}
+	gs.writeType = "CAS"
 	applied, err := x.casApply(ctx, gs, ti, targets)
 	if err != nil {
 		return nil, err

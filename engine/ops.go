@@ -398,6 +398,11 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 	if err != nil {
 		return err
 	}
+	for _, p := range plans {
+		if p.counter {
+			gs.writeType = "COUNTER"
+		}
+	}
 	ts := gs.timestamp()
 	for _, x := range xs {
 		if !x.hasTS {

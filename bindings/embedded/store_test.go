@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/faulttest"
 	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/engine/kv/kvtest"
 )
@@ -417,4 +419,17 @@ func TestPrefixEnd(t *testing.T) {
 			t.Errorf("prefixEnd(%x) = %x, want %x", c.in, got, c.want)
 		}
 	}
+}
+
+// TestEngineFaults runs the engine's fault suite (engine/faulttest) on the
+// Pebble store: KV calls fail at chosen points, the engine answers with a
+// clean error and leaves nothing half-applied.
+func TestEngineFaults(t *testing.T) {
+	faulttest.Run(t, func(t *testing.T) kv.KV {
+		st, err := OpenStore(StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}, engine.Options{})
 }
