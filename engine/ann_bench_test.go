@@ -94,7 +94,7 @@ func BenchmarkANNRecall(b *testing.B) {
 	r := rand.New(rand.NewPCG(42, 43))
 	vecs, centers := annData(r, n, dim, 100, 0.35)
 	ctx := context.Background()
-	st, err := embedded.OpenStore(embedded.StoreOptions{})
+	st, err := embedded.OpenStore(embedded.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

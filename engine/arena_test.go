@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"github.com/dohyo/dohyo/engine/kv"
 	"testing"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // TestMutBuilderLiveArena: values handed out from the builder's arena

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // schemaCell is a SharedSchema kept in memory, shared by several sharedKV

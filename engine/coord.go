@@ -7,13 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"math/rand/v2"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // Partition coordination across processes.

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/dohyo/dohyo/engine/kv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // condMem is a memKV with coordination cells, shared by several engines

@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"io"
 	"maps"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

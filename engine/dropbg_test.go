@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"sync"
 	"testing"
+
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // slowDropKV blocks every DropTable until release is closed.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"hash/maphash"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/internal/lru"
 	"github.com/dohyo/dohyo/schema"
 )
@@ -148,6 +149,7 @@ func New(ctx context.Context, store kv.KV, opts Options) (*Engine, error) {
 	if store == nil {
 		return nil, errors.New("widecolumn: nil KV")
 	}
+	opts = withStoreDefaults(opts, store)
 	if opts.Salt < 0 || opts.Salt > maxSaltBuckets {
 		return nil, fmt.Errorf("widecolumn: salt %d out of range [0, %d]", opts.Salt, maxSaltBuckets)
 	}
@@ -261,12 +263,41 @@ func (e *Engine) Catalog(ctx context.Context) (*schema.Catalog, error) {
 // KV returns the store the engine runs on (as given to New).
 func (e *Engine) KV() kv.KV { return e.kv }
 
-// Ping reports whether the engine is open.
+// Unwrap returns the store, whose own capabilities (the system's name, the
+// server's description and version, metadata and tier registries) callers
+// find through bindings.Capability.
+func (e *Engine) Unwrap() any { return e.kv }
+
+// Ping reports whether the engine is open and, for a store that can be
+// pinged (HBase answering a read within its op timeout), the store.
 func (e *Engine) Ping(ctx context.Context) error {
 	if e.closed.Load() {
 		return errors.New("widecolumn: engine closed")
 	}
+	if p, ok := e.kv.(bindings.Pinger); ok {
+		return p.Ping(ctx)
+	}
 	return nil
+}
+
+// withStoreDefaults fills the options a store's configuration carries
+// (kv.Defaulter) where opts leaves them unset.
+func withStoreDefaults(opts Options, store kv.KV) Options {
+	d, ok := store.(kv.Defaulter)
+	if !ok {
+		return opts
+	}
+	def := d.EngineDefaults()
+	if opts.Salt == 0 {
+		opts.Salt = def.Salt
+	}
+	if len(def.TableOptions) > 0 {
+		merged := maps.Clone(def.TableOptions)
+		maps.Copy(merged, opts.TableOptions)
+		opts.TableOptions = merged
+	}
+	opts.DropInBackground = opts.DropInBackground || def.DropInBackground
+	return opts
 }
 
 var _ bindings.Pinger = (*Engine)(nil)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"time"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

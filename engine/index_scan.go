@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"slices"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // indexSource is the rowSource of an indexed query: the base rows its

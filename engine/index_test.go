@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

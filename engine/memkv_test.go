@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/dohyo/dohyo/engine/kv"
 	"sort"
 	"sync"
+
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // memKV is an in-memory KV for tests: a sorted map of rows per table with

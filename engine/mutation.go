@@ -3,9 +3,9 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/dohyo/dohyo/engine/kv"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // mutBuilder gathers the cells of a statement or batch, one Mutation per

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"sort"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // colVal is the reconciled value of one non-key column of a row.

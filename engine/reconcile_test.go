@@ -2,11 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"github.com/dohyo/dohyo/engine/kv"
 	"testing"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 func TestQualifierRoundTrip(t *testing.T) {

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"github.com/dohyo/dohyo/engine/kv"
 	"unsafe"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // Recycling. On a store that keeps nothing of what it is given once a call

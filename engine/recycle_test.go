@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 func TestHeldByFindsValuesInTheContext(t *testing.T) {

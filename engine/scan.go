@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"math"
 
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

@@ -3,10 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
-	"github.com/dohyo/dohyo/engine/kv"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/dohyo/dohyo/engine/kv"
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // callCounter counts a KV's data calls and the cells written.

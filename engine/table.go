@@ -2,11 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/dohyo/dohyo/engine/kv"
 	"strconv"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

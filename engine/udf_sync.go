@@ -3,10 +3,10 @@ package engine
 import (
 	"slices"
 
-	"github.com/dohyo/dohyo/cql"
 	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/schema"
 )
 

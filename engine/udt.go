@@ -2,10 +2,10 @@ package engine
 
 import (
 	"encoding/binary"
-	"github.com/dohyo/dohyo/engine/kv"
 	"slices"
 
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/schema"
 )
 

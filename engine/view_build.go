@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
 	"github.com/dohyo/dohyo/engine/kv"
 )
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
 )
@@ -30,7 +32,7 @@ type env struct {
 
 func open(t *testing.T) bindings.Backend {
 	t.Helper()
-	b, err := embedded.Open(t.Context(), embedded.Config{})
+	b, err := stores.Embedded(t.Context(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func newEnvTimeout(t *testing.T, sample float64, mirrorBackend bindings.Backend,
 		"CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
 	}
 	for _, b := range []bindings.Backend{e.primary, e.copy} {
-		if _, isEmbedded := b.(*embedded.Backend); !isEmbedded {
+		if _, isEmbedded := bindings.Capability[*embedded.Store](b); !isEmbedded {
 			continue
 		}
 		for _, q := range ddl {

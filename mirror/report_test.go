@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 	"github.com/dohyo/dohyo/mirror"
 )
 
@@ -18,8 +18,8 @@ import (
 // is a mismatch against the primary; a shorter window keeps only the
 // minutes it overlaps; the text and HTML forms render.
 func TestMirrorReport(t *testing.T) {
-	copyBackend := open(t)
-	remove := copyBackend.(*embedded.Backend).InjectFault(embedded.Fault{Match: "SELECT", Delay: 5 * time.Millisecond})
+	copyBackend := faulty.Wrap(open(t))
+	remove := copyBackend.InjectFault(faulty.Fault{Match: "SELECT", Delay: 5 * time.Millisecond})
 	defer remove()
 	e := newEnv(t, 1, copyBackend, 0)
 	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)

@@ -156,7 +156,7 @@ func renderValue(t *cql.Type, v []byte) string {
 // tablesOf returns the tables of keyspace ks on b (one table when table is
 // set), from its catalog.
 func tablesOf(ctx context.Context, b bindings.Backend, ks, table string) ([]*schema.Table, error) {
-	cs, ok := b.(bindings.CatalogSource)
+	cs, ok := bindings.Capability[bindings.CatalogSource](b)
 	if !ok {
 		return nil, fmt.Errorf("backend %T cannot list its tables", b)
 	}

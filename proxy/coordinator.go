@@ -195,7 +195,7 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	key := keyBuf[:0]
 	tbl := c.table()
 	for _, name := range tbl.names {
-		src, ok := tbl.backends[name].(bindings.CatalogSource)
+		src, ok := bindings.Capability[bindings.CatalogSource](tbl.backends[name])
 		if !ok {
 			continue
 		}

@@ -132,7 +132,7 @@ func (c *Coordinator) systemOf(backend string) string {
 	if backend == VirtualBackendName {
 		return "dohyo"
 	}
-	if s, ok := c.table().backends[backend].(bindings.SystemNamer); ok {
+	if s, ok := bindings.Capability[bindings.SystemNamer](c.table().backends[backend]); ok {
 		return s.DBSystem()
 	}
 	return telemetry.SystemOf(backend)

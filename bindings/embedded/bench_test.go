@@ -58,7 +58,7 @@ func BenchmarkPoint(b *testing.B) {
 			case "memory-cells":
 				cfg.Format = FormatCells
 			}
-			be, err := Open(context.Background(), cfg)
+			be, err := openEngine(context.Background(), cfg)
 			if err != nil {
 				b.Fatalf("Open: %v", err)
 			}
@@ -67,9 +67,9 @@ func BenchmarkPoint(b *testing.B) {
 			for k := range int64(preload) {
 				mustExec(b, be, insertKV, bigint(k), bindings.Value{Bytes: value})
 			}
-			tmpl := engineRowTemplate(b, be.Store())
-			raw := rawTable{db: be.Store().db, prefix: tablePrefix(1 << 30), tmpl: tmpl}
-			rawSeq := rawTable{db: be.Store().db, prefix: tablePrefix(1<<30 + 1), tmpl: tmpl, seq: true}
+			tmpl := engineRowTemplate(b, storeOf(be))
+			raw := rawTable{db: storeOf(be).db, prefix: tablePrefix(1 << 30), tmpl: tmpl}
+			rawSeq := rawTable{db: storeOf(be).db, prefix: tablePrefix(1<<30 + 1), tmpl: tmpl, seq: true}
 			for k := range uint64(preload) {
 				if err := raw.set(k); err != nil {
 					b.Fatalf("raw preload: %v", err)
@@ -80,7 +80,7 @@ func BenchmarkPoint(b *testing.B) {
 			}
 			// Reads then come from sstables (through the block cache), as in
 			// a store that has been running for a while, not from memtables.
-			if err := be.Store().db.Flush(); err != nil {
+			if err := storeOf(be).db.Flush(); err != nil {
 				b.Fatalf("flush: %v", err)
 			}
 			ctx := context.Background()
@@ -159,13 +159,13 @@ func BenchmarkPoint(b *testing.B) {
 			})
 			b.Run("kv-get", func(b *testing.B) {
 				spec := engineTable(b, be)
-				rows := engineRowKeys(b, be.Store())
+				rows := engineRowKeys(b, storeOf(be))
 				keys := make([][]byte, 1)
 				var k int
 				for b.Loop() {
 					keys[0] = rows[k%len(rows)]
 					k += 7919
-					res, err := be.Store().Get(ctx, spec, keys)
+					res, err := storeOf(be).Get(ctx, spec, keys)
 					if err != nil || len(res[0].Cells) == 0 {
 						b.Fatalf("Get: %v, %v", res, err)
 					}
@@ -250,7 +250,7 @@ func opsPerSec(b *testing.B) {
 }
 
 // engineTable returns the TableSpec the engine uses for ks.kv.
-func engineTable(b *testing.B, be *Backend) *kv.TableSpec {
+func engineTable(b *testing.B, be *engine.Engine) *kv.TableSpec {
 	b.Helper()
 	cat, err := be.Catalog(context.Background())
 	if err != nil {

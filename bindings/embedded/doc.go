@@ -8,7 +8,7 @@
 // operator keeps the winning version of each cell by kv.Resolve,
 // so writes never read. Apply commits
 // one Pebble batch, so a call is atomic. Durability: the WAL is on for stores
-// on disk and, by default, not fsynced per write (see StoreOptions).
+// on disk and, by default, not fsynced per write (see Config).
 //
 // Backend wraps the engine and the store and is opened from a Config or a
 // URL: embedded://memory, embedded:///abs/dir or embedded://./rel/dir, with

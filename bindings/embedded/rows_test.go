@@ -266,7 +266,7 @@ func TestStoreKeepsItsFormat(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if s, err := OpenStore(StoreOptions{Dir: dir, Format: tc.other}); err == nil {
+		if s, err := OpenStore(Config{Dir: dir, Format: tc.other}); err == nil {
 			s.Close()
 			t.Errorf("a %v store opened as %v", want, tc.other)
 		} else if !strings.Contains(err.Error(), "keeps the format it was created with") {

@@ -15,7 +15,7 @@ import (
 const DBSystem = "pebble"
 
 // DBSystem names the store for span attributes.
-func (b *Backend) DBSystem() string { return DBSystem }
+func (s *Store) DBSystem() string { return DBSystem }
 
 // kvOp names a store operation and its span (constants: building the span
 // name per operation was an allocation per request).

@@ -19,7 +19,7 @@ import (
 	"github.com/dohyo/dohyo/engine/kv"
 )
 
-// Defaults for StoreOptions.
+// Defaults for Config.
 const (
 	DefaultCacheSize    = 64 << 20
 	DefaultMemTableSize = 16 << 20
@@ -28,7 +28,7 @@ const (
 // ErrClosed is returned by operations on a closed Store.
 var ErrClosed = errors.New("embedded: store closed")
 
-// StoreOptions configures a Store.
+// Config configures a Store.
 //
 // Durability: the write-ahead log is always on for a store on disk. With
 // Sync false (the default) Apply returns once the batch is in the WAL buffer:
@@ -37,7 +37,7 @@ var ErrClosed = errors.New("embedded: store closed")
 // Sync true every Apply waits for an fsync of the WAL. DDL (table creation
 // and drop) and PutMeta are always synced. A memory store keeps nothing
 // across Close.
-type StoreOptions struct {
+type Config struct {
 	// Dir is the data directory; "" keeps the whole store in memory.
 	Dir string
 	// CacheSize is Pebble's block cache in bytes (0: DefaultCacheSize).
@@ -56,6 +56,9 @@ type StoreOptions struct {
 	// existing store keeps the format it was created with; asking for
 	// another one is an error.
 	Format Format
+	// Salt is the salt buckets of new tables (0-256, the URL's salt=): an
+	// engine setting the store hands to the engine (kv.Defaulter).
+	Salt int
 }
 
 // Store is a kv.KV on Pebble. It is safe for concurrent use.
@@ -78,12 +81,13 @@ type Store struct {
 	cellMu sync.Mutex // serialises CellSwap
 
 	format Format // FormatCells or FormatRows
+	cfg    Config // as opened (DescribeServer, EngineDefaults)
 }
 
 var _ kv.KV = (*Store)(nil)
 
 // OpenStore opens (creating if needed) a store.
-func OpenStore(o StoreOptions) (*Store, error) {
+func OpenStore(o Config) (*Store, error) {
 	fs, dir := o.FS, o.Dir
 	memory := dir == ""
 	if fs == nil {
@@ -153,6 +157,7 @@ func OpenStore(o StoreOptions) (*Store, error) {
 		dopts:  dopts,
 		iters:  map[*rowIter]struct{}{},
 		format: format,
+		cfg:    o,
 	}
 	st.tables.Store(&map[string][]byte{})
 	return st, nil

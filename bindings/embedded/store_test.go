@@ -23,7 +23,7 @@ func eachFormat(t *testing.T, test func(t *testing.T, f Format)) {
 
 func openMem(t *testing.T, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
+	s, err := OpenStore(Config{CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
@@ -45,7 +45,7 @@ func memTable(t *testing.T, f Format, name string) (*Store, *kv.TableSpec) {
 
 func openDisk(t *testing.T, dir string, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
+	s, err := OpenStore(Config{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore(%s): %v", dir, err)
 	}
@@ -67,7 +67,7 @@ func TestKVConformanceDisk(t *testing.T) {
 func TestKVConformanceDiskSync(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
 		kvtest.Run(t, func(t *testing.T) kv.KV {
-			s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Sync: true, Format: f})
+			s, err := OpenStore(Config{Dir: t.TempDir(), Sync: true, Format: f})
 			if err != nil {
 				t.Fatalf("OpenStore: %v", err)
 			}
@@ -426,7 +426,7 @@ func TestPrefixEnd(t *testing.T) {
 // clean error and leaves nothing half-applied.
 func TestEngineFaults(t *testing.T) {
 	faulttest.Run(t, func(t *testing.T) kv.KV {
-		st, err := OpenStore(StoreOptions{})
+		st, err := OpenStore(Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

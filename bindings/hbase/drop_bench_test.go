@@ -26,7 +26,7 @@ func BenchmarkDropKeyspace(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			st, err := OpenStore(ctx, StoreOptions{ZooKeeper: zk, Catalog: uniqueName("bdrop_")})
+			st, err := OpenStore(ctx, Config{ZooKeeper: zk, Catalog: uniqueName("bdrop_")})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -241,7 +241,7 @@ func TestRegionsAndSalt(t *testing.T) {
 			dropKeyspace(t, b, ks)
 			exec(t, b, "CREATE TABLE "+ks+".t (id bigint PRIMARY KEY, title text)")
 			spec := tableSpec(t, b, ks, "t")
-			regs, err := b.Store().Regions(t.Context(), spec)
+			regs, err := storeOf(b).Regions(t.Context(), spec)
 			if err != nil {
 				t.Fatalf("Regions: %v", err)
 			}
@@ -267,7 +267,7 @@ func TestRegionsAndSalt(t *testing.T) {
 			}
 			total := 0
 			for i, r := range regs {
-				keys := scanKeys(t, b.Store(), spec, kv.ScanRange{Start: r.Start, Stop: r.Stop})
+				keys := scanKeys(t, storeOf(b), spec, kv.ScanRange{Start: r.Start, Stop: r.Stop})
 				if len(keys) == 0 {
 					t.Errorf("region %d [%x, %x) holds no rows of %d", i, r.Start, r.Stop, n)
 				}
@@ -279,10 +279,10 @@ func TestRegionsAndSalt(t *testing.T) {
 			if tt.salted {
 				// Salt bytes of all rows cover every bucket.
 				buckets := map[byte]bool{}
-				for _, k := range scanKeys(t, b.Store(), spec, kv.ScanRange{}) {
+				for _, k := range scanKeys(t, storeOf(b), spec, kv.ScanRange{}) {
 					buckets[k[0]] = true
 				}
-				if want := b.Config().Salt; len(buckets) != want {
+				if want := storeOf(b).cfg.Salt; len(buckets) != want {
 					t.Errorf("rows fall in %d salt buckets, want %d", len(buckets), want)
 				}
 			}
@@ -352,7 +352,7 @@ func TestConformance(t *testing.T) {
 	bindingtest.Run(t, func(t *testing.T) bindings.Backend {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		b, err := Open(ctx, Config{ZooKeeper: zk, Catalog: fmt.Sprintf("%s_%d", run, n.Add(1)), Salt: 2})
+		b, err := openEngine(ctx, Config{ZooKeeper: zk, Catalog: fmt.Sprintf("%s_%d", run, n.Add(1)), Salt: 2})
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

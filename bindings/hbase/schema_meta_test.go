@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/engine/kv"
 )
 
@@ -85,7 +86,7 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
-	for i, inst := range []*Backend{a, b} {
+	for i, inst := range []*engine.Engine{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -99,7 +100,7 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 	}
 	wg.Wait()
 	deadline := time.Now().Add(30 * time.Second)
-	for _, inst := range []*Backend{a, b} {
+	for _, inst := range []*engine.Engine{a, b} {
 		for {
 			c, _ := inst.Catalog(context.Background())
 			if n := len(c.Keyspace(ks).Tables); n == 7 {

@@ -18,7 +18,7 @@ import (
 const DBSystem = "hbase"
 
 // DBSystem names the store for span attributes.
-func (b *Backend) DBSystem() string { return DBSystem }
+func (s *Store) DBSystem() string { return DBSystem }
 
 // rpcSpan starts the span of an HBase call on table t (nil: several).
 // Following the conventions for HBase, db.namespace and db.collection.name

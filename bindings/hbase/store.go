@@ -21,21 +21,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/cql"
-	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/internal/rawnet"
 )
-
-// StoreOptions configures a Store (see Config for the meaning of fields).
-type StoreOptions struct {
-	ZooKeeper  string
-	ZKRoot     string
-	Catalog    string
-	OpTimeout  time.Duration
-	DDLTimeout time.Duration
-	Logger     *slog.Logger
-}
 
 // Store is a kv.KV on HBase. It is safe for concurrent use.
 //
@@ -50,6 +38,7 @@ type StoreOptions struct {
 // Within one Apply call duplicate cells are resolved by Resolve before
 // sending.
 type Store struct {
+	cfg     Config // as opened, defaults filled (DescribeServer, EngineDefaults)
 	zk      string
 	catalog string
 	opTO    time.Duration
@@ -80,12 +69,11 @@ var _ kv.KV = (*Store)(nil)
 
 // OpenStore connects to HBase and makes sure the catalog table exists.
 // ctx bounds the whole open (ZooKeeper, master and region lookups).
-func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
-	cfg := Config{ZooKeeper: o.ZooKeeper, ZKRoot: o.ZKRoot, Catalog: o.Catalog,
-		OpTimeout: o.OpTimeout, DDLTimeout: o.DDLTimeout}.withDefaults()
-	if err := cfg.Validate(); err != nil {
+func OpenStore(ctx context.Context, o Config) (*Store, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	cfg := o.withDefaults()
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -122,6 +110,7 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		return nil, errors.New("hbase: gohbase client does not expose SendRPC")
 	}
 	s := &Store{
+		cfg:        cfg,
 		zk:         cfg.ZooKeeper,
 		catalog:    cfg.Catalog,
 		opTO:       cfg.OpTimeout,
@@ -193,7 +182,7 @@ func (s *Store) CreateTable(ctx context.Context, t *kv.TableSpec) error {
 	}
 	dctx, cancel := opCtx(ctx, s.ddlTO)
 	defer cancel()
-	return s.wrapErr(ctx, "create table "+fq, s.ensureTable(dctx, fq, o, splitKeys(t.SplitKeys, o.Regions)))
+	return s.wrapErr(ctx, "create table "+fq, s.ensureTable(dctx, fq, o, t.SplitKeys))
 }
 
 func (s *Store) ensureTable(ctx context.Context, fq string, o TableOptions, splits [][]byte) error {
@@ -344,39 +333,6 @@ func (s *Store) tableState(ctx context.Context, fq string) (tableState, error) {
 		}
 	}
 	return stateMissing, nil
-}
-
-// splitKeys returns the pre-split boundaries of a table: the engine's
-// (one region per salt bucket) unless regions asks for another count, then
-// about that many regions along salt buckets and token ranges, computed by
-// the engine's key codec so boundaries match the row key layout.
-func splitKeys(given [][]byte, regions int) [][]byte {
-	if regions == 0 {
-		return given
-	}
-	salt, ok := saltOf(given)
-	if !ok {
-		return given // boundaries the store does not understand: keep them
-	}
-	codec, err := engine.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
-	if err != nil {
-		return given
-	}
-	return codec.SplitKeys(regions)
-}
-
-// saltOf recognises the engine's salt-bucket boundaries {1}, {2} ... {n-1}
-// and returns n (0 for no boundaries: an unsalted table).
-func saltOf(keys [][]byte) (int, bool) {
-	for i, k := range keys {
-		if len(k) != 1 || int(k[0]) != i+1 {
-			return 0, false
-		}
-	}
-	if len(keys) == 0 {
-		return 0, true
-	}
-	return len(keys) + 1, true
 }
 
 // Region is one region of a table.

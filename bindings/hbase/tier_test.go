@@ -46,7 +46,7 @@ func openTierOn(t testing.TB, zk string, n int, opts engine.Options, stripeOnly 
 	var out []*engine.Engine
 	for i := range n {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		st, err := OpenStore(ctx, StoreOptions{ZooKeeper: zk, Catalog: catalog})
+		st, err := OpenStore(ctx, Config{ZooKeeper: zk, Catalog: catalog})
 		if err != nil {
 			cancel()
 			t.Fatalf("OpenStore: %v", err)
@@ -299,7 +299,7 @@ func TestDropDeletesCoordinationCells(t *testing.T) {
 		}
 		ids[tb] = tableSpec(t, b, ks, tb).ID
 	}
-	st := b.Store()
+	st := storeOf(b)
 	for tb, id := range ids {
 		if n := countCells(t, st, id); n != keys {
 			t.Fatalf("table %s: %d coordination cells after LWT on %d partitions, want %d", tb, n, keys, keys)

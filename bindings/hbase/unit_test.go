@@ -147,64 +147,6 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestSplitKeys(t *testing.T) {
-	bucketBounds := func(salt int) [][]byte {
-		var out [][]byte
-		for b := 1; b < salt; b++ {
-			out = append(out, []byte{byte(b)})
-		}
-		return out
-	}
-	tests := []struct {
-		name    string
-		given   [][]byte
-		regions int
-		want    int // number of split keys
-		check   func(t *testing.T, keys [][]byte)
-	}{
-		{"no regions option keeps salt buckets", bucketBounds(16), 0, 15, nil},
-		{"unsalted, no option: one region", nil, 0, 0, nil},
-		{"fewer regions than buckets", bucketBounds(16), 8, 7, func(t *testing.T, keys [][]byte) {
-			for i, k := range keys {
-				if len(k) != 1 || int(k[0]) != 2*(i+1) {
-					t.Errorf("key %d = %x, want bucket boundary %d", i, k, 2*(i+1))
-				}
-			}
-		}},
-		{"more regions than buckets", bucketBounds(4), 16, 15, func(t *testing.T, keys [][]byte) {
-			for _, k := range keys {
-				if len(k) != 1 && len(k) != 9 {
-					t.Errorf("key %x: want a salt byte or salt+token", k)
-				}
-			}
-		}},
-		{"unsalted token split", nil, 4, 3, func(t *testing.T, keys [][]byte) {
-			for _, k := range keys {
-				if len(k) != 8 {
-					t.Errorf("key %x: want an 8-byte token", k)
-				}
-			}
-		}},
-		{"custom boundaries are kept", [][]byte{[]byte("m")}, 8, 1, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			keys := splitKeys(tt.given, tt.regions)
-			if len(keys) != tt.want {
-				t.Fatalf("got %d split keys, want %d: %x", len(keys), tt.want, keys)
-			}
-			for i := 1; i < len(keys); i++ {
-				if bytes.Compare(keys[i-1], keys[i]) >= 0 {
-					t.Errorf("split keys not strictly increasing at %d: %x, %x", i, keys[i-1], keys[i])
-				}
-			}
-			if tt.check != nil {
-				tt.check(t, keys)
-			}
-		})
-	}
-}
-
 func TestBelow(t *testing.T) {
 	tests := []struct{ in, want []byte }{
 		{nil, nil},
@@ -379,7 +321,7 @@ func TestOpenUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := OpenURL(ctx, "hbase://127.0.0.1:1?timeout=1500ms")
+	_, err := openEngineURL(ctx, "hbase://127.0.0.1:1?timeout=1500ms")
 	if err == nil {
 		t.Fatal("Open on an unreachable ZooKeeper: got nil error")
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/cassandra"
-	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -23,9 +23,9 @@ func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
 	var b bindings.Backend
 	switch u.Scheme {
 	case "embedded":
-		return embedded.OpenURL(ctx, rawURL)
+		return stores.OpenURL(ctx, rawURL, engine.Options{})
 	case "hbase":
-		b, err = hbase.OpenURL(ctx, rawURL)
+		b, err = stores.OpenURL(ctx, rawURL, engine.Options{})
 	case "cassandra":
 		b, err = cassandra.OpenURL(ctx, rawURL)
 	case "":
@@ -49,7 +49,8 @@ type backendSet struct {
 	routes map[string]string
 }
 
-func openBackends(ctx context.Context, def string, routes []string) (*backendSet, error) {
+// wrap, if not nil, wraps each backend as it is opened (serverHooks).
+func openBackends(ctx context.Context, def string, routes []string, wrap func(string, bindings.Backend) bindings.Backend) (*backendSet, error) {
 	set := &backendSet{byName: map[string]bindings.Backend{}, def: def, routes: map[string]string{}}
 	open := func(u string) error {
 		if _, ok := set.byName[u]; ok {
@@ -58,6 +59,9 @@ func openBackends(ctx context.Context, def string, routes []string) (*backendSet
 		b, err := openBackend(ctx, u)
 		if err != nil {
 			return err
+		}
+		if wrap != nil {
+			b = wrap(u, b)
 		}
 		set.byName[u] = b
 		return nil
@@ -90,7 +94,7 @@ func (s *backendSet) close() error {
 // keyspaces routed to that backend.
 func watchSharedSchema(set *backendSet, coord *proxy.Coordinator) {
 	for name, b := range set.byName {
-		w, ok := b.(bindings.SchemaWatcher)
+		w, ok := bindings.Capability[bindings.SchemaWatcher](b)
 		if !ok {
 			continue
 		}

@@ -22,13 +22,13 @@ import (
 func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*relay.Relay, error) {
 	relays := map[string]*relay.Relay{}
 	for name, b := range set.byName {
-		rb, ok := b.(bindings.Relayable)
+		rb, ok := bindings.Capability[bindings.Relayable](b)
 		if !ok {
 			continue
 		}
 		t := rb.RelayTarget()
 		onChange := func(ch *bindings.SchemaChange) {
-			if ci, ok := b.(bindings.CatalogInvalidator); ok {
+			if ci, ok := bindings.Capability[bindings.CatalogInvalidator](b); ok {
 				ci.InvalidateCatalog()
 			}
 			if ch == nil || coord.Route(ch.Keyspace).Backend != name {

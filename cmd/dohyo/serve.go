@@ -100,6 +100,7 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 // listeners bound), run by run.
 type server struct {
 	cfg    Config
+	hooks  serverHooks
 	log    *slog.Logger
 	set    *backendSet
 	coord  *proxy.Coordinator

@@ -158,3 +158,24 @@ func CoordTablePrefix(tableID string) []byte {
 	k = append(k, tableID...)
 	return append(k, 0)
 }
+
+// Defaults are engine settings a store's configuration carries (its URL:
+// hbase://zk?salt=16&compression=GZ). The engine applies them where its
+// own options leave a setting unset.
+type Defaults struct {
+	// Salt is the salt buckets of new tables (0: unsalted).
+	Salt int
+	// TableOptions are physical options for CreateTable (the engine's own
+	// TableOptions win on the same key).
+	TableOptions map[string]string
+	// DropInBackground asks the engine to answer DROP once the catalog
+	// commit hid the tables and remove their storage in the background
+	// (stores whose table drops are slow, as HBase's).
+	DropInBackground bool
+}
+
+// Defaulter is implemented by stores whose configuration carries engine
+// settings (Defaults).
+type Defaulter interface {
+	EngineDefaults() Defaults
+}

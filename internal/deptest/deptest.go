@@ -25,6 +25,22 @@ func Deps(t testing.TB, dir, pkg string) []string {
 	return strings.Fields(string(out))
 }
 
+// Packages lists the module's packages (`go list ./...` in dir).
+func Packages(t testing.TB, dir string) []string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	cmd := exec.Command(gobin, "list", "./...")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	return strings.Fields(string(out))
+}
+
 // Forbid fails t for every package the package in the current directory
 // depends on (itself and its imports, transitively) whose import path
 // starts with one of the prefixes. sure names a package the list must

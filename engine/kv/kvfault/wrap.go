@@ -227,3 +227,11 @@ func (s sharedPart) CommitSchema(ctx context.Context, prev int64, m kv.SchemaMet
 	}
 	return s.inner.CommitSchema(ctx, prev, m)
 }
+
+// EngineDefaults forwards the store's engine settings (zero without any).
+func (b *base) EngineDefaults() kv.Defaults {
+	if d, ok := b.inner.(kv.Defaulter); ok {
+		return d.EngineDefaults()
+	}
+	return kv.Defaults{}
+}

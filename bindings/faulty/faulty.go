@@ -1,4 +1,4 @@
-package embedded
+package faulty
 
 import (
 	"context"
@@ -6,11 +6,54 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
 )
+
+// Backend wraps a backend for tests: statements matching an installed
+// Fault are delayed, fail or have their results altered before or after
+// they reach it. Everything else is the wrapped backend's: capabilities
+// are found through Unwrap (bindings.Capability).
+type Backend struct {
+	inner bindings.Backend
+
+	faultMu sync.Mutex                  // serialises InjectFault and removals
+	faults  atomic.Pointer[[]*faultRef] // nil when no fault is installed
+}
+
+var (
+	_ bindings.Backend   = (*Backend)(nil)
+	_ bindings.Unwrapper = (*Backend)(nil)
+)
+
+// Wrap returns b with fault injection (no fault installed).
+func Wrap(b bindings.Backend) *Backend { return &Backend{inner: b} }
+
+// Unwrap returns the wrapped backend.
+func (b *Backend) Unwrap() any { return b.inner }
+
+// Execute runs one statement under the matching faults.
+func (b *Backend) Execute(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
+	if fs := b.faults.Load(); fs != nil {
+		return b.executeFaulty(ctx, *fs, req)
+	}
+	return b.inner.Execute(ctx, req)
+}
+
+// Batch runs a batch under the matching faults.
+func (b *Backend) Batch(ctx context.Context, req *bindings.BatchRequest) (*bindings.Result, error) {
+	if fs := b.faults.Load(); fs != nil {
+		return b.batchFaulty(ctx, *fs, req)
+	}
+	return b.inner.Batch(ctx, req)
+}
+
+// Close closes the wrapped backend.
+func (b *Backend) Close() error { return b.inner.Close() }
 
 // Fault makes statements misbehave, for tests: a delay, an error or altered
 // results. It applies to Execute and Batch (a batch matches when any of its
@@ -170,7 +213,7 @@ func (b *Backend) executeFaulty(ctx context.Context, faults []*faultRef, req *bi
 	}
 	fs := matching(faults, text)
 	if len(fs) == 0 {
-		return b.eng.Execute(ctx, req)
+		return b.inner.Execute(ctx, req)
 	}
 	timeout := func() *bindings.Error {
 		if isRead(req, text) {
@@ -180,7 +223,7 @@ func (b *Backend) executeFaulty(ctx context.Context, faults []*faultRef, req *bi
 		return &bindings.Error{Code: bindings.CodeWriteTimeout, Message: "injected delay exceeded the deadline",
 			Consistency: req.Consistency, WriteType: "SIMPLE"}
 	}
-	return applyFaults(ctx, fs, timeout, func() (*bindings.Result, error) { return b.eng.Execute(ctx, req) })
+	return applyFaults(ctx, fs, timeout, func() (*bindings.Result, error) { return b.inner.Execute(ctx, req) })
 }
 
 func (b *Backend) batchFaulty(ctx context.Context, faults []*faultRef, req *bindings.BatchRequest) (*bindings.Result, error) {
@@ -193,7 +236,7 @@ func (b *Backend) batchFaulty(ctx context.Context, faults []*faultRef, req *bind
 	}
 	fs := matching(faults, texts...)
 	if len(fs) == 0 {
-		return b.eng.Batch(ctx, req)
+		return b.inner.Batch(ctx, req)
 	}
 	timeout := func() *bindings.Error {
 		wt := "BATCH"
@@ -206,7 +249,7 @@ func (b *Backend) batchFaulty(ctx context.Context, faults []*faultRef, req *bind
 		return &bindings.Error{Code: bindings.CodeWriteTimeout, Message: "injected delay exceeded the deadline",
 			Consistency: req.Consistency, WriteType: wt}
 	}
-	return applyFaults(ctx, fs, timeout, func() (*bindings.Result, error) { return b.eng.Batch(ctx, req) })
+	return applyFaults(ctx, fs, timeout, func() (*bindings.Result, error) { return b.inner.Batch(ctx, req) })
 }
 
 // isRead tells reads from writes, for the kind of timeout to report.

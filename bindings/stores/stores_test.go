@@ -1,4 +1,4 @@
-package embedded
+package stores
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/bindings/faulty"
+	"github.com/dohyo/dohyo/engine"
 )
 
 func bigint(n int64) bindings.Value {
@@ -15,7 +17,7 @@ func bigint(n int64) bindings.Value {
 
 func text(s string) bindings.Value { return bindings.Value{Bytes: []byte(s)} }
 
-func mustExec(t testing.TB, b *Backend, q string, vals ...bindings.Value) *bindings.Result {
+func mustExec(t testing.TB, b bindings.Backend, q string, vals ...bindings.Value) *bindings.Result {
 	t.Helper()
 	res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Values: vals, Consistency: bindings.One})
 	if err != nil {
@@ -32,13 +34,13 @@ const (
 	selectAllKV = "SELECT k, v FROM ks.kv"
 )
 
-func setupKV(t testing.TB, b *Backend) {
+func setupKV(t testing.TB, b bindings.Backend) {
 	t.Helper()
 	mustExec(t, b, createKS)
 	mustExec(t, b, createKV)
 }
 
-func selectV(t testing.TB, b *Backend, k int64) (string, bool) {
+func selectV(t testing.TB, b bindings.Backend, k int64) (string, bool) {
 	t.Helper()
 	res := mustExec(t, b, selectKV, bigint(k))
 	if res.Kind != bindings.ResultRows {
@@ -51,7 +53,7 @@ func selectV(t testing.TB, b *Backend, k int64) (string, bool) {
 }
 
 func TestBackendEndToEnd(t *testing.T) {
-	b, err := OpenURL(t.Context(), "embedded://memory?salt=4&cache=8MiB")
+	b, err := OpenURL(t.Context(), "embedded://memory?salt=4&cache=8MiB", engine.Options{})
 	if err != nil {
 		t.Fatalf("OpenURL: %v", err)
 	}
@@ -86,16 +88,17 @@ func TestBackendEndToEnd(t *testing.T) {
 	}
 
 	// Faults work on the real engine: a replay "wrong target".
-	rm := b.InjectFault(Fault{Match: "SELECT v FROM ks.kv WHERE k = ?", Alter: func(r *bindings.Result) {
+	fb := faulty.Wrap(b)
+	rm := fb.InjectFault(faulty.Fault{Match: "SELECT v FROM ks.kv WHERE k = ?", Alter: func(r *bindings.Result) {
 		for _, row := range r.Rows {
 			row[0] = []byte("wrong")
 		}
 	}})
-	if got, _ := selectV(t, b, 2); got != "wrong" {
+	if got, _ := selectV(t, fb, 2); got != "wrong" {
 		t.Errorf("with Alter: got %q, want wrong", got)
 	}
 	rm()
-	if got, _ := selectV(t, b, 2); got != "two" {
+	if got, _ := selectV(t, fb, 2); got != "two" {
 		t.Errorf("after removing Alter: got %q, want two", got)
 	}
 
@@ -110,7 +113,7 @@ func TestBackendEndToEnd(t *testing.T) {
 func TestBackendReopenOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	url := "embedded://" + dir + "?sync=true"
-	b, err := OpenURL(t.Context(), url)
+	b, err := OpenURL(t.Context(), url, engine.Options{})
 	if err != nil {
 		t.Fatalf("OpenURL(%s): %v", url, err)
 	}
@@ -123,7 +126,7 @@ func TestBackendReopenOnDisk(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	b, err = OpenURL(t.Context(), url)
+	b, err = OpenURL(t.Context(), url, engine.Options{})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -140,7 +143,7 @@ func TestBackendReopenOnDisk(t *testing.T) {
 }
 
 func TestOpenBadURL(t *testing.T) {
-	if _, err := OpenURL(t.Context(), "embedded://nowhere/x"); err == nil {
+	if _, err := OpenURL(t.Context(), "embedded://nowhere/x", engine.Options{}); err == nil {
 		t.Errorf("OpenURL with a bad host: got nil error")
 	}
 }

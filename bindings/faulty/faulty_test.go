@@ -1,4 +1,4 @@
-package embedded
+package faulty
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func (f *fakeEngine) Close() error                                     { return 
 
 func fakeBackend() (*Backend, *fakeEngine) {
 	f := &fakeEngine{}
-	return &Backend{eng: f}, f
+	return Wrap(f), f
 }
 
 const (
