@@ -16,6 +16,10 @@ func KeyspaceOf(stmt Statement) (ks string, ok bool) {
 		return s.Name, true
 	case *Use:
 		return s.Keyspace, true
+	case *Describe:
+		// DESCRIBE reads the schema: the keyspace whose tables hold it
+		// (dohyo's virtual system keyspaces answer it).
+		return "system_schema", true
 	case *Select:
 		return s.Keyspace, true
 	case *Insert:

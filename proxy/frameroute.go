@@ -78,9 +78,6 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 	case FrameBatch:
 		return fr.batch(r.Batch)
 	}
-	if r.Kind == FrameQuery && cql.IsDescribe(r.Query) {
-		return FrameRoute{}, nil
-	}
 	parsed, err := s.c.parse(r.Query)
 	if err != nil {
 		return fr.fallback(), nil
@@ -88,8 +85,8 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 	switch parsed.Stmt.(type) {
 	case *cql.Unsupported:
 		return fr.fallback(), nil
-	case *cql.Use:
-		return FrameRoute{}, nil
+	case *cql.Use, *cql.Describe:
+		return FrameRoute{}, nil // dohyo's: the session, and its catalog
 	}
 	auth := cql.IsAuthStatement(parsed.Stmt)
 	if auth && s.c.ServesAuthStatements() {

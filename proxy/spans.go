@@ -84,6 +84,8 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 		st.Operation = "BATCH"
 	case *cql.Use:
 		st.Operation = "USE"
+	case *cql.Describe:
+		st.Operation = "DESCRIBE"
 	case *cql.CreateKeyspace:
 		st.Operation = "CREATE KEYSPACE"
 	case *cql.AlterKeyspace:
