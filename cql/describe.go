@@ -5,22 +5,22 @@ type DescribeKind uint8
 
 // The forms of DESCRIBE (Cassandra's DescribeStatement).
 const (
-	DescribeCluster      DescribeKind = iota + 1 // DESCRIBE CLUSTER
-	DescribeKeyspaces                            // DESCRIBE KEYSPACES
-	DescribeTables                               // DESCRIBE TABLES (COLUMNFAMILIES)
-	DescribeTypes                                // DESCRIBE TYPES
-	DescribeFunctions                            // DESCRIBE FUNCTIONS
-	DescribeAggregates                           // DESCRIBE AGGREGATES
-	DescribeSchema                               // DESCRIBE SCHEMA
-	DescribeFullSchema                           // DESCRIBE FULL SCHEMA
-	DescribeKeyspace                             // DESCRIBE [ONLY] KEYSPACE [ks]
-	DescribeTable                                // DESCRIBE TABLE [ks.]t
-	DescribeType                                 // DESCRIBE TYPE [ks.]t
-	DescribeFunction                             // DESCRIBE FUNCTION [ks.]f
-	DescribeAggregate                            // DESCRIBE AGGREGATE [ks.]a
-	DescribeIndex                                // DESCRIBE INDEX [ks.]i
-	DescribeView                                 // DESCRIBE MATERIALIZED VIEW [ks.]v
-	DescribeName                                 // DESCRIBE name | ks.name: a keyspace, else a table
+	DescribeCluster    DescribeKind = iota + 1 // DESCRIBE CLUSTER
+	DescribeKeyspaces                          // DESCRIBE KEYSPACES
+	DescribeTables                             // DESCRIBE TABLES (COLUMNFAMILIES)
+	DescribeTypes                              // DESCRIBE TYPES
+	DescribeFunctions                          // DESCRIBE FUNCTIONS
+	DescribeAggregates                         // DESCRIBE AGGREGATES
+	DescribeSchema                             // DESCRIBE SCHEMA
+	DescribeFullSchema                         // DESCRIBE FULL SCHEMA
+	DescribeKeyspace                           // DESCRIBE [ONLY] KEYSPACE [ks]
+	DescribeTable                              // DESCRIBE TABLE [ks.]t
+	DescribeType                               // DESCRIBE TYPE [ks.]t
+	DescribeFunction                           // DESCRIBE FUNCTION [ks.]f
+	DescribeAggregate                          // DESCRIBE AGGREGATE [ks.]a
+	DescribeIndex                              // DESCRIBE INDEX [ks.]i
+	DescribeView                               // DESCRIBE MATERIALIZED VIEW [ks.]v
+	DescribeName                               // DESCRIBE name | ks.name: a keyspace, else a table
 )
 
 // Describe is a DESCRIBE (DESC) statement. dohyo answers it from its
