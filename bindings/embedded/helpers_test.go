@@ -67,3 +67,12 @@ func openEngine(ctx context.Context, cfg Config) (*engine.Engine, error) {
 
 // storeOf is the store under an engine opened by openEngine.
 func storeOf(e *engine.Engine) *Store { return e.KV().(*Store) }
+
+// openEngineURL is openEngine for an embedded:// URL.
+func openEngineURL(ctx context.Context, rawURL string) (*engine.Engine, error) {
+	cfg, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return openEngine(ctx, cfg)
+}

@@ -2,148 +2,42 @@ package stores
 
 import (
 	"context"
-	"encoding/binary"
-	"strings"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/faulty"
+	"github.com/dohyo/dohyo/bindings/embedded"
 	"github.com/dohyo/dohyo/engine"
 )
 
-func bigint(n int64) bindings.Value {
-	return bindings.Value{Bytes: binary.BigEndian.AppendUint64(nil, uint64(n))}
-}
-
-func text(s string) bindings.Value { return bindings.Value{Bytes: []byte(s)} }
-
-func mustExec(t testing.TB, b bindings.Backend, q string, vals ...bindings.Value) *bindings.Result {
-	t.Helper()
-	res, err := b.Execute(context.Background(), &bindings.Request{Query: q, Values: vals, Consistency: bindings.One})
+// TestOpenURL: each scheme opens the engine on its store, whose
+// capabilities the engine's Unwrap exposes; other URLs fail, naming them.
+func TestOpenURL(t *testing.T) {
+	e, err := OpenURL(t.Context(), "embedded://memory?salt=4", engine.Options{})
 	if err != nil {
-		t.Fatalf("%s: %v", q, err)
+		t.Fatal(err)
 	}
-	return res
-}
-
-const (
-	createKS    = "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
-	createKV    = "CREATE TABLE IF NOT EXISTS ks.kv (k bigint PRIMARY KEY, v text)"
-	insertKV    = "INSERT INTO ks.kv (k, v) VALUES (?, ?)"
-	selectKV    = "SELECT v FROM ks.kv WHERE k = ?"
-	selectAllKV = "SELECT k, v FROM ks.kv"
-)
-
-func setupKV(t testing.TB, b bindings.Backend) {
-	t.Helper()
-	mustExec(t, b, createKS)
-	mustExec(t, b, createKV)
-}
-
-func selectV(t testing.TB, b bindings.Backend, k int64) (string, bool) {
-	t.Helper()
-	res := mustExec(t, b, selectKV, bigint(k))
-	if res.Kind != bindings.ResultRows {
-		t.Fatalf("SELECT: got result kind %v, want rows", res.Kind)
+	defer e.Close()
+	if _, ok := bindings.Capability[*embedded.Store](e); !ok {
+		t.Error("embedded:// opened no embedded store")
 	}
-	if len(res.Rows) == 0 {
-		return "", false
+	d, ok := bindings.Capability[bindings.ServerDescriber](e)
+	if !ok {
+		t.Fatal("the store's DescribeServer is not found through the engine")
 	}
-	return string(res.Rows[0][0]), true
-}
-
-func TestBackendEndToEnd(t *testing.T) {
-	b, err := OpenURL(t.Context(), "embedded://memory?salt=4&cache=8MiB", engine.Options{})
-	if err != nil {
-		t.Fatalf("OpenURL: %v", err)
+	if desc, _ := d.DescribeServer(t.Context(), nil); desc.Settings["salt"] != "4" {
+		t.Errorf("salt from the URL: %q, want 4", desc.Settings["salt"])
 	}
-	setupKV(t, b)
-	mustExec(t, b, insertKV, bigint(1), text("one"))
-	mustExec(t, b, insertKV, bigint(2), text("two"))
-	if _, err := b.Batch(t.Context(), &bindings.BatchRequest{Entries: []bindings.BatchEntry{
-		{Query: insertKV, Values: []bindings.Value{bigint(3), text("three")}},
-		{Query: "UPDATE ks.kv SET v = 'uno' WHERE k = 1"},
-	}, Consistency: bindings.One}); err != nil {
-		t.Fatalf("Batch: %v", err)
-	}
-	for k, want := range map[int64]string{1: "uno", 2: "two", 3: "three"} {
-		if got, ok := selectV(t, b, k); !ok || got != want {
-			t.Errorf("k=%d: got %q (found=%v), want %q", k, got, ok, want)
+	for _, bad := range []string{"cassandra://127.0.0.1", "memory", "embedded://nowhere/x", "hbase://"} {
+		if _, err := OpenURL(t.Context(), bad, engine.Options{}); err == nil {
+			t.Errorf("OpenURL(%q): no error", bad)
 		}
 	}
-	if _, ok := selectV(t, b, 4); ok {
-		t.Errorf("k=4: found a row, want none")
-	}
-
-	p, err := b.Prepare(t.Context(), "", selectKV)
-	if err != nil || len(p.Bind) != 1 || len(p.Result) != 1 {
-		t.Errorf("Prepare: got %+v, %v; want 1 bind variable and 1 result column", p, err)
-	}
-	cat, err := b.Catalog(t.Context())
-	if err != nil || cat == nil || cat.Keyspaces["ks"] == nil || cat.Keyspaces["ks"].Tables["kv"] == nil {
-		t.Errorf("Catalog: got %v, %v; want ks.kv", cat, err)
-	}
-	if err := b.Ping(t.Context()); err != nil {
-		t.Errorf("Ping: %v", err)
-	}
-
-	// Faults work on the real engine: a replay "wrong target".
-	fb := faulty.Wrap(b)
-	rm := fb.InjectFault(faulty.Fault{Match: "SELECT v FROM ks.kv WHERE k = ?", Alter: func(r *bindings.Result) {
-		for _, row := range r.Rows {
-			row[0] = []byte("wrong")
-		}
-	}})
-	if got, _ := selectV(t, fb, 2); got != "wrong" {
-		t.Errorf("with Alter: got %q, want wrong", got)
-	}
-	rm()
-	if got, _ := selectV(t, fb, 2); got != "two" {
-		t.Errorf("after removing Alter: got %q, want two", got)
-	}
-
-	if err := b.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if err := b.Ping(t.Context()); err == nil {
-		t.Errorf("Ping after Close: got nil, want an error")
-	}
-}
-
-func TestBackendReopenOnDisk(t *testing.T) {
-	dir := t.TempDir()
-	url := "embedded://" + dir + "?sync=true"
-	b, err := OpenURL(t.Context(), url, engine.Options{})
-	if err != nil {
-		t.Fatalf("OpenURL(%s): %v", url, err)
-	}
-	setupKV(t, b)
-	for k := range int64(50) {
-		mustExec(t, b, insertKV, bigint(k), text(strings.Repeat("v", int(k))))
-	}
-	mustExec(t, b, "DELETE FROM ks.kv WHERE k = 7")
-	if err := b.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-
-	b, err = OpenURL(t.Context(), url, engine.Options{})
-	if err != nil {
-		t.Fatalf("reopen: %v", err)
-	}
-	defer b.Close()
-	if got, ok := selectV(t, b, 10); !ok || got != strings.Repeat("v", 10) {
-		t.Errorf("k=10 after reopen: got %q (found=%v)", got, ok)
-	}
-	if _, ok := selectV(t, b, 7); ok {
-		t.Errorf("k=7 after reopen: deleted row is back")
-	}
-	if res := mustExec(t, b, selectAllKV); len(res.Rows) != 49 {
-		t.Errorf("rows after reopen: got %d, want 49", len(res.Rows))
-	}
-}
-
-func TestOpenBadURL(t *testing.T) {
-	if _, err := OpenURL(t.Context(), "embedded://nowhere/x", engine.Options{}); err == nil {
-		t.Errorf("OpenURL with a bad host: got nil error")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err = OpenURL(ctx, "hbase://127.0.0.1:1?timeout=1500ms", engine.Options{})
+	if !errors.Is(err, bindings.ErrUnavailable) {
+		t.Errorf("unreachable HBase: %v, want Unavailable", err)
 	}
 }
