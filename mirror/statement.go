@@ -19,62 +19,20 @@ const (
 // classify names the keyspace and table a statement works on and whether
 // it is mirrored as a write or as a (sampled) read.
 func classify(st cql.Statement, sessionKS string) (ks, table string, k kind) {
-	or := func(k string) string {
-		if k == "" {
-			return sessionKS
-		}
-		return k
+	t := cql.TargetOf(st)
+	ks = t.Keyspace
+	if ks == "" {
+		ks = sessionKS
 	}
-	switch s := st.(type) {
-	case *cql.Insert:
-		return or(s.Keyspace), s.Table, kindWrite
-	case *cql.Update:
-		return or(s.Keyspace), s.Table, kindWrite
-	case *cql.Delete:
-		return or(s.Keyspace), s.Table, kindWrite
-	case *cql.Select:
-		if isSystem(or(s.Keyspace)) {
-			return "", "", kindOther
+	switch t.Kind.Class() {
+	case cql.ClassWrite:
+		return ks, t.Table, kindWrite
+	case cql.ClassSchema:
+		return ks, t.Table, kindSchema
+	case cql.ClassRead:
+		if t.Kind == cql.StmtSelect && !isSystem(ks) {
+			return ks, t.Table, kindRead
 		}
-		return or(s.Keyspace), s.Table, kindRead
-	case *cql.Truncate:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.CreateKeyspace:
-		return s.Name, "", kindSchema
-	case *cql.AlterKeyspace:
-		return s.Name, "", kindSchema
-	case *cql.DropKeyspace:
-		return s.Name, "", kindSchema
-	case *cql.CreateTable:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.AlterTable:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.DropTable:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.CreateView:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.AlterView:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.DropView:
-		return or(s.Keyspace), s.Name, kindSchema
-	case *cql.CreateIndex:
-		return or(s.Keyspace), s.Table, kindSchema
-	case *cql.DropIndex:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.CreateType:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.AlterUserType:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.DropType:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.CreateFunction:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.DropFunction:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.CreateAggregate:
-		return or(s.Keyspace), "", kindSchema
-	case *cql.DropAggregate:
-		return or(s.Keyspace), "", kindSchema
 	}
 	return "", "", kindOther
 }
