@@ -1,0 +1,283 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// TestCaptureThreeWaysAgree records one workload three ways and checks
+// that the three captures agree statement by statement: a gocql client
+// talks to `dohyo serve --capture-dir` relaying to the test Cassandra,
+// tcpdump records the client's connections to dohyo on lo, and Cassandra's
+// full query log (enabled through nodetool) records what reached it. The
+// pcap and the log are imported with `dohyo capture import`.
+//
+// What each source holds (capture_agree_helpers_test.go compares only the
+// fields both sides have):
+//   - dohyo's capture and the pcap: every field — text, prepared or not,
+//     values, keyspace, consistency, serial consistency, page size, paging
+//     state, client timestamp, batch position and type, outcome (error
+//     code, result kind, rows, digest, more pages) — and sessions, each
+//     with its order. Latency is measured at different points (dohyo's
+//     socket, packets) and is not compared.
+//   - the full query log lacks errors (failed statements are not logged),
+//     outcomes, sessions and whether a statement was prepared (the
+//     importer infers it from bound values; gocql prepares literal DML
+//     too). It cannot tell SERIAL from an absent serial consistency, and
+//     it carries a generated timestamp when the client sent none. Its
+//     keyspace is that of the relay's connection to Cassandra, which
+//     follows the client's USE. Its order is the one global order of a
+//     workload run one statement at a time.
+//
+// Only the workload's statements are compared: the drivers' own queries
+// (topology, schema) and the USE statements dohyo's relay sends on its
+// pooled connections are not the workload's.
+func TestCaptureThreeWaysAgree(t *testing.T) {
+	addr, script, jmx := fqlEnv(t)
+	tcpdump := needTcpdump(t)
+	ks := fmt.Sprintf("agree%d", time.Now().UnixNano())
+	direct := directCassandra(t, addr)
+	for _, q := range []string{
+		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE " + ks + ".kv (k int PRIMARY KEY, v text, n bigint)",
+		"CREATE TABLE " + ks + ".ck (p int, c int, v text, PRIMARY KEY (p, c))",
+		"CREATE TABLE " + ks + ".cnt (k int PRIMARY KEY, c counter)",
+	} {
+		mustExec(t, direct, q)
+	}
+	t.Cleanup(func() { _ = direct.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+
+	fqlDir := filepath.Join(t.TempDir(), "fql")
+	if err := os.MkdirAll(fqlDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = nodetool(t, script, jmx, "disablefullquerylog") // a leftover from an aborted run
+	if err := nodetool(t, script, jmx, "enablefullquerylog", "--path", fqlDir, "--roll-cycle", "HOURLY", "--blocking", "true"); err != nil {
+		t.Fatal(err)
+	}
+	disabled := false
+	disable := func() {
+		if !disabled {
+			disabled = true
+			if err := nodetool(t, script, jmx, "disablefullquerylog"); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(disable)
+
+	capDir := filepath.Join(t.TempDir(), "served")
+	p := startServe(t, "--backend", "cassandra://"+addr, "--capture-dir", capDir)
+	_, port, _ := net.SplitHostPort(p.CQLAddr)
+	pcapFile, stopDump := startTcpdump(t, tcpdump, port)
+
+	w := runAgreeWorkload(t, p.CQLAddr, ks)
+	waitCaptured(t, pcapFile, port, w.last, 1)
+	stopDump()
+	p.stop(t)
+	disable() // closes the log: every entry is on disk
+
+	pcapDir := filepath.Join(t.TempDir(), "pcap")
+	if out, err := runCLI(t, "", "capture", "import", "--pcap", pcapFile, "--port", port, "--out", pcapDir); err != nil {
+		t.Fatalf("import --pcap: %v\n%s", err, out)
+	} else {
+		t.Logf("import --pcap:\n%s", out)
+	}
+	fqlCap := filepath.Join(t.TempDir(), "fqlcap")
+	if out, err := runCLI(t, "", "capture", "import", "--fql", fqlDir, "--out", fqlCap); err != nil {
+		t.Fatalf("import --fql: %v\n%s", err, out)
+	} else {
+		t.Logf("import --fql:\n%s", out)
+	}
+
+	served := w.filter(readRecords(t, capDir))
+	wired := w.filter(readRecords(t, pcapDir))
+	logged := w.filter(readRecords(t, fqlCap))
+	t.Logf("workload: %d records (%d statements, %d erred); dohyo capture %d, pcap %d, full query log %d",
+		w.records, w.statements, w.errors, len(served), len(wired), len(logged))
+	if len(served) != w.records {
+		t.Errorf("dohyo's capture holds %d of the workload's %d records", len(served), w.records)
+	}
+	if n := countErrs(served); n != w.errors {
+		t.Errorf("dohyo's capture has %d erred records, the workload had %d", n, w.errors)
+	}
+	for _, d := range agreeServedWire(served, wired) {
+		t.Errorf("dohyo capture vs pcap: %s", d)
+	}
+	for _, d := range agreeServedLog(served, logged) {
+		t.Errorf("dohyo capture vs full query log: %s", d)
+	}
+}
+
+// agreeWorkload is what runAgreeWorkload sent: the statement texts (to
+// tell the workload's records from the drivers' own), how many records
+// it makes and how many of them err.
+type agreeWorkload struct {
+	ks         string
+	texts      map[string]bool
+	statements int // requests sent (a batch is one, each page one)
+	records    int // capture records (a batch child is one)
+	errors     int // records that erred
+	last       string
+}
+
+// run executes q on s and counts it; wantErr says it must fail.
+func (w *agreeWorkload) run(t *testing.T, q *gocql.Query, text string, wantErr bool) {
+	t.Helper()
+	w.texts[text] = true
+	w.statements++
+	w.records++
+	err := q.Exec()
+	if wantErr != (err != nil) {
+		t.Fatalf("%s: error %v, want an error: %v", text, err, wantErr)
+	}
+	if err != nil {
+		w.errors++
+	}
+}
+
+// batch executes b (children texts) and counts its children.
+func (w *agreeWorkload) batch(t *testing.T, s *gocql.Session, b *gocql.Batch, wantErr bool) {
+	t.Helper()
+	for _, e := range b.Entries {
+		w.texts[e.Stmt] = true
+	}
+	w.statements++
+	w.records += len(b.Entries)
+	err := s.ExecuteBatch(b)
+	if wantErr != (err != nil) {
+		t.Fatalf("batch: error %v, want an error: %v", err, wantErr)
+	}
+	if err != nil {
+		w.errors += len(b.Entries)
+	}
+}
+
+// runAgreeWorkload runs ~300 statements one at a time on two gocql
+// sessions through dohyo at addr: session A (protocol v4, USE ks,
+// unqualified names) and session B (protocol v3, Snappy, qualified
+// names). Prepared and unprepared statements (gocql prepares every
+// SELECT/INSERT/UPDATE/DELETE; a statement opening with a comment is sent
+// as a QUERY), nulls, five consistencies, logged, unlogged and counter
+// batches with prepared and literal children, LWTs with SERIAL and
+// LOCAL_SERIAL, a paged read, and statements that fail on Cassandra.
+func runAgreeWorkload(t *testing.T, addr, ks string) *agreeWorkload {
+	t.Helper()
+	w := &agreeWorkload{ks: ks, texts: map[string]bool{}}
+	a := gocqlSession(t, addr, 4, nil, func(c *gocql.ClusterConfig) { c.Keyspace = ks; c.NumConns = 1 })
+	b := gocqlSession(t, addr, 3, gocql.SnappyCompressor{}, func(c *gocql.ClusterConfig) { c.NumConns = 1 })
+	cons := []gocql.Consistency{gocql.One, gocql.Quorum, gocql.LocalOne, gocql.All, gocql.LocalQuorum}
+
+	// Unqualified statements name the run's keyspace in a comment, so
+	// that the workload's records are told apart from other traffic on
+	// the server by their text alone.
+	tag := " /* " + ks + " */"
+	ins := "INSERT INTO kv (k, v, n) VALUES (?, ?, ?)" + tag
+	sel := "SELECT v, n FROM " + ks + ".kv WHERE k = ?"
+	lit := "/* literal */ INSERT INTO kv (k, v, n) VALUES (%d, 'lit', %d)" + tag
+	upd := "/* unprepared */ UPDATE " + ks + ".kv SET v = 'u' WHERE k = %d"
+	ckIns := "INSERT INTO ck (p, c, v) VALUES (?, ?, ?)" + tag
+	for r := 0; r < 20; r++ {
+		for j := 0; j < 5; j++ {
+			k := r*10 + j
+			var v any = fmt.Sprintf("v%d", k)
+			if j == 4 {
+				v = nil
+			}
+			w.run(t, a.Query(ins, k, v, int64(k)*7).Consistency(cons[(r+j)%len(cons)]), ins, false)
+		}
+		q := fmt.Sprintf(lit, 1000+r, r)
+		w.run(t, a.Query(q), q, false)
+		for j := 0; j < 2; j++ {
+			w.run(t, b.Query(sel, r*10+j).Consistency(cons[j]), sel, false)
+		}
+		q = fmt.Sprintf(upd, r*10)
+		w.run(t, b.Query(q).Consistency(gocql.Quorum), q, false)
+
+		bt := gocql.LoggedBatch
+		if r%2 == 1 {
+			bt = gocql.UnloggedBatch
+		}
+		bb := a.NewBatch(bt)
+		bb.Query(ckIns, r%3, r, fmt.Sprint("b", r))
+		bb.Query(ckIns, r%3, 100+r, nil)
+		bb.Query(fmt.Sprintf("INSERT INTO ck (p, c, v) VALUES (%d, %d, 'literal-child')", r%3, 200+r) + tag)
+		bb.SetConsistency(cons[r%len(cons)])
+		w.batch(t, a, bb, false)
+
+		if r%5 == 4 {
+			agreeExtras(t, w, a, b, r)
+		}
+	}
+	// Statements that fail on Cassandra: a missing table, a bad literal
+	// (QUERY), invalid UTF-8 bound to text (EXECUTE), a counter update
+	// in a logged batch.
+	for _, q := range []string{
+		"/* error */ SELECT * FROM " + ks + ".nosuch",
+		"/* error */ INSERT INTO " + ks + ".kv (k, v) VALUES ('notanint', 'x')",
+	} {
+		w.run(t, b.Query(q), q, true)
+	}
+	w.run(t, a.Query(ins, 9999, "\xff\xfe", int64(1)), ins, true)
+	bad := a.NewBatch(gocql.LoggedBatch)
+	bad.Query("UPDATE cnt SET c = c + 1 WHERE k = 1" + tag)
+	bad.Query(ins, 9998, "x", int64(2))
+	w.batch(t, a, bad, true)
+
+	w.last = "/* end */ SELECT v FROM " + ks + ".kv WHERE k = 0"
+	w.run(t, b.Query(w.last), w.last, false)
+	return w
+}
+
+// agreeExtras: a counter batch, LWTs and a paged read, every fifth round.
+func agreeExtras(t *testing.T, w *agreeWorkload, a, b *gocql.Session, r int) {
+	t.Helper()
+	ks := w.ks
+	tag := " /* " + ks + " */"
+	cb := b.NewBatch(gocql.CounterBatch)
+	cb.Query("UPDATE "+ks+".cnt SET c = c + ? WHERE k = ?", int64(r), 1)
+	cb.Query("UPDATE " + ks + ".cnt SET c = c - 1 WHERE k = 2")
+	w.batch(t, b, cb, false)
+
+	lwt := "INSERT INTO kv (k, v, n) VALUES (?, ?, ?) IF NOT EXISTS" + tag
+	for i, sc := range []gocql.SerialConsistency{gocql.LocalSerial, gocql.Serial} {
+		w.texts[lwt] = true
+		w.statements++
+		w.records++
+		if _, err := a.Query(lwt, 5000+r*2+i, "lwt", int64(r)).SerialConsistency(sc).MapScanCAS(map[string]any{}); err != nil {
+			t.Fatalf("%s: %v", lwt, err)
+		}
+	}
+	cas := "UPDATE " + ks + ".kv SET v = ? WHERE k = ? IF v = ?"
+	w.texts[cas] = true
+	w.statements++
+	w.records++
+	if _, err := b.Query(cas, "cas", 5000+r*2, "lwt").MapScanCAS(map[string]any{}); err != nil {
+		t.Fatalf("%s: %v", cas, err)
+	}
+
+	// 10 rows of partition 50+r read 3 at a time: 4 requests, the
+	// last three continuation pages with Cassandra's paging state.
+	for c := 0; c < 10; c++ {
+		q := "INSERT INTO ck (p, c, v) VALUES (?, ?, ?)" + tag
+		w.run(t, a.Query(q, 50+r, c, "page"), q, false)
+	}
+	paged := "SELECT c, v FROM ck WHERE p = ?" + tag
+	w.texts[paged] = true
+	it := a.Query(paged, 50+r).PageSize(3).Iter()
+	n := 0
+	for c, v := 0, ""; it.Scan(&c, &v); {
+		n++
+	}
+	if err := it.Close(); err != nil || n != 10 {
+		t.Fatalf("paged read: %d rows, %v; want 10", n, err)
+	}
+	w.statements += 4
+	w.records += 4
+}
