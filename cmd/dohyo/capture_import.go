@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -28,14 +29,55 @@ type importSource interface {
 	run(ctx context.Context, cmd *cobra.Command, args []string, out importOut) error
 }
 
-// importOut is where an import writes: a writer of the output directory.
+// recordAppender takes records (a capture.Writer, an importOut).
+type recordAppender interface {
+	Append(ctx context.Context, r *capture.Record) error
+}
+
+// importOut is where an import writes: a writer of the output directory,
+// through the --keyspace filter when one is given.
 type importOut struct {
-	w   *capture.Writer
-	dir string
+	w      *capture.Writer
+	dir    string
+	filter *capture.KeyspaceFilter // nil: every record
+}
+
+// Append writes r unless the filter leaves it out.
+func (o importOut) Append(ctx context.Context, r *capture.Record) error {
+	if o.filter != nil && !o.filter.Keep(r) {
+		return nil
+	}
+	return o.w.Append(ctx, r)
+}
+
+// writeFilterSummary says what --keyspace kept and left out.
+func writeFilterSummary(out io.Writer, keyspaces []string, f *capture.KeyspaceFilter) {
+	kept, left := f.Counts()
+	var n uint64
+	parts := make([]string, 0, len(left))
+	for _, c := range left {
+		n += c.Records
+		name := c.Keyspace
+		if name == "" {
+			name = "no keyspace"
+		}
+		if len(parts) < 8 {
+			parts = append(parts, fmt.Sprintf("%s %d", name, c.Records))
+		}
+	}
+	if len(left) > len(parts) {
+		parts = append(parts, "...")
+	}
+	fmt.Fprintf(out, "--keyspace %s: wrote %d of %d records, left out %d", strings.Join(keyspaces, ","), kept, kept+n, n)
+	if n > 0 {
+		fmt.Fprintf(out, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(out)
 }
 
 func newCaptureImportCmd() *cobra.Command {
 	var outDir, node, schemaFile string
+	var keyspaces []string
 	cmd := &cobra.Command{
 		Use:   "import (--pcap FILE... | --fql DIR [DIR...]) --out DIR",
 		Short: "Import requests recorded elsewhere (tcpdump captures of CQL traffic, Cassandra full query logs) as capture segments",
@@ -52,6 +94,7 @@ so inspect, dump, verify and replay work on them:
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the imported segments")
 	cmd.Flags().StringVar(&node, "node", "import", "node id of the imported segments")
 	cmd.Flags().StringVar(&schemaFile, "schema", "", "file of CQL DDL (e.g. cqlsh -e 'DESCRIBE SCHEMA') for the capture header, used by replay --create-schema")
+	cmd.Flags().StringSliceVar(&keyspaces, "keyspace", nil, "write only the records of these keyspaces (the one a statement names, else its session's); leaves out the rest of the server's traffic, drivers' system reads included")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if outDir == "" {
 			return errors.New("--out is required")
@@ -79,7 +122,14 @@ so inspect, dump, verify and replay work on them:
 		if err != nil {
 			return err
 		}
-		err = chosen[0].run(cmd.Context(), cmd, args, importOut{w: w, dir: outDir})
+		dst := importOut{w: w, dir: outDir}
+		if len(keyspaces) > 0 {
+			dst.filter = capture.NewKeyspaceFilter(keyspaces)
+		}
+		err = chosen[0].run(cmd.Context(), cmd, args, dst)
+		if err == nil && dst.filter != nil {
+			writeFilterSummary(cmd.OutOrStdout(), keyspaces, dst.filter)
+		}
 		if cerr := w.Close(context.WithoutCancel(cmd.Context())); err == nil {
 			err = cerr
 		}

@@ -49,6 +49,27 @@ func TestCaptureImportFQL(t *testing.T) {
 	}
 }
 
+// TestCaptureImportKeyspace: --keyspace writes the records of one
+// keyspace (named in the statement or the session's) and counts the rest.
+func TestCaptureImportKeyspace(t *testing.T) {
+	const ks = "fql1796617090256638584" // the mix's keyspace
+	capDir := filepath.Join(t.TempDir(), "cap")
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlMix, "--out", capDir, "--keyspace", ks)
+	want := "--keyspace " + ks + ": wrote 84 of 108 records, left out 24 (system 24)\n"
+	if err != nil || !strings.Contains(out, want) {
+		t.Fatalf("import: %v\n%s\nwant %q", err, out, want)
+	}
+	recs := readRecords(t, capDir)
+	if len(recs) != 84 {
+		t.Fatalf("%d records written, want 84", len(recs))
+	}
+	for _, r := range recs {
+		if r.Keyspace != ks && !strings.Contains(r.Query, ks) {
+			t.Errorf("%q in keyspace %q written", r.Query, r.Keyspace)
+		}
+	}
+}
+
 // TestCaptureImportFQLDamaged imports a log cut inside an entry and one
 // with a damaged entry: the summary says what was skipped and where the
 // file stopped.
