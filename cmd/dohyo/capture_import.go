@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/cql"
 )
 
 // `dohyo capture import`: requests recorded by something other than
@@ -112,11 +113,10 @@ so inspect, dump, verify and replay work on them:
 		}
 		schema := ""
 		if schemaFile != "" {
-			b, err := os.ReadFile(schemaFile)
-			if err != nil {
+			var err error
+			if schema, err = readSchemaFile(schemaFile); err != nil {
 				return err
 			}
-			schema = string(b)
 		}
 		w, err := newImportWriter(outDir, node, schema)
 		if err != nil {
@@ -150,4 +150,32 @@ func newImportWriter(dir, node, schema string) (*capture.Writer, error) {
 	cfg.Dir, cfg.NodeID, cfg.DohyoVersion, cfg.SchemaDDL = dir, node, buildVersion(), schema
 	cfg.QueueSize = 1 << 16
 	return capture.NewWriter(cfg)
+}
+
+// readSchemaFile reads --schema's DDL and checks that it parses, so that a
+// wrong file fails the import rather than the replay. Lines cqlsh prints
+// before its output ("WARNING: cqlsh was built against 5.0.0, but this
+// server is 5.0.9 ...", on standard output, so in a redirected DESCRIBE)
+// are left out.
+func readSchemaFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text, stripped := string(b), false
+	for {
+		rest := strings.TrimLeft(text, " \t\r\n")
+		if !strings.HasPrefix(rest, "WARNING: ") {
+			if stripped {
+				text = rest
+			}
+			break
+		}
+		_, text, _ = strings.Cut(rest, "\n")
+		stripped = true
+	}
+	if _, err := cql.ParseScript(text); err != nil {
+		return "", fmt.Errorf("--schema %s: %w (want CQL DDL, e.g. from cqlsh -e 'DESCRIBE KEYSPACE ks')", path, err)
+	}
+	return text, nil
 }

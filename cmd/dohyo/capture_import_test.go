@@ -158,3 +158,26 @@ func TestCaptureImportSchemaOneSession(t *testing.T) {
 		t.Fatalf("headers %+v, want the schema file's DDL", h)
 	}
 }
+
+// TestCaptureImportSchemaFile: --schema leaves out cqlsh's warning lines
+// (a redirected DESCRIBE holds them) and refuses a file that is not CQL.
+func TestCaptureImportSchemaFile(t *testing.T) {
+	dir := t.TempDir()
+	ddl := "CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n"
+	good := filepath.Join(dir, "described.cql")
+	if err := os.WriteFile(good, []byte("WARNING: cqlsh was built against 5.0.0, but this server is 5.0.9.  All features may not work!\n\n"+ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSchemaFile(good)
+	if err != nil || got != ddl {
+		t.Fatalf("readSchemaFile = %q, %v; want %q", got, err, ddl)
+	}
+	bad := filepath.Join(dir, "bad.cql")
+	if err := os.WriteFile(bad, []byte("Connection error: ('Unable to connect to any servers')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlMix, "--out", filepath.Join(dir, "cap"), "--schema", bad)
+	if err == nil || !strings.Contains(out+err.Error(), "--schema "+bad+": ") {
+		t.Fatalf("a schema file that is not CQL imported: %v\n%s", err, out)
+	}
+}
