@@ -10,7 +10,7 @@ import (
 	"github.com/dohyo/dohyo/capture"
 )
 
-// The comparisons of TestCaptureThreeWaysAgree: records side by side in
+// The comparisons of TestCaptureThreeWays: records side by side in
 // their capture order, field by field, each disagreement a line.
 
 // agreeField is one compared field of a record, rendered as text.

@@ -9,14 +9,18 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/capture"
 )
 
-// TestCaptureThreeWaysAgree records one workload three ways and checks
-// that the three captures agree statement by statement: a gocql client
+// TestCaptureThreeWays records one workload three ways and checks that
+// the three captures agree statement by statement ("agree"): a gocql client
 // talks to `dohyo serve --capture-dir` relaying to the test Cassandra,
 // tcpdump records the client's connections to dohyo on lo, and Cassandra's
 // full query log (enabled through nodetool) records what reached it. The
-// pcap and the log are imported with `dohyo capture import`.
+// pcap and the log are imported with `dohyo capture import`. Then the
+// pcap's import is replayed on HBase ("replay-on-hbase",
+// capture_agree_replay_test.go).
 //
 // What each source holds (capture_agree_helpers_test.go compares only the
 // fields both sides have):
@@ -38,17 +42,12 @@ import (
 // Only the workload's statements are compared: the drivers' own queries
 // (topology, schema) and the USE statements dohyo's relay sends on its
 // pooled connections are not the workload's.
-func TestCaptureThreeWaysAgree(t *testing.T) {
+func TestCaptureThreeWays(t *testing.T) {
 	addr, script, jmx := fqlEnv(t)
 	tcpdump := needTcpdump(t)
 	ks := fmt.Sprintf("agree%d", time.Now().UnixNano())
 	direct := directCassandra(t, addr)
-	for _, q := range []string{
-		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE " + ks + ".kv (k int PRIMARY KEY, v text, n bigint)",
-		"CREATE TABLE " + ks + ".ck (p int, c int, v text, PRIMARY KEY (p, c))",
-		"CREATE TABLE " + ks + ".cnt (k int PRIMARY KEY, c counter)",
-	} {
+	for _, q := range agreeSchema(ks) {
 		mustExec(t, direct, q)
 	}
 	t.Cleanup(func() { _ = direct.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
@@ -99,6 +98,13 @@ func TestCaptureThreeWaysAgree(t *testing.T) {
 	served := w.filter(readRecords(t, capDir))
 	wired := w.filter(readRecords(t, pcapDir))
 	logged := w.filter(readRecords(t, fqlCap))
+	t.Run("agree", func(t *testing.T) { agreeThreeWays(t, w, served, wired, logged) })
+	data := dumpQueries(t, direct, ks, agreeTables)
+	t.Run("replay-on-hbase", func(t *testing.T) { replayImportOnHBase(t, w, pcapFile, port, served, data) })
+}
+
+// agreeThreeWays checks the three captures' records against each other.
+func agreeThreeWays(t *testing.T, w *agreeWorkload, served, wired, logged []*capture.Record) {
 	t.Logf("workload: %d records (%d statements, %d erred); dohyo capture %d, pcap %d, full query log %d",
 		w.records, w.statements, w.errors, len(served), len(wired), len(logged))
 	if len(served) != w.records {
@@ -113,6 +119,28 @@ func TestCaptureThreeWaysAgree(t *testing.T) {
 	for _, d := range agreeServedLog(served, logged) {
 		t.Errorf("dohyo capture vs full query log: %s", d)
 	}
+}
+
+// agreeSchema is the workload's keyspace and tables, created before the
+// recording.
+func agreeSchema(ks string) []string {
+	return []string{
+		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE " + ks + ".kv (k int PRIMARY KEY, v text, n bigint)",
+		"CREATE TABLE " + ks + ".ck (p int, c int, v text, PRIMARY KEY (p, c))",
+		"CREATE TABLE " + ks + ".cnt (k int PRIMARY KEY, c counter)",
+		"CREATE TABLE " + ks + ".lwt (k int PRIMARY KEY, v text)",
+	}
+}
+
+// agreeTables dump the workload's tables, write times included (not of
+// the LWTs' table: a conditional write's timestamp is its Paxos ballot,
+// the server's clock).
+var agreeTables = []string{
+	"SELECT k, v, n, writetime(v) FROM %s.kv",
+	"SELECT p, c, v, writetime(v) FROM %s.ck",
+	"SELECT k, c FROM %s.cnt",
+	"SELECT k, v FROM %s.lwt",
 }
 
 // agreeWorkload is what runAgreeWorkload sent: the statement texts (to
@@ -167,6 +195,8 @@ func (w *agreeWorkload) batch(t *testing.T, s *gocql.Session, b *gocql.Batch, wa
 // as a QUERY), nulls, five consistencies, logged, unlogged and counter
 // batches with prepared and literal children, LWTs with SERIAL and
 // LOCAL_SERIAL, a paged read, and statements that fail on Cassandra.
+// The sessions touch rows of their own, so that a replay, which runs
+// sessions side by side, gives each read the answer it had.
 func runAgreeWorkload(t *testing.T, addr, ks string) *agreeWorkload {
 	t.Helper()
 	w := &agreeWorkload{ks: ks, texts: map[string]bool{}}
@@ -194,11 +224,12 @@ func runAgreeWorkload(t *testing.T, addr, ks string) *agreeWorkload {
 		}
 		q := fmt.Sprintf(lit, 1000+r, r)
 		w.run(t, a.Query(q), q, false)
-		for j := 0; j < 2; j++ {
-			w.run(t, b.Query(sel, r*10+j).Consistency(cons[j]), sel, false)
-		}
-		q = fmt.Sprintf(upd, r*10)
+		// Session B's rows: one it updates (a row), one it never writes.
+		q = fmt.Sprintf(upd, 100000+r*10)
 		w.run(t, b.Query(q).Consistency(gocql.Quorum), q, false)
+		for j := 0; j < 2; j++ {
+			w.run(t, b.Query(sel, 100000+r*10+j).Consistency(cons[j]), sel, false)
+		}
 
 		bt := gocql.LoggedBatch
 		if r%2 == 1 {
@@ -230,7 +261,7 @@ func runAgreeWorkload(t *testing.T, addr, ks string) *agreeWorkload {
 	bad.Query(ins, 9998, "x", int64(2))
 	w.batch(t, a, bad, true)
 
-	w.last = "/* end */ SELECT v FROM " + ks + ".kv WHERE k = 0"
+	w.last = "/* end */ SELECT v FROM " + ks + ".kv WHERE k = 100000"
 	w.run(t, b.Query(w.last), w.last, false)
 	return w
 }
@@ -245,21 +276,25 @@ func agreeExtras(t *testing.T, w *agreeWorkload, a, b *gocql.Session, r int) {
 	cb.Query("UPDATE " + ks + ".cnt SET c = c - 1 WHERE k = 2")
 	w.batch(t, b, cb, false)
 
-	lwt := "INSERT INTO kv (k, v, n) VALUES (?, ?, ?) IF NOT EXISTS" + tag
-	for i, sc := range []gocql.SerialConsistency{gocql.LocalSerial, gocql.Serial} {
-		w.texts[lwt] = true
+	// LWTs: session A inserts its row twice (LOCAL_SERIAL; the second
+	// is not applied), session B inserts its own (SERIAL) and updates it.
+	for _, c := range []struct {
+		s    *gocql.Session
+		q    string
+		args []any
+		sc   gocql.SerialConsistency
+	}{
+		{a, "INSERT INTO lwt (k, v) VALUES (?, ?) IF NOT EXISTS" + tag, []any{r, "a"}, gocql.LocalSerial},
+		{a, "INSERT INTO lwt (k, v) VALUES (?, ?) IF NOT EXISTS" + tag, []any{r, "again"}, gocql.LocalSerial},
+		{b, "INSERT INTO " + ks + ".lwt (k, v) VALUES (?, ?) IF NOT EXISTS", []any{1000 + r, "b"}, gocql.Serial},
+		{b, "UPDATE " + ks + ".lwt SET v = ? WHERE k = ? IF v = ?", []any{"cas", 1000 + r, "b"}, gocql.Serial},
+	} {
+		w.texts[c.q] = true
 		w.statements++
 		w.records++
-		if _, err := a.Query(lwt, 5000+r*2+i, "lwt", int64(r)).SerialConsistency(sc).MapScanCAS(map[string]any{}); err != nil {
-			t.Fatalf("%s: %v", lwt, err)
+		if _, err := c.s.Query(c.q, c.args...).SerialConsistency(c.sc).MapScanCAS(map[string]any{}); err != nil {
+			t.Fatalf("%s: %v", c.q, err)
 		}
-	}
-	cas := "UPDATE " + ks + ".kv SET v = ? WHERE k = ? IF v = ?"
-	w.texts[cas] = true
-	w.statements++
-	w.records++
-	if _, err := b.Query(cas, "cas", 5000+r*2, "lwt").MapScanCAS(map[string]any{}); err != nil {
-		t.Fatalf("%s: %v", cas, err)
 	}
 
 	// 10 rows of partition 50+r read 3 at a time: 4 requests, the
