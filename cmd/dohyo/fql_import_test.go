@@ -19,7 +19,7 @@ import (
 // fqlEnv returns the test Cassandra's CQL address and what enabling its
 // full query log needs (run.sh and the JMX port), skipping without them
 // (failing under CI).
-func fqlEnv(t *testing.T) (addr, script, jmx string) {
+func fqlEnv(t testing.TB) (addr, script, jmx string) {
 	t.Helper()
 	addr, jmx = os.Getenv("DOHYO_TEST_CASSANDRA"), os.Getenv("DOHYO_TEST_CASSANDRA_JMX")
 	if addr == "" || jmx == "" {
@@ -40,7 +40,7 @@ func fqlEnv(t *testing.T) (addr, script, jmx string) {
 }
 
 // nodetool runs nodetool on the test Cassandra through run.sh.
-func nodetool(t *testing.T, script, jmx string, args ...string) error {
+func nodetool(t testing.TB, script, jmx string, args ...string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
