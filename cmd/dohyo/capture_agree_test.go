@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -52,24 +51,7 @@ func TestCaptureThreeWays(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = direct.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 
-	fqlDir := filepath.Join(t.TempDir(), "fql")
-	if err := os.MkdirAll(fqlDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_ = nodetool(t, script, jmx, "disablefullquerylog") // a leftover from an aborted run
-	if err := nodetool(t, script, jmx, "enablefullquerylog", "--path", fqlDir, "--roll-cycle", "HOURLY", "--blocking", "true"); err != nil {
-		t.Fatal(err)
-	}
-	disabled := false
-	disable := func() {
-		if !disabled {
-			disabled = true
-			if err := nodetool(t, script, jmx, "disablefullquerylog"); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	t.Cleanup(disable)
+	fqlDir, disable := enableFQL(t, script, jmx)
 
 	capDir := filepath.Join(t.TempDir(), "served")
 	p := startServe(t, "--backend", "cassandra://"+addr, "--capture-dir", capDir)

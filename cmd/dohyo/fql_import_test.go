@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/dohyo/dohyo/internal/testlock"
 	"github.com/dohyo/dohyo/replay"
 )
 
@@ -51,6 +52,44 @@ func nodetool(t testing.TB, script, jmx string, args ...string) error {
 		return fmt.Errorf("nodetool %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
+}
+
+// enableFQL turns the test Cassandra's full query log on into a new
+// directory, blocking (no entry dropped), and returns the directory and
+// the function that turns it off (also run at cleanup; later calls do
+// nothing). The log is the server's alone: a lock shared with other test
+// processes (it/readme's production walkthrough) gives each its turn, from
+// on to off.
+func enableFQL(t testing.TB, script, jmx string) (dir string, disable func()) {
+	t.Helper()
+	unlock, err := testlock.Lock("fql-" + jmx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(t.TempDir(), "fql")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = nodetool(t, script, jmx, "disablefullquerylog") // a leftover from an aborted run
+	if err := nodetool(t, script, jmx, "enablefullquerylog", "--path", dir, "--roll-cycle", "HOURLY", "--blocking", "true"); err != nil {
+		_ = unlock()
+		t.Fatal(err)
+	}
+	done := false
+	disable = func() {
+		if done {
+			return
+		}
+		done = true
+		if err := nodetool(t, script, jmx, "disablefullquerylog"); err != nil {
+			t.Error(err)
+		}
+		if err := unlock(); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(disable)
+	return dir, disable
 }
 
 // fqlTables are the mix's tables and the query that dumps each (the
@@ -226,24 +265,7 @@ func dumpQueries(t *testing.T, s *gocql.Session, ks string, queries []string) []
 func TestFQLImportCassandra(t *testing.T) {
 	addr, script, jmx := fqlEnv(t)
 	ks := fmt.Sprintf("fql%d", time.Now().UnixNano())
-	fqlDir := filepath.Join(t.TempDir(), "fql")
-	if err := os.MkdirAll(fqlDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_ = nodetool(t, script, jmx, "disablefullquerylog") // a leftover from an aborted run
-	if err := nodetool(t, script, jmx, "enablefullquerylog", "--path", fqlDir, "--roll-cycle", "HOURLY", "--blocking", "true"); err != nil {
-		t.Fatal(err)
-	}
-	disabled := false
-	disable := func() {
-		if !disabled {
-			disabled = true
-			if err := nodetool(t, script, jmx, "disablefullquerylog"); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	t.Cleanup(disable)
+	fqlDir, disable := enableFQL(t, script, jmx)
 	t.Cleanup(func() {
 		s := gocqlSession(t, addr, 4, nil)
 		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()

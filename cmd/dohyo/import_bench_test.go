@@ -85,20 +85,9 @@ type importInputs struct {
 func recordImportInputs(b *testing.B, addr, script, jmx, tcpdump string) importInputs {
 	b.Helper()
 	records, seconds := envInt(b, "DOHYO_BENCH_IMPORT_RECORDS", 20000), envInt(b, "DOHYO_BENCH_IMPORT_SECONDS", 10)
-	in := importInputs{served: filepath.Join(b.TempDir(), "served"), fql: filepath.Join(b.TempDir(), "fql")}
-	if err := os.MkdirAll(in.fql, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	_ = nodetool(b, script, jmx, "disablefullquerylog")
-	if err := nodetool(b, script, jmx, "enablefullquerylog", "--path", in.fql, "--roll-cycle", "HOURLY", "--blocking", "true"); err != nil {
-		b.Fatal(err)
-	}
-	fqlOn := true
-	b.Cleanup(func() {
-		if fqlOn {
-			_ = nodetool(b, script, jmx, "disablefullquerylog")
-		}
-	})
+	in := importInputs{served: filepath.Join(b.TempDir(), "served")}
+	var disable func()
+	in.fql, disable = enableFQL(b, script, jmx)
 	p := startServeBin(b, plainBinary(b), nil, "--backend", "cassandra://"+addr, "--capture-dir", in.served)
 	_, in.port, _ = net.SplitHostPort(p.CQLAddr)
 	var stop func()
@@ -126,10 +115,7 @@ func recordImportInputs(b *testing.B, addr, script, jmx, tcpdump string) importI
 		return n >= served
 	})
 	stop()
-	if err := nodetool(b, script, jmx, "disablefullquerylog"); err != nil {
-		b.Fatal(err)
-	}
-	fqlOn = false
+	disable()
 	cfg.Hosts = addr
 	if s, err := load.Connect(cfg); err == nil {
 		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()

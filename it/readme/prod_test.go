@@ -17,6 +17,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/internal/testlock"
 )
 
 // production runs the README's "Replay your production traffic without
@@ -57,14 +58,21 @@ func production(t *testing.T, dir string, blocks map[string]block, cqlsh string)
 	}
 
 	// 1. Record: the log and tcpdump, both at once, around the traffic.
+	// The log is the server's alone: cmd/dohyo's tests take turns with
+	// this one (testlock), from on to off.
+	unlock, err := testlock.Lock("fql-" + jmx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	nodetool := "bash " + script + " nodetool "
-	runOK(t, dir, environ, substitute(t, blocks["prod-fql-on"], "nodetool ", nodetool, "/var/lib/cassandra/fql", fqlDir))
 	fqlOn := true
 	t.Cleanup(func() {
 		if fqlOn {
 			runBlock(t, dir, environ, nodetool+"disablefullquerylog", "", 3*time.Minute)
+			_ = unlock()
 		}
 	})
+	runOK(t, dir, environ, substitute(t, blocks["prod-fql-on"], "nodetool ", nodetool, "/var/lib/cassandra/fql", fqlDir))
 	dump := startBlock(t, dir, environ, substitute(t, blocks["prod-tcpdump"], "sudo tcpdump ", tcpdump+" ", "tcp port 9042", "tcp port "+port),
 		func(l string) bool { return strings.Contains(l, "listening on") }, time.Minute)
 	want := prodTraffic(t, cass, ks)
@@ -76,6 +84,9 @@ func production(t *testing.T, dir string, blocks map[string]block, cqlsh string)
 	}
 	runOK(t, dir, environ, substitute(t, blocks["prod-fql-off"], "nodetool ", nodetool))
 	fqlOn = false
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
 
 	// 2 and 3, from the log, then from tcpdump's file.
 	schema := substitute(t, blocks["prod-import"], "cqlsh -e", fmt.Sprintf("%s %s %s -e", cqlsh, host, port),
