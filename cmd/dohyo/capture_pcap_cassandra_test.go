@@ -156,7 +156,7 @@ func checkImported(t *testing.T, dir string, m *wireMix) {
 	}
 }
 
-func readRecords(t *testing.T, dir string) []*capture.Record {
+func readRecords(t testing.TB, dir string) []*capture.Record {
 	t.Helper()
 	mr, err := capture.Merge(context.Background(), dir)
 	if err != nil {
@@ -178,7 +178,7 @@ func readRecords(t *testing.T, dir string) []*capture.Record {
 }
 
 // waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -193,7 +193,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 
 // needTcpdump finds tcpdump (scripts/install-tools.sh installs it) and
 // the privilege to capture; skips without them, fails under CI=true.
-func needTcpdump(t *testing.T) string {
+func needTcpdump(t testing.TB) string {
 	t.Helper()
 	path, err := exec.LookPath("tcpdump")
 	if err == nil && os.Geteuid() == 0 {
@@ -211,7 +211,7 @@ func needTcpdump(t *testing.T) string {
 }
 
 // startTcpdump records lo's traffic of port into a file until stop.
-func startTcpdump(t *testing.T, tcpdump, port string) (file string, stop func()) {
+func startTcpdump(t testing.TB, tcpdump, port string) (file string, stop func()) {
 	t.Helper()
 	file = filepath.Join(t.TempDir(), "cql.pcap")
 	var stderr syncBuffer
