@@ -42,11 +42,25 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 // for the pool's own logic.
 func testRelay(connsPerNode int) *Relay {
 	log := slog.New(slog.DiscardHandler)
-	return &Relay{
-		cfg:   Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, Logger: log},
+	rl := &Relay{
+		cfg:   Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, SuspectAfter: time.Second, Logger: log},
 		log:   log,
 		pools: map[poolKey]*subPool{},
+		stop:  make(chan struct{}),
 	}
+	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	rl.lostHook = rl.lostConn
+	return rl
+}
+
+// shutdown ends a testRelay: its probes, then its connections.
+func (rl *Relay) shutdown() {
+	close(rl.stop)
+	rl.cancel()
+	for _, bc := range rl.allConns() {
+		bc.close(errBackendClosed)
+	}
+	rl.bg.Wait()
 }
 
 // TestRelayPoolBurstDialsOnce: many requests that find a node's pool empty

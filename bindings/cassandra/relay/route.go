@@ -46,8 +46,9 @@ func (rl *Relay) pickRoute(version byte, creds *Credentials, group string) (r fa
 // answers). Once submitted, w may run before submit returns.
 func (r fastRoute) submit(flags, op byte, body []byte, w expirer, timeout time.Duration) (ok bool, err error) {
 	_, ok, err = r.bc.submitTimeout(flags, op, body, w, timeout)
-	if ok {
+	if ok && err == nil {
 		r.rl.requests.Add(1)
+		r.rl.health(r.key.node).requests.Add(1)
 	}
 	return ok, err
 }
@@ -59,8 +60,8 @@ func (r fastRoute) conn() *Conn { return r.bc }
 func (r fastRoute) Node() string { return r.key.node }
 
 // lost counts a request whose connection failed (the error a waiter got)
-// and returns the error its client is answered.
-func (r fastRoute) lost(err error) error { return r.rl.lost(err) }
+// and returns the error that stands for its answer.
+func (r fastRoute) lost(err error) error { return r.rl.lost(r.key.node, err) }
 
 // retry prepares rp again on the route's node (the node answered
 // UNPREPARED for it) and relays the request once more on the route's
