@@ -59,7 +59,9 @@ for a in "${addrs[@]}"; do seeds+="${seeds:+,}$a:$storage_port"; done
 
 # node_index N checks N and prints its 0-based index.
 node_index() {
-  [[ "${1:-}" =~ ^[0-9]+$ ]] && (($1 >= 1 && $1 <= n)) || it_die "node must be 1..$n, not '${1:-}'"
+  if ! [[ "${1:-}" =~ ^[0-9]+$ ]] || (($1 < 1 || $1 > n)); then
+    it_die "node must be 1..$n, not '${1:-}'"
+  fi
   echo $(($1 - 1))
 }
 node_run() { echo "$root/node$1"; }
