@@ -47,7 +47,7 @@ func (rl *Relay) Do(ctx context.Context, req Request) (Response, error) {
 // do is Do without counting the request (re-sends are counted apart).
 func (rl *Relay) do(ctx context.Context, req *Request) (Response, error) {
 	var lastErr error
-	for _, node := range rl.pickNodes() {
+	for _, node := range rl.pickNodes(rl.replicasFor(req.Op, req.Version, req.Body)) {
 		key := poolKey{node: node, version: req.Version, keyspace: req.Group, creds: credsKey(req.Creds)}
 		bc, err := rl.conn(ctx, key, req.Creds)
 		if err != nil {

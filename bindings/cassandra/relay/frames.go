@@ -29,7 +29,7 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 		rcv.Relayed(answerOf(resp), err)
 		return true
 	}
-	route, ok := rl.pickRoute(req.Version, creds, req.Group)
+	route, ok := rl.pickRoute(req, creds)
 	if !ok {
 		return false
 	}

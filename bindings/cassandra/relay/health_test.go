@@ -221,7 +221,7 @@ func TestRelayNodeDownAtFirstError(t *testing.T) {
 		t.Fatal("the other connection was closed too")
 	}
 	for i := range 20 {
-		key, bc := rl.liveConn(4, nil, "")
+		key, bc := rl.liveConn(4, nil, "", nil)
 		if bc == nil || key.node != b.addr {
 			t.Fatalf("pick %d: %v on %s, want a connection to %s", i, bc, key.node, b.addr)
 		}
@@ -230,7 +230,7 @@ func TestRelayNodeDownAtFirstError(t *testing.T) {
 	waitFor(t, "node a up again", func() bool { return nodeStats(rl, a.addr).State == "up" })
 	seen := map[string]bool{}
 	for range 4 {
-		if key, bc := rl.liveConn(4, nil, ""); bc != nil {
+		if key, bc := rl.liveConn(4, nil, "", nil); bc != nil {
 			seen[key.node] = true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/lru"
 )
 
 // readyNode is a fake Cassandra node (unit test) that answers STARTUP with
@@ -43,10 +44,11 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 func testRelay(connsPerNode int) *Relay {
 	log := slog.New(slog.DiscardHandler)
 	rl := &Relay{
-		cfg:   Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, SuspectAfter: time.Second, Logger: log},
-		log:   log,
-		pools: map[poolKey]*subPool{},
-		stop:  make(chan struct{}),
+		cfg:      Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, SuspectAfter: time.Second, Logger: log},
+		log:      log,
+		pools:    map[poolKey]*subPool{},
+		stop:     make(chan struct{}),
+		prepared: lru.New[string, *Prepared](100),
 	}
 	rl.ctx, rl.cancel = context.WithCancel(context.Background())
 	rl.lostHook = rl.lostConn

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,7 @@ type Relay struct {
 	nodesMu sync.RWMutex
 	nodes   []string
 	next    atomic.Uint64
+	ring    atomic.Pointer[ring] // token.go; nil until discovered
 
 	poolsMu sync.Mutex
 	pools   map[poolKey]*subPool
@@ -244,13 +246,20 @@ func (rl *Relay) register(ctx context.Context, bc *Conn) error {
 }
 
 // discover sets the cluster's nodes: the contact point plus every peer's
-// native address (peers_v2 has the port; peers predates it).
+// native address (peers_v2 has the port; peers predates it), and the token
+// ring (token.go).
 func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 	_, defPort, _ := net.SplitHostPort(contact)
 	nodes := []string{contact}
-	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port FROM system.peers_v2")
+	var entries []ringEntry
+	if rows, err := rl.controlQuery(ctx, bc, "SELECT tokens FROM system.local"); err == nil && len(rows) == 1 {
+		for _, t := range decodeTokens(rows[0][0]) {
+			entries = append(entries, ringEntry{t, contact})
+		}
+	}
+	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, tokens, native_port FROM system.peers_v2")
 	if err != nil {
-		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address FROM system.peers"); err != nil {
+		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address, tokens FROM system.peers"); err != nil {
 			return err
 		}
 	}
@@ -260,14 +269,19 @@ func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 			continue
 		}
 		port := defPort
-		if len(row) > 1 && len(row[1]) == 4 {
-			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[1]))))
+		if len(row) > 2 && len(row[2]) == 4 {
+			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[2]))))
 		}
-		nodes = append(nodes, net.JoinHostPort(ip.String(), port))
+		node := net.JoinHostPort(ip.String(), port)
+		nodes = append(nodes, node)
+		for _, t := range decodeTokens(row[1]) {
+			entries = append(entries, ringEntry{t, node})
+		}
 	}
 	rl.nodesMu.Lock()
 	rl.nodes = nodes
 	rl.nodesMu.Unlock()
+	rl.ring.Store(newRing(entries))
 	return nil
 }
 
@@ -520,18 +534,24 @@ func (p *subPool) startDial() {
 	p.dialed = make(chan struct{})
 }
 
-// liveConn returns a live connection of the next node's pool that is up
-// (round robin over those) for a version, credentials and keyspace group,
-// or nil (without dialing) when that pool has none, or no node is up.
-func (rl *Relay) liveConn(version byte, creds *Credentials, group string) (poolKey, *Conn) {
+// liveConn returns a live connection of the first of replicas that is up
+// (token.go), else of the next node that is up (round robin over those),
+// for a version, credentials and keyspace group, or nil (without dialing)
+// when that pool has none, or no node is up.
+func (rl *Relay) liveConn(version byte, creds *Credentials, group string, replicas []string) (poolKey, *Conn) {
+	node := ""
+	for _, c := range replicas {
+		if rl.usable(c) {
+			node = c
+			break
+		}
+	}
 	rl.nodesMu.RLock()
 	n := len(rl.nodes)
 	start := int(rl.next.Add(1) % uint64(n))
-	node := ""
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && node == ""; i++ {
 		if c := rl.nodes[(start+i)%n]; rl.usable(c) {
 			node = c
-			break
 		}
 	}
 	rl.nodesMu.RUnlock()
@@ -646,22 +666,31 @@ func (rl *Relay) retryNow() {
 }
 
 // pickNodes returns the nodes in the order to try for one request: those
-// up first (round robin over them), then the suspect and down ones (when
-// none is up, a request still tries them).
-func (rl *Relay) pickNodes() []string {
+// up first (replicas first, in their order, then round robin over the
+// others), then the suspect and down ones (when none is up, a request
+// still tries them).
+func (rl *Relay) pickNodes(replicas []string) []string {
 	rl.nodesMu.RLock()
 	defer rl.nodesMu.RUnlock()
 	n := len(rl.nodes)
 	start := int(rl.next.Add(1) % uint64(n))
-	out := make([]string, 0, n)
+	out := make([]string, 0, n+len(replicas))
 	var rest []string
-	for i := 0; i < n; i++ {
-		node := rl.nodes[(start+i)%n]
+	add := func(node string) {
+		if slices.Contains(out, node) || slices.Contains(rest, node) {
+			return
+		}
 		if rl.usable(node) {
 			out = append(out, node)
 		} else {
 			rest = append(rest, node)
 		}
+	}
+	for _, node := range replicas {
+		add(node)
+	}
+	for i := 0; i < n; i++ {
+		add(rl.nodes[(start+i)%n])
 	}
 	return append(out, rest...)
 }

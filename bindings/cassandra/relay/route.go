@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
 )
 
@@ -27,11 +28,11 @@ type fastRoute struct {
 	creds *Credentials
 }
 
-// pickRoute returns a live connection of the next node's pool for a protocol
-// version, credentials and keyspace group, or ok=false (without dialing)
-// when that pool has none.
-func (rl *Relay) pickRoute(version byte, creds *Credentials, group string) (r fastRoute, ok bool) {
-	key, bc := rl.liveConn(version, creds, group)
+// pickRoute returns a live connection for req (its partition's replicas
+// first, else the next node's pool) at its protocol version and keyspace
+// group with creds, or ok=false (without dialing) when that pool has none.
+func (rl *Relay) pickRoute(req *bindings.RelayRequest, creds *Credentials) (r fastRoute, ok bool) {
+	key, bc := rl.liveConn(req.Version, creds, req.Group, rl.replicasFor(req.Op, req.Version, req.Body))
 	if bc == nil {
 		return fastRoute{}, false
 	}
