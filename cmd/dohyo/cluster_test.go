@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,12 @@ import (
 // DOHYO_TEST_CLUSTER=1, DOHYO_TEST_CASSANDRA_CLUSTER the nodes' CQL
 // addresses (comma separated) and DOHYO_TEST_CASSANDRA_CLUSTER_SCRIPT the
 // script that kills, pauses and restarts them (its CLUSTER_* environment
-// is the test's).
+// is the test's). DOHYO_TEST_CLUSTER_KILL and DOHYO_TEST_CLUSTER_PAUSE pick
+// the nodes to kill and to freeze (default 1, the first contact point,
+// where dohyo's and gocql's control connections are, and 2). Tokens
+// (cluster.sh's initial_token) and keys (writers 0-7) are fixed, so which
+// node owns which writer's partition is too: each node owns some, and
+// token-aware routing sends each node requests.
 
 // cassandraCluster returns the cluster's contact points and its script.
 func cassandraCluster(t *testing.T) ([]string, string) {
@@ -32,6 +38,26 @@ func cassandraCluster(t *testing.T) ([]string, string) {
 		t.Fatal("DOHYO_TEST_CLUSTER=1 but DOHYO_TEST_CASSANDRA_CLUSTER or DOHYO_TEST_CASSANDRA_CLUSTER_SCRIPT is not set (run via make cluster-test)")
 	}
 	return strings.Split(addrs, ","), script
+}
+
+// clusterNode returns the node number (1-3) an environment variable names,
+// or def.
+func clusterNode(t *testing.T, env string, def int) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		return strconv.Itoa(def)
+	}
+	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 3 {
+		t.Fatalf("%s=%q: want a node number, 1 to 3", env, v)
+	}
+	return v
+}
+
+// nodeIndex is the index in the contact points of node number n.
+func nodeIndex(n string) int {
+	i, _ := strconv.Atoi(n)
+	return i - 1
 }
 
 // clusterOutcome is one request of the cluster load.
@@ -122,8 +148,8 @@ func (l *clusterLoad) successes() int {
 // TestRelayClusterNodeLoss (issue #46): 8 writers through dohyo and 8
 // straight to the 3-node cluster (RF=3, QUORUM, gocql without a retry
 // policy on both sides: what a driver hides is what its connection
-// handling hides), side by side, while node 2 is killed (SIGKILL) and
-// restarted, then node 3 is frozen (SIGSTOP) for 30 s and resumed.
+// handling hides), side by side, while node 1 is killed (SIGKILL) and
+// restarted, then node 2 is frozen (SIGSTOP) for 30 s and resumed.
 // dohyo's clients see no more errors than the direct ones in each fault
 // window, no request of dohyo's waits for gocql's own timeout, every
 // acknowledged write reads back at ALL, and each faulted node serves
@@ -140,9 +166,13 @@ func TestRelayClusterNodeLoss(t *testing.T) {
 			t.Fatalf("cluster.sh %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+	killN, pauseN := clusterNode(t, "DOHYO_TEST_CLUSTER_KILL", 1), clusterNode(t, "DOHYO_TEST_CLUSTER_PAUSE", 2)
+	if killN == pauseN {
+		t.Fatalf("DOHYO_TEST_CLUSTER_KILL and DOHYO_TEST_CLUSTER_PAUSE name one node (%s): two faults need two nodes", killN)
+	}
 	t.Cleanup(func() { // leave every node running for what follows
-		runTool(t, time.Minute, script, "resume", "3")
-		runTool(t, 5*time.Minute, script, "start-node", "2")
+		runTool(t, time.Minute, script, "resume", pauseN)
+		runTool(t, 5*time.Minute, script, "start-node", killN)
 		runTool(t, 5*time.Minute, script, "wait")
 	})
 	direct := func(c *gocql.ClusterConfig) {
@@ -245,30 +275,30 @@ func TestRelayClusterNodeLoss(t *testing.T) {
 	until("200 requests answered on each side", 2*time.Minute, func() bool {
 		return sides[0].successes() >= 200 && sides[1].successes() >= 200
 	})
-	killed := hosts[1]
-	fault("node 2 killed (SIGKILL) and restarted", func() {
-		cluster("kill", "2")
+	killed := hosts[nodeIndex(killN)]
+	fault("node "+killN+" killed (SIGKILL) and restarted", func() {
+		cluster("kill", killN)
 		killedAt := time.Now()
-		until("node 2 down in dohyo", time.Minute, func() bool {
+		until("node "+killN+" down in dohyo", time.Minute, func() bool {
 			return nodeMetric("dohyo_relay_node_state", killed, map[string]string{"state": "down"}) == 1
 		})
-		t.Logf("dohyo saw node 2 down %v after the kill", time.Since(killedAt).Round(time.Millisecond))
+		t.Logf("dohyo saw node %s down %v after the kill", killN, time.Since(killedAt).Round(time.Millisecond))
 		n0 := sides[0].successes()
-		until("100 more requests through dohyo with node 2 down", time.Minute, func() bool { return sides[0].successes() >= n0+100 })
-		cluster("start-node", "2")
+		until("100 more requests through dohyo with the node down", time.Minute, func() bool { return sides[0].successes() >= n0+100 })
+		cluster("start-node", killN)
 		cluster("wait")
 		servesAgain(killed)
 	})
-	frozen := hosts[2]
-	fault("node 3 frozen (SIGSTOP) for 30 s, resumed", func() {
-		cluster("pause", "3")
+	frozen := hosts[nodeIndex(pauseN)]
+	fault("node "+pauseN+" frozen (SIGSTOP) for 30 s, resumed", func() {
+		cluster("pause", pauseN)
 		pausedAt := time.Now()
-		until("node 3 not up in dohyo", time.Minute, func() bool {
+		until("node "+pauseN+" not up in dohyo", time.Minute, func() bool {
 			return nodeMetric("dohyo_relay_node_state", frozen, map[string]string{"state": "up"}) == 0
 		})
-		t.Logf("dohyo routed around node 3 %v after SIGSTOP", time.Since(pausedAt).Round(time.Millisecond))
+		t.Logf("dohyo routed around node %s %v after SIGSTOP", pauseN, time.Since(pausedAt).Round(time.Millisecond))
 		until("30 s frozen", 2*time.Minute, func() bool { return time.Since(pausedAt) >= 30*time.Second })
-		cluster("resume", "3")
+		cluster("resume", pauseN)
 		servesAgain(frozen)
 	})
 	stopLoad()
