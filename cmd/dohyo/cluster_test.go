@@ -241,12 +241,14 @@ func TestRelayClusterNodeLoss(t *testing.T) {
 		}
 		return -1
 	}
-	// servesAgain waits until node is up in dohyo and takes requests.
-	servesAgain := func(node string) {
+	// servesAgain waits until node is up in dohyo and takes requests (back
+	// is when it answered again: wait returned, or SIGCONT).
+	servesAgain := func(node string, back time.Time) {
 		t.Helper()
 		until("node "+node+" up in dohyo", 2*time.Minute, func() bool {
 			return nodeMetric("dohyo_relay_node_state", node, map[string]string{"state": "up"}) == 1
 		})
+		t.Logf("node %s up in dohyo %v after it answered again", node, time.Since(back).Round(time.Millisecond))
 		before := nodeMetric("dohyo_relay_node_requests_total", node, nil)
 		until("requests to node "+node+" through dohyo", time.Minute, func() bool {
 			return nodeMetric("dohyo_relay_node_requests_total", node, nil) >= before+20
@@ -287,7 +289,7 @@ func TestRelayClusterNodeLoss(t *testing.T) {
 		until("100 more requests through dohyo with the node down", time.Minute, func() bool { return sides[0].successes() >= n0+100 })
 		cluster("start-node", killN)
 		cluster("wait")
-		servesAgain(killed)
+		servesAgain(killed, time.Now())
 	})
 	frozen := hosts[nodeIndex(pauseN)]
 	fault("node "+pauseN+" frozen (SIGSTOP) for 30 s, resumed", func() {
@@ -299,7 +301,7 @@ func TestRelayClusterNodeLoss(t *testing.T) {
 		t.Logf("dohyo routed around node %s %v after SIGSTOP", pauseN, time.Since(pausedAt).Round(time.Millisecond))
 		until("30 s frozen", 2*time.Minute, func() bool { return time.Since(pausedAt) >= 30*time.Second })
 		cluster("resume", pauseN)
-		servesAgain(frozen)
+		servesAgain(frozen, time.Now())
 	})
 	stopLoad()
 
