@@ -134,6 +134,9 @@ type RelayTarget struct {
 	ConnectTimeout time.Duration
 	// Heartbeat is the idle time after which a connection is probed.
 	Heartbeat time.Duration
+	// SuspectAfter is how long a connection with requests waiting may
+	// stay silent before its node is suspect and probed (0: default).
+	SuspectAfter time.Duration
 	// User and Password authenticate the relay's control connection.
 	User, Password string
 }

@@ -41,6 +41,7 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 			ConnsPerNode:   t.ConnsPerNode,
 			ConnectTimeout: t.ConnectTimeout,
 			Heartbeat:      t.Heartbeat,
+			SuspectAfter:   t.SuspectAfter,
 			User:           t.User,
 			Password:       t.Password,
 			OnSchemaChange: onChange,
@@ -91,7 +92,13 @@ func watchRelays(m *metrics.Metrics, relays map[string]*relay.Relay) error {
 	for name, rl := range relays {
 		err := m.WatchRelay(name, func() metrics.RelayStats {
 			st := rl.Stats()
-			return metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures, Connections: st.Connections}
+			out := metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures,
+				Connections: st.Connections, Resends: st.Resends}
+			for _, n := range rl.NodeStats() {
+				out.Nodes = append(out.Nodes, metrics.RelayNodeStats{Node: n.Node, State: n.State,
+					Requests: n.Requests, Lost: n.Lost, Downs: n.Downs})
+			}
+			return out
 		})
 		if err != nil {
 			return err
