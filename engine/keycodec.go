@@ -10,6 +10,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/murmur3"
 )
 
 // Row-key layout (DESIGN D4):
@@ -191,7 +192,7 @@ func (c *KeyCodec) appendPartitionPrefix(dst []byte, pk [][]byte) ([]byte, error
 	if c.salt > 0 {
 		dst = append(dst, byte(crc32.ChecksumIEEE(ser)%uint32(c.salt)))
 	}
-	dst = appendToken(dst, Token(ser))
+	dst = appendToken(dst, murmur3.Token(ser))
 	return appendEscaped(dst, ser), nil
 }
 
@@ -420,7 +421,7 @@ func (c *KeyCodec) splitPartition(key, buf []byte) (ser, rest []byte, err error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if Token(ser) != readToken(key[sl:]) {
+	if murmur3.Token(ser) != readToken(key[sl:]) {
 		return nil, nil, corrupt("token does not match the partition key")
 	}
 	if sl == 1 && int(key[0]) != int(crc32.ChecksumIEEE(ser)%uint32(c.salt)) {

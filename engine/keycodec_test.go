@@ -17,6 +17,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/murmur3"
 )
 
 func mustHex(t testing.TB, s string) []byte {
@@ -285,8 +286,8 @@ func TestKeyCodecRoundTrip(t *testing.T) {
 			t.Fatalf("PartitionPrefix(%x) = %x, %v; header %x", key, prefix, err, header)
 		}
 		tok, err := c.KeyToken(key)
-		if err != nil || tok != Token(SerializePartitionKey(pv)) {
-			t.Fatalf("KeyToken = %d, %v; want %d", tok, err, Token(SerializePartitionKey(pv)))
+		if err != nil || tok != murmur3.Token(SerializePartitionKey(pv)) {
+			t.Fatalf("KeyToken = %d, %v; want %d", tok, err, murmur3.Token(SerializePartitionKey(pv)))
 		}
 		if salt > 0 {
 			ser := SerializePartitionKey(pv)
@@ -306,7 +307,7 @@ func equalValues(a, b [][]byte) bool {
 // order (-2/+2: the codec may order Cassandra-equal keys either way).
 func modelCompare(ck []*cql.Type, desc []bool, pa, ca, pb, cb [][]byte) int {
 	sa, sb := SerializePartitionKey(pa), SerializePartitionKey(pb)
-	if c := cmp.Compare(Token(sa), Token(sb)); c != 0 {
+	if c := cmp.Compare(murmur3.Token(sa), murmur3.Token(sb)); c != 0 {
 		return c
 	}
 	if c := bytes.Compare(sa, sb); c != 0 {

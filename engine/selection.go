@@ -8,6 +8,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/murmur3"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -298,7 +299,7 @@ func (s *selection) columnValue(ti *tableInfo, sc selector, r *cqlRow, statics *
 		if sc.args != nil {
 			return tokenOfColumns(ti, sc.args, r, statics)
 		}
-		return be64(Token(SerializePartitionKey(r.pk)))
+		return be64(murmur3.Token(SerializePartitionKey(r.pk)))
 	case selColumn, selWritetime, selTTL:
 	default:
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/murmur3"
 )
 
 // token() restrictions, as Cassandra 5.0 plans and executes them.
@@ -196,7 +197,7 @@ func (x *execCtx) filterByToken(ti *tableInfo, rs []*restriction, keys [][][]byt
 	}
 	out := keys[:0]
 	for _, k := range keys {
-		if span.contains(Token(SerializePartitionKey(k))) {
+		if span.contains(murmur3.Token(SerializePartitionKey(k))) {
 			out = append(out, k)
 		}
 	}
@@ -247,7 +248,7 @@ func (x *execCtx) tokenValue(ti *tableInfo, term cql.Term) ([]byte, error) {
 	if ser == nil && len(comps) > 1 {
 		return nil, invalidf("Invalid value in call to function system.token: a partition key component is longer than %d bytes", math.MaxUint16)
 	}
-	return be64(Token(ser)), nil
+	return be64(murmur3.Token(ser)), nil
 }
 
 // compileTokenSelector compiles token(...) in a selection. Cassandra's
@@ -294,5 +295,5 @@ func tokenOfColumns(ti *tableInfo, args []int, r *cqlRow, statics *cqlRow) []byt
 	if ser == nil && len(comps) > 1 {
 		return nil
 	}
-	return be64(Token(ser))
+	return be64(murmur3.Token(ser))
 }

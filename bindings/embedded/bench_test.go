@@ -13,6 +13,7 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/engine/kv"
+	"github.com/dohyo/dohyo/internal/murmur3"
 	"github.com/dohyo/dohyo/internal/stats"
 )
 
@@ -364,7 +365,7 @@ func (r *rawTable) key(k uint64, cell int) []byte {
 	n := min(8, len(tail))
 	copy(tail[len(tail)-n:], ctr[8-n:])
 	if len(tail) >= 16 && !r.seq {
-		binary.BigEndian.PutUint64(tail, uint64(engine.Token(ctr[:]))^(1<<63))
+		binary.BigEndian.PutUint64(tail, uint64(murmur3.Token(ctr[:]))^(1<<63))
 	}
 	r.buf = append(r.buf, r.tmpl.suffixes[cell]...)
 	return r.buf

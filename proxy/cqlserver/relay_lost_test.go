@@ -14,6 +14,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -34,7 +36,7 @@ func (l lostRelayer) RelayFrame(_ context.Context, req *bindings.RelayRequest, r
 // retry policies read, ReadTimeout for a read), naming the node, and the
 // relay is told which requests are idempotent.
 func TestRelayLostAnswersCoordinatorTimeout(t *testing.T) {
-	emb, err := embedded.Open(context.Background(), embedded.Config{})
+	emb, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/murmur3"
 )
 
 // Token-aware routing, as drivers do it: an EXECUTE of a statement whose
@@ -166,7 +166,7 @@ func routingToken(body []byte, version byte, pk []int) (t int64, ok bool) {
 		key = append(key, values[i]...)
 		key = append(key, 0)
 	}
-	return widecolumn.Token(key), true
+	return murmur3.Token(key), true
 }
 
 // replicasFor returns the nodes that hold the partition an EXECUTE

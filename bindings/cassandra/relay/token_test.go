@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/internal/murmur3"
 )
 
 // executeBody is an EXECUTE body (protocol v4, or v5 with a result
@@ -71,7 +72,7 @@ func TestRoutingToken(t *testing.T) {
 		}
 		pk2 := pkIndexes(preparedShape(v, 2, 0), v)
 		tok, ok = routingToken(executeBody(v, []byte("id"), []byte("a"), intValue(9), []byte("bc")), v, pk2)
-		want := widecolumn.Token(widecolumn.SerializePartitionKey([][]byte{[]byte("bc"), []byte("a")}))
+		want := murmur3.Token(engine.SerializePartitionKey([][]byte{[]byte("bc"), []byte("a")}))
 		if !ok || tok != want {
 			t.Errorf("v%d: composite token %d, %v; want %d", v, tok, ok, want)
 		}

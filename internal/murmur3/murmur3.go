@@ -1,4 +1,4 @@
-package engine
+package murmur3
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 )
 
 // Token returns Cassandra's Murmur3Partitioner token of a serialized
-// partition key (see SerializePartitionKey): the first 64-bit half of
+// partition key (engine.SerializePartitionKey): the first 64-bit half of
 // MurmurHash3 x64/128 with seed 0, as Cassandra computes it. An empty key has
 // the minimum token, and a hash equal to the minimum is moved to the maximum,
 // so no real key gets the minimum token (Cassandra uses it as the ring's

@@ -1,4 +1,4 @@
-package engine
+package murmur3
 
 import (
 	"bufio"
