@@ -10,6 +10,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/capture"
+	"github.com/dohyo/dohyo/internal/testtools"
 )
 
 // TestCaptureThreeWays records one workload three ways and checks that
@@ -43,7 +44,7 @@ import (
 // pooled connections are not the workload's.
 func TestCaptureThreeWays(t *testing.T) {
 	addr, script, jmx := fqlEnv(t)
-	tcpdump := needTcpdump(t)
+	tcpdump := testtools.Tcpdump(t)
 	ks := fmt.Sprintf("agree%d", time.Now().UnixNano())
 	direct := directCassandra(t, addr)
 	for _, q := range agreeSchema(ks) {

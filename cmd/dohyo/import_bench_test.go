@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bench/load"
+	"github.com/dohyo/dohyo/internal/testtools"
 )
 
 // BenchmarkImportRate: how fast `capture import` reads Cassandra's full
@@ -37,7 +38,7 @@ import (
 // DOHYO_BENCH_IMPORT_SECONDS (default 10) size the traffic.
 func BenchmarkImportRate(b *testing.B) {
 	addr, script, jmx := fqlEnv(b)
-	tcpdump := needTcpdump(b)
+	tcpdump := testtools.Tcpdump(b)
 	in := recordImportInputs(b, addr, script, jmx, tcpdump)
 	bin := plainBinary(b)
 	sources := []rateSource{

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/internal/testlock"
+	"github.com/dohyo/dohyo/internal/testtools"
 )
 
 // production runs the README's "Replay your production traffic without
@@ -30,7 +30,7 @@ func production(t *testing.T, dir string, blocks map[string]block, cqlsh string)
 	cass := need(t, "DOHYO_TEST_CASSANDRA", "the production walkthrough records the test Cassandra")
 	jmx := need(t, "DOHYO_TEST_CASSANDRA_JMX", "the production walkthrough turns on Cassandra's full query log through nodetool")
 	zk := need(t, "DOHYO_TEST_HBASE_ZK", "the production walkthrough replays on HBase")
-	tcpdump := needTcpdump(t)
+	tcpdump := testtools.Tcpdump(t)
 	script := os.Getenv("DOHYO_TEST_CASSANDRA_SCRIPT")
 	if script == "" {
 		abs, err := filepath.Abs("../cassandra/run.sh")
@@ -134,25 +134,6 @@ func runOK(t *testing.T, dir string, environ []string, script string) result {
 		t.Fatalf("block failed:\n%s\n%s", script, r)
 	}
 	return r
-}
-
-// needTcpdump finds tcpdump and the privilege to capture (the README's
-// sudo); skips without them, fails under CI=true.
-func needTcpdump(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("tcpdump")
-	if err == nil && os.Geteuid() == 0 {
-		return path
-	}
-	why := "tcpdump is not installed (scripts/install-tools.sh installs it)"
-	if err == nil {
-		why = "capturing needs root"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-	return ""
 }
 
 func prodSession(t *testing.T, addr, ks string) *gocql.Session {
