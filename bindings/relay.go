@@ -184,6 +184,11 @@ type RelayPrepared struct {
 	Query string
 	// Keyspace is the session keyspace at PREPARE time.
 	Keyspace string
+	// Group is the keyspace the backend connection it was prepared on
+	// was using ("" for none): its executions go to such a connection, so
+	// that Cassandra sees them in the keyspace they were prepared in (it
+	// warns about a prepared unqualified statement executed in another).
+	Group string
 }
 
 // PreparedFinder is implemented by relayers that remember the statements

@@ -248,6 +248,16 @@ func (m *bindingMap) term(t cql.Term, b binding) {
 		}
 	case *cql.Cast:
 		m.term(x.Term, b)
+	case *cql.Operation:
+		for _, a := range []cql.Term{x.L, x.R} {
+			n := b.nested(roleElem)
+			n.untyped = n.hasColumns()
+			m.term(a, n)
+		}
+	case *cql.Negation:
+		n := b.nested(roleElem)
+		n.untyped = n.hasColumns()
+		m.term(x.X, n)
 	}
 }
 

@@ -39,7 +39,6 @@ var errorCases = []struct {
 	{"BEGIN BATCH SELECT * FROM t APPLY BATCH", 1, 12, "SELECT", "no viable alternative at input 'SELECT'"},
 	{"BEGIN BATCH INSERT INTO t (k) VALUES (1)", 1, 40, "<EOF>", "no viable alternative at input '<EOF>'"},
 	{"SELECT * FROM t WHERE k = 1 LIMIT 'x'", 1, 34, "'x'", "no viable alternative at input ''x''"},
-	{"SELECT * FROM t WHERE k = - 1", 1, 26, "-", "no viable alternative at input '-'"},
 	{"SELECT * FROM t WHERE k IS NULL", 1, 27, "NULL", "mismatched input 'NULL' expecting K_NOT"},
 	{"ALTER TABLE t FOO", 1, 14, "FOO", "no viable alternative at input 'FOO'"},
 	{"CREATE FOO", 1, 7, "FOO", "no viable alternative at input 'FOO'"},

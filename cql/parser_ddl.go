@@ -220,7 +220,7 @@ func (p *parser) option() Option {
 		o.Value = &Literal{Kind: LitString, Text: lowerIdent(p.text(t))}
 		return o
 	}
-	o.Value = p.term()
+	o.Value = p.simpleTerm()
 	return o
 }
 

@@ -217,7 +217,7 @@ func (p *parser) simpleSelector() *Selector {
 		}
 		return s
 	}
-	return &Selector{Kind: SelTerm, Term: p.term()}
+	return &Selector{Kind: SelTerm, Term: p.simpleTerm()}
 }
 
 // relations parses relation (AND relation)*.

@@ -8,8 +8,62 @@ import (
 	"strconv"
 )
 
-// term parses one value.
+// term parses one value with Cassandra 5.0's arithmetic operators: + and
+// - below *, / and %, all left-associative, over negations, parenthesized
+// terms and simple terms.
 func (p *parser) term() Term {
+	if p.err != nil || !p.descend() {
+		return nil
+	}
+	defer p.ascend()
+	l := p.termProduct()
+	for p.err == nil && (p.is(tPlus) || p.is(tMinus)) && p.operandFollows() {
+		op := p.text(p.next())[0]
+		l = &Operation{Op: op, L: l, R: p.termProduct()}
+	}
+	return l
+}
+
+func (p *parser) termProduct() Term {
+	l := p.termGroup()
+	for p.err == nil && (p.is(tStar) || p.is(tSlash) || p.is(tPercent)) && p.operandFollows() {
+		op := p.text(p.next())[0]
+		l = &Operation{Op: op, L: l, R: p.termGroup()}
+	}
+	return l
+}
+
+// termGroup parses -simpleTerm or a simple term (a parenthesized term is
+// a one-element tuple literal, which stands for its element wherever the
+// receiver is not a tuple).
+func (p *parser) termGroup() Term {
+	if p.is(tMinus) && !p.minusLiteral() {
+		p.next()
+		return &Negation{X: p.simpleTerm()}
+	}
+	return p.simpleTerm()
+}
+
+// operandFollows reports whether the token after the current operator
+// can begin an operand: not a bare column name, so that `v = 1 + v`
+// stays a prepend (as Cassandra's parser decides).
+func (p *parser) operandFollows() bool {
+	t := p.peek(1)
+	if t.kind != tIdent && t.kind != tQIdent {
+		return startsTerm(t)
+	}
+	if _, _, ok := literalWordFold(p.text(t)); ok && t.kind == tIdent {
+		return true
+	}
+	save := p.pos
+	p.pos++
+	call := p.isFuncCallStart()
+	p.pos = save
+	return call
+}
+
+// simpleTerm parses a literal, a bind marker, a function call or a cast.
+func (p *parser) simpleTerm() Term {
 	if p.err != nil || !p.descend() {
 		return nil
 	}
@@ -173,7 +227,7 @@ func (p *parser) tryCast() Term {
 	if p.isIdentTok(p.tok()) || p.isWord(p.tok(), "set") {
 		typ := p.typ()
 		if p.accept(tRParen) && p.err == nil && startsTerm(p.tok()) {
-			return &Cast{Type: typ, Term: p.term()}
+			return &Cast{Type: typ, Term: p.simpleTerm()}
 		}
 	}
 	p.pos, p.err = save, nil

@@ -51,9 +51,14 @@ func encodeTerm(t *Type, term Term, recv string, r Resolver) ([]byte, error) {
 	case *UDTLit:
 		return encodeUDT(t, x, recv, r)
 	case *TupleLit:
+		if len(x.Elems) == 1 && t.Kind != KindTuple {
+			return encodeTerm(t, x.Elems[0], recv, r) // (x): a parenthesized term
+		}
 		return encodeTuple(t, x, recv, r)
 	case *FuncCall:
 		return encodeCall(t, x, recv, r)
+	case *Operation, *Negation:
+		return encodeOperation(t, x, recv, r)
 	case *Cast:
 		if !wellFormed(x.Type) || !assignable(x.Type, x.Term) {
 			return nil, valueErrf("Cannot cast value %s to type %s", termText(x.Term), safeTypeName(x.Type))
@@ -423,6 +428,9 @@ func assignable(t *Type, term Term) bool {
 				allAssignable(t.Elems[0], x.Keys) && allAssignable(t.Elems[1], x.Values)
 		}
 	case *TupleLit:
+		if len(x.Elems) == 1 && t.Kind != KindTuple {
+			return assignable(t, x.Elems[0])
+		}
 		if t.Kind != KindTuple || len(x.Elems) > len(t.Elems) {
 			return false
 		}
@@ -450,6 +458,9 @@ func assignable(t *Type, term Term) bool {
 		return x.Type != nil && valueCompatible(t, x.Type)
 	case *BindMarker, *FuncCall:
 		return true
+	case *Operation, *Negation:
+		_, err := ResolveOperation(t, x)
+		return err == nil
 	}
 	return false
 }
@@ -554,6 +565,8 @@ func termText(term Term) string {
 		return x.Name + "(" + joinTerms(x.Args) + ")"
 	case *Cast:
 		return "(" + safeTypeName(x.Type) + ")" + termText(x.Term)
+	case *Operation, *Negation:
+		return OperandText(x)
 	}
 	return fmt.Sprintf("%v", term)
 }

@@ -245,7 +245,6 @@ func TestEncodeErrors(t *testing.T) {
 		{TupleOf(tyInt, tyText), &TupleLit{Elems: []Term{tvInt("1"), tvStr("a"), tvInt("2")}},
 			`Invalid tuple literal for v: too many elements. Type tuple<int, text> expects 2 but got 3`},
 		{TupleOf(tyInt, tyText), &TupleLit{Elems: []Term{tvInt("1"), tvInt("2")}}, `Invalid tuple literal for v: component 1 is not of type text`},
-		{tyInt, &TupleLit{Elems: []Term{tvInt("1")}}, `Invalid tuple type literal for v of type int`},
 		{tyUDT, &UDTLit{Fields: []string{"city"}, Values: []Term{tvStr("x")}}, `Unknown field 'city' in value of user defined type addr`},
 		{tyUDT, &UDTLit{Fields: []string{"zip"}, Values: []Term{tvStr("x")}}, `Invalid user type literal for v: field zip is not of type int`},
 		{tyInt, &UDTLit{Fields: []string{"zip"}, Values: []Term{tvInt("1")}}, `Invalid user type literal for v of type int`},

@@ -170,8 +170,9 @@ func (e *Engine) runBatch(ctx context.Context, typ cql.BatchType, children []*mo
 			}
 		}
 	}
-	if err := e.writePlans(ctx, children, xs); err != nil {
+	bc := &batchCheck{typ: typ}
+	if err := e.writePlans(ctx, children, xs, bc); err != nil {
 		return nil, err
 	}
-	return &bindings.Result{Kind: bindings.ResultVoid}, nil
+	return &bindings.Result{Kind: bindings.ResultVoid, Warnings: bc.warnings}, nil
 }

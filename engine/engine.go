@@ -63,6 +63,9 @@ type Options struct {
 	DropInBackground bool
 	// DropWorkers bounds concurrent background drops (default 4).
 	DropWorkers int
+	// Thresholds are the batch warning and failure thresholds (nil:
+	// DefaultThresholds, Cassandra 5.0's).
+	Thresholds *Thresholds
 }
 
 // metaCatalog and metaSalt are the KV metadata keys of the engine.
@@ -81,6 +84,7 @@ type Engine struct {
 	// annMinCandidates overrides defaultANNCandidates when positive (tests).
 	annMinCandidates int
 	opts             Options
+	th               Thresholds
 	log              *slog.Logger
 	clock            func() time.Time
 	uuids            *cql.TimeUUIDGenerator
@@ -156,6 +160,10 @@ func New(ctx context.Context, store kv.KV, opts Options) (*Engine, error) {
 	e := &Engine{kv: store, opts: opts, log: opts.Logger, clock: opts.Clock, seed: maphash.MakeSeed()}
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	e.th = DefaultThresholds()
+	if opts.Thresholds != nil {
+		e.th = *opts.Thresholds
 	}
 	if e.clock == nil {
 		e.clock = time.Now
@@ -400,7 +408,11 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 		if err := checkIndexSupported(p.Stmt); err != nil {
 			return nil, err
 		}
-		return e.execDDL(ctx, req.Keyspace, p.Stmt)
+		res, err := e.execDDL(ctx, req.Keyspace, p.Stmt)
+		if _, view := p.Stmt.(*cql.CreateView); view && res != nil {
+			res.Warnings = append(res.Warnings, warnView) // even when it existed
+		}
+		return res, err
 	}
 	cp, err := e.planFor(ctx, req.Keyspace, req.Query, p)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"strings"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
@@ -37,48 +36,6 @@ type negExpr struct {
 	x expr
 }
 
-// arithKinds are the number types and the size Cassandra gives them
-// (OperationFcts.size: 0 for unbounded).
-var arithKinds = map[cql.Kind]int{
-	cql.KindTinyint: 1, cql.KindSmallint: 2, cql.KindInt: 4, cql.KindBigint: 8, cql.KindCounter: 8,
-	cql.KindFloat: 4, cql.KindDouble: 8, cql.KindVarint: 0, cql.KindDecimal: 0,
-}
-
-func floatingKind(k cql.Kind) bool {
-	return k == cql.KindFloat || k == cql.KindDouble || k == cql.KindDecimal
-}
-
-// opResultKind is OperationFcts.returnType.
-func opResultKind(l, r cql.Kind) cql.Kind {
-	size := func(k cql.Kind) int {
-		if s := arithKinds[k]; s > 0 {
-			return s
-		}
-		return math.MaxInt
-	}
-	s := max(size(l), size(r))
-	if floatingKind(l) || floatingKind(r) {
-		switch s {
-		case 4:
-			return cql.KindFloat
-		case 8:
-			return cql.KindDouble
-		}
-		return cql.KindDecimal
-	}
-	switch s {
-	case 1:
-		return cql.KindTinyint
-	case 2:
-		return cql.KindSmallint
-	case 4:
-		return cql.KindInt
-	case 8:
-		return cql.KindBigint
-	}
-	return cql.KindVarint
-}
-
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -86,16 +43,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// negateSignatures is Cassandra 5.0.9's list of _negate's signatures, in
-// the order its message gives them.
-func negateSignatures() string {
-	var sigs []string
-	for _, t := range []string{"tinyint", "float", "varint", "counter", "decimal", "bigint", "smallint", "int", "double"} {
-		sigs = append(sigs, `system."_negate" : (`+t+") -> "+t)
-	}
-	return strings.Join(sigs, ", ")
 }
 
 func stringKind(k cql.Kind) bool { return k == cql.KindText || k == cql.KindAscii }
@@ -113,11 +60,11 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		if t == nil || len(t.Elems) > 0 {
 			return nil, nil, "", nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", name)
 		}
-		if _, ok := arithKinds[t.Kind]; !ok {
+		if !cql.IsNumeric(t.Kind) {
 			if t.Kind == cql.KindTimestamp { // weakly a bigint: several match
 				return nil, nil, "", nil, invalidf("Ambiguous negation: use type casts to disambiguate")
 			}
-			return nil, nil, "", nil, invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", negateSignatures())
+			return nil, nil, "", nil, invalidf("Invalid call to function system._negate, none of its type signatures match (known type signatures: %s)", cql.NegateSignatures())
 		}
 		return negExpr{k: t.Kind, x: x}, t, parenName(sl, "-"+name), refs, nil
 	}
@@ -153,7 +100,7 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		// Ambiguous when several operations take the typed side (a
 		// number, a timestamp, a string for +), else not supported.
 		if t := cmp.Or(lt, rt); t != nil {
-			_, num := arithKinds[t.Kind]
+			num := cql.IsNumeric(t.Kind)
 			if !num && t.Kind != cql.KindTimestamp && (sl.Op != '+' || !stringKind(t.Kind)) {
 				return nil, nil, "", nil, invalidf("the '%s' operation is not supported between %s and %s", op, ln, rn)
 			}
@@ -161,8 +108,7 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		return nil, nil, "", nil, ambiguous
 	}
 	name := parenName(sl, ln+" "+op+" "+rn)
-	_, lnum := arithKinds[lt.Kind]
-	_, rnum := arithKinds[rt.Kind]
+	lnum, rnum := cql.IsNumeric(lt.Kind), cql.IsNumeric(rt.Kind)
 	switch {
 	case lt.Kind == cql.KindTimestamp && (rnum || rt.Kind == cql.KindTimestamp), rt.Kind == cql.KindTimestamp && lnum:
 		// A timestamp is weakly assignable to bigint in Cassandra's
@@ -170,7 +116,7 @@ func (b *planner) compileOp(ti *tableInfo, sl *cql.Selector) (expr, *cql.Type, s
 		return nil, nil, "", nil, ambiguous
 	case len(lt.Elems) > 0 || len(rt.Elems) > 0:
 	case lnum && rnum:
-		ret := opResultKind(lt.Kind, rt.Kind)
+		ret := cql.OpResultKind(lt.Kind, rt.Kind)
 		return opExpr{op: sl.Op, lk: lt.Kind, rk: rt.Kind, ret: ret, l: l, r: r, sig: lt.String() + " " + op + " " + rt.String()},
 			cql.Scalar(ret), name, refs, nil
 	case sl.Op == '+' && stringKind(lt.Kind) && stringKind(rt.Kind):
@@ -233,12 +179,34 @@ func (b *planner) compileOperand(ti *tableInfo, sl *cql.Selector, other *cql.Typ
 	return termExpr{term: term, t: t, name: recv}, t, parenName(sl, name), nil, nil
 }
 
+// Operate implements cql.Operator: the operations of values (INSERT and
+// UPDATE values, WHERE terms, conditions), computed as in selections.
+func (x *execCtx) Operate(op byte, sig cql.OpSig, l, r []byte) ([]byte, error) {
+	switch {
+	case op == 'n':
+		return negate(sig.L.Kind, l)
+	case sig.R.Kind == cql.KindDuration:
+		return temporalArith(op, sig.L.Kind, sig.L.String()+" "+string(op)+" duration", l, r)
+	}
+	return binaryArith(op, sig.L.Kind, sig.R.Kind, sig.Ret.Kind, sig.L.String()+" "+string(op)+" "+sig.R.String(), l, r)
+}
+
+var _ cql.Operator = (*execCtx)(nil)
+
 func (e negExpr) eval(c *rowCtx) ([]byte, error) {
 	v, err := e.x.eval(c)
-	if err != nil || len(v) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	switch e.k {
+	return negate(e.k, v)
+}
+
+// negate is -v of a number of kind k; null for null.
+func negate(k cql.Kind, v []byte) ([]byte, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	switch k {
 	case cql.KindDecimal:
 		d, err := decodeDec(v)
 		if err != nil {
@@ -246,23 +214,23 @@ func (e negExpr) eval(c *rowCtx) ([]byte, error) {
 		}
 		return decBytes(d.Neg())
 	case cql.KindVarint:
-		n, err := decodeNum(e.k, v)
+		n, err := decodeNum(k, v)
 		if err != nil {
 			return nil, err
 		}
 		return cql.EncodeGo(cql.Scalar(cql.KindVarint), new(big.Int).Neg(n.bi))
 	case cql.KindFloat, cql.KindDouble:
-		n, err := decodeNum(e.k, v)
+		n, err := decodeNum(k, v)
 		if err != nil {
 			return nil, err
 		}
-		return number{kind: e.k, f: -n.f}.encodeAs(e.k)
+		return number{kind: k, f: -n.f}.encodeAs(k)
 	}
-	n, err := decodeNum(e.k, v)
+	n, err := decodeNum(k, v)
 	if err != nil {
 		return nil, err
 	}
-	return number{kind: e.k, i: -n.i}.encodeAs(e.k)
+	return number{kind: k, i: -n.i}.encodeAs(k)
 }
 
 func (e opExpr) eval(c *rowCtx) ([]byte, error) {
@@ -274,7 +242,14 @@ func (e opExpr) eval(c *rowCtx) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if stringKind(e.ret) {
+	return binaryArith(e.op, e.lk, e.rk, e.ret, e.sig, lv, rv)
+}
+
+// binaryArith is lv op rv of kinds lk and rk with a result of kind ret:
+// numbers, or + of two strings; null when either is (for numbers, also
+// an empty value). sig names the operation in failures.
+func binaryArith(op byte, lk, rk, ret cql.Kind, sig string, lv, rv []byte) ([]byte, error) {
+	if stringKind(ret) {
 		// '' is a value (only a number's empty value is null).
 		if lv == nil || rv == nil {
 			return nil, nil
@@ -285,17 +260,17 @@ func (e opExpr) eval(c *rowCtx) ([]byte, error) {
 	if len(lv) == 0 || len(rv) == 0 {
 		return nil, nil
 	}
-	ln, err := decodeNum(e.lk, lv)
+	ln, err := decodeNum(lk, lv)
 	if err != nil {
 		return nil, err
 	}
-	rn, err := decodeNum(e.rk, rv)
+	rn, err := decodeNum(rk, rv)
 	if err != nil {
 		return nil, err
 	}
-	out, err := arith(e.op, e.ret, ln, rn)
+	out, err := arith(op, ret, ln, rn)
 	if err != nil {
-		return nil, bindings.Errorf(bindings.CodeFunctionFail, "the operation '%s' failed: %v", e.sig, err)
+		return nil, bindings.Errorf(bindings.CodeFunctionFail, "the operation '%s' failed: %v", sig, err)
 	}
 	return out, nil
 }

@@ -36,8 +36,17 @@ func (e temporalExpr) eval(c *rowCtx) ([]byte, error) {
 		return nil, err
 	}
 	rv, err := e.r.eval(c)
-	if err != nil || len(lv) == 0 || len(rv) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	return temporalArith(e.op, e.k, e.sig, lv, rv)
+}
+
+// temporalArith is lv op rv of a timestamp or date (kind k) and a
+// duration, as Cassandra's Duration.addTo; null when either is.
+func temporalArith(op byte, k cql.Kind, sig string, lv, rv []byte) ([]byte, error) {
+	if len(lv) == 0 || len(rv) == 0 {
+		return nil, nil
 	}
 	dv, err := cql.DecodeGo(cql.Scalar(cql.KindDuration), rv)
 	if err != nil {
@@ -49,12 +58,12 @@ func (e temporalExpr) eval(c *rowCtx) ([]byte, error) {
 	}
 	written := d // messages name the duration before it is negated
 	fail := func(format string) error {
-		return bindings.Errorf(bindings.CodeFunctionFail, "the operation '%s' failed: "+format, e.sig, written)
+		return bindings.Errorf(bindings.CodeFunctionFail, "the operation '%s' failed: "+format, sig, written)
 	}
-	if e.op == '-' {
+	if op == '-' {
 		d = cql.Duration{Months: -d.Months, Days: -d.Days, Nanos: -d.Nanos}
 	}
-	switch e.k {
+	switch k {
 	case cql.KindTimestamp:
 		if d.Nanos%1_000_000 != 0 {
 			return nil, fail("The duration must have a millisecond precision. Was: %s")

@@ -20,6 +20,10 @@ type mutBuilder struct {
 	cells    [4]kv.Cell     // backs the first mutation's cells when they fit
 	enc      []byte         // live's arena: encoded values handed out, never rewritten
 	encBuf   [256]byte      // backs enc for the usual small row
+	// sizing: a batch being checked (batch_check.go) wants the sizes of
+	// its range tombstones, noted in ranges.
+	sizing bool
+	ranges []rangeNote
 }
 
 type mutKey struct {

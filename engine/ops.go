@@ -358,7 +358,9 @@ func (m *mutBuilder) addCounter(ti *tableInfo, row []byte, col int, delta int64)
 // their partitions (see coord.go), so that concurrent ones, in this process
 // or another sharing the store, lose nothing; they then also write at a
 // timestamp after every other held write of those partitions.
-func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx) error {
+// writePlans applies the writes of plans; bc, for a batch, is checked
+// once the mutations are collected (batch_check.go).
+func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx, bc *batchCheck) error {
 	var refs []partRef
 	held := func() error {
 		for i, p := range plans {
@@ -387,7 +389,7 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 	}
 	if len(refs) == 0 {
 		// A view created meanwhile makes the write a held one (view_build.go).
-		if done, err := e.writeUnheld(ctx, plans, xs); done || err != nil {
+		if done, err := e.writeUnheld(ctx, plans, xs, bc); done || err != nil {
 			return err
 		}
 		if err := held(); err != nil {
@@ -409,7 +411,7 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 			x.ts, x.hasTS = ts, true
 		}
 	}
-	mb, err := e.collectPlans(ctx, plans, xs)
+	mb, err := e.collectPlans(ctx, plans, xs, bc)
 	if err == nil {
 		err = e.resolveCounters(ctx, mb, gs.timestamp)
 	}
@@ -420,8 +422,9 @@ func (e *Engine) writePlans(ctx context.Context, plans []*modPlan, xs []*execCtx
 	return gs.commit(ctx, mb.muts)
 }
 
-func (e *Engine) collectPlans(ctx context.Context, plans []*modPlan, xs []*execCtx) (*mutBuilder, error) {
+func (e *Engine) collectPlans(ctx context.Context, plans []*modPlan, xs []*execCtx, bc *batchCheck) (*mutBuilder, error) {
 	mb := e.getMutBuilder()
+	mb.sizing = bc != nil
 	if len(plans) == 1 {
 		mb.hint = len(plans[0].sets) + 1
 	}
@@ -431,6 +434,11 @@ func (e *Engine) collectPlans(ctx context.Context, plans []*modPlan, xs []*execC
 			return nil, err
 		}
 		if err := p.collect(ctx, xs[i], wp, mb); err != nil {
+			return nil, err
+		}
+	}
+	if bc != nil {
+		if err := e.checkBatch(bc, plans, mb); err != nil {
 			return nil, err
 		}
 	}

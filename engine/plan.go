@@ -94,6 +94,9 @@ func (b *planner) walkTerm(term cql.Term, t *cql.Type, name string, ti *tableInf
 			}
 		}
 	case *cql.TupleLit:
+		if len(x.Elems) == 1 && t.Kind != cql.KindTuple {
+			b.walkTerm(x.Elems[0], t, name, ti) // (x): a parenthesized term
+		}
 		if t.Kind == cql.KindTuple {
 			for i, e := range x.Elems {
 				if i < len(t.Elems) {
@@ -113,6 +116,8 @@ func (b *planner) walkTerm(term cql.Term, t *cql.Type, name string, ti *tableInf
 		}
 	case *cql.Cast:
 		b.walkTerm(x.Term, x.Type, name, ti)
+	case *cql.Operation, *cql.Negation:
+		b.walkOperation(term, t, ti)
 	case *cql.FuncCall:
 		var at *cql.Type
 		switch x.Name {
@@ -125,6 +130,35 @@ func (b *planner) walkTerm(term cql.Term, t *cql.Type, name string, ti *tableInf
 			b.walkTerm(a, at, "arg0("+x.Name+")", ti)
 		}
 	}
+}
+
+// walkOperation resolves an operation in a term for its receiver type
+// t, as Cassandra does when it prepares the statement (its failures are
+// the statement's), and types the bind markers of its arguments
+// (arg0(system._add)).
+func (b *planner) walkOperation(term cql.Term, t *cql.Type, ti *tableInfo) {
+	sig, err := cql.ResolveOperation(t, term)
+	if err != nil {
+		if b.err == nil {
+			b.err = err
+		}
+		return
+	}
+	switch x := term.(type) {
+	case *cql.Operation:
+		b.walkTerm(unparen(x.L), sig.L, cql.OpArgName(x.Op, 0), ti)
+		b.walkTerm(unparen(x.R), sig.R, cql.OpArgName(x.Op, 1), ti)
+	case *cql.Negation:
+		b.walkTerm(unparen(x.X), sig.L, cql.OpArgName('n', 0), ti)
+	}
+}
+
+// unparen is a parenthesized term's content: (x) as an operand.
+func unparen(t cql.Term) cql.Term {
+	if tl, ok := t.(*cql.TupleLit); ok && len(tl.Elems) == 1 {
+		return tl.Elems[0]
+	}
+	return t
 }
 
 // noteEq records `pk = ?` for PKIndexes.
@@ -322,6 +356,10 @@ func containsMarker(term cql.Term) bool {
 		}
 	case *cql.Cast:
 		return containsMarker(x.Term)
+	case *cql.Operation:
+		return containsMarker(x.L) || containsMarker(x.R)
+	case *cql.Negation:
+		return containsMarker(x.X)
 	case *cql.FuncCall:
 		for _, v := range x.Args {
 			if containsMarker(v) {

@@ -33,6 +33,8 @@ type selectPlan struct {
 	// a row (Cassandra's "queries full partitions").
 	staticRows bool
 	specs      []bindings.ColumnSpec
+	// warnings are the client warnings of every execution (warn.go).
+	warnings []string
 }
 
 type orderCol struct {
@@ -67,6 +69,7 @@ func (b *planner) planSelect(s *cql.Select) (plan, error) {
 	if err := p.planShape(s, w); err != nil {
 		return nil, err
 	}
+	p.warnings = p.aggregateWarnings()
 	b.result = p.specs
 	return p, nil
 }
@@ -367,6 +370,14 @@ func (s *selectRun) emptySelection() (bool, error) {
 }
 
 func (p *selectPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, error) {
+	res, err := p.read(ctx, x)
+	if err == nil && p.warnings != nil {
+		res.Warnings = p.warnings
+	}
+	return res, err
+}
+
+func (p *selectPlan) read(ctx context.Context, x *execCtx) (*bindings.Result, error) {
 	if x.serial && p.pkList {
 		return p.executeSerial(ctx, x)
 	}

@@ -58,6 +58,8 @@ func termText(term cql.Term) string {
 		return x.Name + "(" + strings.Join(parts, ", ") + ")"
 	case *cql.Cast:
 		return "(" + x.Type.String() + ")" + termText(x.Term)
+	case *cql.Operation, *cql.Negation:
+		return cql.OperandText(x)
 	}
 	return "?"
 }
@@ -70,7 +72,7 @@ func assignText(a cql.Assignment) string {
 	case cql.AssignAdd, cql.AssignAddTo:
 		return c + " = " + c + " + " + v
 	case cql.AssignPrepend:
-		return c + " = " + v + " + " + c
+		return c + " = " + v + " - " + c // sic: Cassandra 5.0.9 prints a prepend so
 	case cql.AssignRemove, cql.AssignRemoveFrom:
 		return c + " = " + c + " - " + v
 	case cql.AssignElement:

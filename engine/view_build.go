@@ -124,7 +124,7 @@ func (e *Engine) buildPartition(ctx context.Context, vi *viewInfo, hkey []byte) 
 // which a schema swap takes exclusively: an unheld write either applies
 // before CREATE MATERIALIZED VIEW's swap, so the build's scan sees it, or
 // sees the view and is maintained.
-func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCtx) (done bool, err error) {
+func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCtx, bc *batchCheck) (done bool, err error) {
 	e.idxMu.RLock()
 	defer e.idxMu.RUnlock()
 	st := e.st.Load()
@@ -133,7 +133,7 @@ func (e *Engine) writeUnheld(ctx context.Context, plans []*modPlan, xs []*execCt
 			return false, nil
 		}
 	}
-	mb, err := e.collectPlans(ctx, plans, xs)
+	mb, err := e.collectPlans(ctx, plans, xs, bc)
 	if err != nil {
 		return true, err
 	}

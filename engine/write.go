@@ -390,7 +390,7 @@ func (p *modPlan) execute(ctx context.Context, x *execCtx) (*bindings.Result, er
 	if p.conditional() {
 		return x.executeCAS(ctx, []*modPlan{p}, []*execCtx{x}, false)
 	}
-	err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x})
+	err := x.e.writePlans(ctx, []*modPlan{p}, []*execCtx{x}, nil)
 	// The store is done with the write's memory, or says when it is
 	// (recycleExecCtx); the result below is not x's.
 	x.spent = true
@@ -467,6 +467,9 @@ func (p *modPlan) rangeDelete(ti *tableInfo, pk [][]byte, hkey []byte, ev *ckEva
 	if len(ev.prefixes) == 1 && len(ev.prefixes[0]) == 0 && ev.lower == nil && ev.upper == nil {
 		mb.add(ti, hkey, tombCell(qualRowDel, wp.ts, wp.now))
 		return nil
+	}
+	if mb.sizing {
+		mb.noteRanges(ti, hkey, ev)
 	}
 	_, ranges, err := ev.ranges(ti, pk)
 	if err != nil {

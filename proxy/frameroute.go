@@ -76,7 +76,7 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 		for _, rl := range relays {
 			if rp, ok := PreparedBy(rl, r.PreparedID); ok {
 				rt := fr.route(rl, false)
-				rt.Keyspace, rt.Prepared = rp.Keyspace, rp
+				rt.Keyspace, rt.Prepared, rt.Group = rp.Keyspace, rp, rp.Group
 				if parsed, err := s.c.parse(rp.Query); err == nil {
 					rt.Idempotent = StatementIdempotent(parsed.Stmt, r.HasTimestamp)
 				}

@@ -30,11 +30,11 @@ func (f *fakeRelayer) PreparedStatement(id []byte) (bindings.RelayPrepared, bool
 // relayed: its keyspaces' statements, unqualified ones in a session on
 // them (with the session's keyspace as the connection group), statements
 // dohyo cannot parse there, and EXECUTE of its prepared ids go to the
-// relayer; USE, DESCRIBE and the other backend stay with dohyo; a BATCH
+// relayer (EXECUTE in the group of its PREPARE); USE, DESCRIBE and the other backend stay with dohyo; a BATCH
 // spanning both is Invalid with the message of the executed path.
 func TestRouteFrame(t *testing.T) {
 	c, _, _ := newTestCoordinator(t, nil)
-	rl := &fakeRelayer{id: "cafe", prepared: bindings.RelayPrepared{Query: "SELECT * FROM t", Keyspace: "ks_b"}}
+	rl := &fakeRelayer{id: "cafe", prepared: bindings.RelayPrepared{Query: "SELECT * FROM t", Keyspace: "ks_b", Group: "ks_b"}}
 	relays := map[string]bindings.FrameRelayer{"b": rl}
 	s := c.NewSession(bindings.SourceCQL)
 	type want struct {
@@ -63,7 +63,9 @@ func TestRouteFrame(t *testing.T) {
 		want{relayed: true, group: "ks_b", keyspace: "ks_b"})
 	check("unparsable in a relayed keyspace", FrameRequest{Kind: FrameQuery, Query: "FROBNICATE x"},
 		want{relayed: true, group: "ks_b", keyspace: "ks_b"})
-	check("EXECUTE", FrameRequest{Kind: FrameExecute, PreparedID: []byte("cafe")}, want{relayed: true, keyspace: "ks_b"})
+	// An EXECUTE goes to the group its statement was prepared in, where
+	// Cassandra sees it in its keyspace (else it warns).
+	check("EXECUTE", FrameRequest{Kind: FrameExecute, PreparedID: []byte("cafe")}, want{relayed: true, group: "ks_b", keyspace: "ks_b"})
 	check("EXECUTE, unknown id", FrameRequest{Kind: FrameExecute, PreparedID: []byte("beef")}, want{})
 	check("BATCH, relayed", FrameRequest{Kind: FrameBatch, Batch: &BatchRequest{Entries: []BatchEntry{
 		{Query: "INSERT INTO t (k) VALUES (1)"}, {PreparedID: []byte("cafe")}}}},

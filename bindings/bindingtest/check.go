@@ -10,6 +10,34 @@ import (
 
 // check compares a step's outcome with its expectation.
 func (r *runner) check(st *Step, out outcome) error {
+	if err := r.checkOutcome(st, out); err != nil {
+		return err
+	}
+	return r.checkWarnings(&st.Expect, out)
+}
+
+// checkWarnings compares a result's client warnings with the "warn:"
+// lines: as many, in order, each containing its substring.
+func (r *runner) checkWarnings(e *Expectation, out outcome) error {
+	if e.Warnings == nil || out.err != nil || out.res == nil {
+		return nil
+	}
+	got := out.res.Warnings
+	ok := len(got) == len(e.Warnings)
+	for i := 0; ok && i < len(got); i++ {
+		ok = strings.Contains(got[i], r.subst(e.Warnings[i]))
+	}
+	if !ok {
+		want := make([]string, len(e.Warnings))
+		for i, w := range e.Warnings {
+			want[i] = r.subst(w)
+		}
+		return fmt.Errorf("warnings differ\nwant: %q\ngot:  %q", want, got)
+	}
+	return nil
+}
+
+func (r *runner) checkOutcome(st *Step, out outcome) error {
 	e := &st.Expect
 	if e.Kind == ExpectError {
 		if out.err == nil {

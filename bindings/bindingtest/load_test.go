@@ -183,6 +183,8 @@ func TestParseFileErrors(t *testing.T) {
 		{"named bind without colon", "=== a\n> @bind {k} SELECT 1", "wants name: value"},
 		{"slash in name", "=== a/b\n> SELECT 1", "must not contain"},
 		{"bad tags", "=== a [x\n> SELECT 1", "bad tag list"},
+		{"empty warning", "=== a\n> SELECT 1\nwarn:", "warn: wants a substring"},
+		{"warnings and none", "=== a\n> SELECT 1\nwarn: x\nwarn: -", "cannot follow"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

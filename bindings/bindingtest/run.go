@@ -462,7 +462,7 @@ func (r *runner) executePaged(ctx context.Context, req *bindings.Request, size i
 			return outcome{fatal: fmt.Errorf("page %d has %d rows, page size is %d", page+1, len(res.Rows), size)}
 		}
 		if all == nil {
-			all = &bindings.Result{Kind: bindings.ResultRows, Columns: res.Columns}
+			all = &bindings.Result{Kind: bindings.ResultRows, Columns: res.Columns, Warnings: res.Warnings}
 		}
 		all.Rows = append(all.Rows, res.Rows...)
 		if len(res.PagingState) == 0 {

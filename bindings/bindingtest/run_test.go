@@ -168,6 +168,38 @@ func TestRunnerReportsMismatches(t *testing.T) {
 	}
 }
 
+// TestRunnerWarnings: "warn:" lines check the result's warnings in
+// order by substring; "warn: -" wants none; without them nothing is
+// checked.
+func TestRunnerWarnings(t *testing.T) {
+	warned := &bindings.Result{Kind: bindings.ResultVoid, Warnings: []string{"first warning of ks", "second"}}
+	for _, tc := range []struct {
+		name, exp string
+		res       *bindings.Result
+		msg       string // "" : passes
+	}{
+		{"match", "warn: warning of ${ks}\nwarn: sec\n(void)", warned, ""},
+		{"after the result", "(void)\nwarn: first\nwarn: second", warned, ""},
+		{"not checked", "(void)", warned, ""},
+		{"none", "warn: -", &bindings.Result{Kind: bindings.ResultVoid}, ""},
+		{"unexpected", "warn: -", warned, "warnings differ"},
+		{"missing", "warn: first", &bindings.Result{Kind: bindings.ResultVoid}, "warnings differ"},
+		{"order", "warn: second\nwarn: first", warned, "warnings differ"},
+		{"fewer", "warn: first", warned, "warnings differ"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake().on("SELECT 1", response{res: tc.res})
+			err := runSrc(t, f, "=== w\n> SELECT 1\n"+tc.exp+"\n")
+			if tc.msg == "" && err != nil {
+				t.Fatal(err)
+			}
+			if tc.msg != "" && (err == nil || !strings.Contains(err.Error(), tc.msg)) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.msg)
+			}
+		})
+	}
+}
+
 func TestRunnerWriteWithoutExpectationMustBeVoid(t *testing.T) {
 	applied := cols([]string{"[applied]"}, cql.Scalar(cql.KindBoolean))
 	f := newFake().on("INSERT INTO t (k) VALUES (1) IF NOT EXISTS", rowsRes(applied, [][]byte{{1}}))

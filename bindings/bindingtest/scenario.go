@@ -111,6 +111,11 @@ type Expectation struct {
 	ResultSpecs []SpecWant
 	PKIndexes   []uint16
 	CheckPK     bool
+
+	// Warnings are the client warnings the result must carry, in order,
+	// each given by a substring ("warn: text" lines; "warn: -" for none).
+	// nil: not checked.
+	Warnings []string
 }
 
 // SpecWant is one expected bind variable or result column of a prepared
@@ -454,6 +459,10 @@ func parseBindDirective(s string) (*BindValues, string, error) {
 
 func (p *parser) expectation(st *Step, lines []expLine) error {
 	e := &st.Expect
+	lines, err := p.warnLines(e, lines)
+	if err != nil {
+		return err
+	}
 	if len(lines) == 0 {
 		if st.PrepareOnly {
 			return p.errf(st.Line, "@prepare needs bind:/result:/pk: lines or an error")
@@ -542,6 +551,32 @@ func (p *parser) expectation(st *Step, lines []expLine) error {
 		return p.errf(first.n, "a header needs rows or (0 rows) after it")
 	}
 	return nil
+}
+
+// warnLines takes the "warn:" lines out of an expectation into
+// e.Warnings.
+func (p *parser) warnLines(e *Expectation, lines []expLine) ([]expLine, error) {
+	rest := lines[:0:0]
+	for _, l := range lines {
+		text, ok := strings.CutPrefix(l.text, "warn:")
+		if !ok {
+			rest = append(rest, l)
+			continue
+		}
+		text = strings.TrimSpace(text)
+		switch {
+		case text == "":
+			return nil, p.errf(l.n, "warn: wants a substring of the warning, or - for none")
+		case text == "-":
+			if len(e.Warnings) > 0 {
+				return nil, p.errf(l.n, "warn: - cannot follow other warn: lines")
+			}
+			e.Warnings = []string{}
+		default:
+			e.Warnings = append(e.Warnings, text)
+		}
+	}
+	return rest, nil
 }
 
 func (p *parser) preparedExpectation(e *Expectation, lines []expLine) error {

@@ -159,8 +159,18 @@ func (nc *nativeConn) roundTrip(ctx context.Context, msg message.Message) (messa
 		if e, ok := f.Body.Message.(message.Error); ok {
 			return nil, nativeError(e)
 		}
+		if _, prepared := f.Body.Message.(*message.PreparedResult); len(f.Body.Warnings) > 0 && !prepared {
+			return &warnedResult{Message: f.Body.Message, warnings: f.Body.Warnings}, nil
+		}
 		return f.Body.Message, nil
 	}
+}
+
+// warnedResult is a RESULT that came with client warnings (nativeResult
+// unwraps it).
+type warnedResult struct {
+	message.Message
+	warnings []string
 }
 
 // ioError reports a context's end as such, so callers convert it into a

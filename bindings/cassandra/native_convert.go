@@ -85,8 +85,21 @@ func queryOptions(req *bindings.Request, cl, serial bindings.Consistency) *messa
 	return opts
 }
 
-// nativeResult converts a RESULT message.
+// nativeResult converts a RESULT message, with its warnings.
 func nativeResult(m message.Message) (*bindings.Result, error) {
+	w, ok := m.(*warnedResult)
+	if !ok {
+		return nativeResultMessage(m)
+	}
+	res, err := nativeResultMessage(w.Message)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = w.warnings
+	return res, nil
+}
+
+func nativeResultMessage(m message.Message) (*bindings.Result, error) {
 	switch r := m.(type) {
 	case *message.VoidResult:
 		return &bindings.Result{Kind: bindings.ResultVoid}, nil

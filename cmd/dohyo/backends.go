@@ -15,17 +15,22 @@ import (
 )
 
 // openBackend opens a backend from its URL. The scheme picks the binding.
-func openBackend(ctx context.Context, rawURL string) (bindings.Backend, error) {
+// th, when set, are the batch thresholds of the executed backends.
+func openBackend(ctx context.Context, rawURL string, th ...*engine.Thresholds) (bindings.Backend, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("backend URL %q: %w", rawURL, err)
 	}
+	var opts engine.Options
+	if len(th) > 0 {
+		opts.Thresholds = th[0]
+	}
 	var b bindings.Backend
 	switch u.Scheme {
 	case "embedded":
-		return stores.OpenURL(ctx, rawURL, engine.Options{})
+		return stores.OpenURL(ctx, rawURL, opts)
 	case "hbase":
-		b, err = stores.OpenURL(ctx, rawURL, engine.Options{})
+		b, err = stores.OpenURL(ctx, rawURL, opts)
 	case "cassandra":
 		b, err = cassandra.OpenURL(ctx, rawURL)
 	case "":
@@ -49,14 +54,15 @@ type backendSet struct {
 	routes map[string]string
 }
 
-// wrap, if not nil, wraps each backend as it is opened (serverHooks).
-func openBackends(ctx context.Context, def string, routes []string, wrap func(string, bindings.Backend) bindings.Backend) (*backendSet, error) {
+// th, when set, are the batch thresholds of the executed backends; wrap,
+// if not nil, wraps each backend as it is opened (serverHooks).
+func openBackends(ctx context.Context, def string, routes []string, th *engine.Thresholds, wrap func(string, bindings.Backend) bindings.Backend) (*backendSet, error) {
 	set := &backendSet{byName: map[string]bindings.Backend{}, def: def, routes: map[string]string{}}
 	open := func(u string) error {
 		if _, ok := set.byName[u]; ok {
 			return nil
 		}
-		b, err := openBackend(ctx, u)
+		b, err := openBackend(ctx, u, th)
 		if err != nil {
 			return err
 		}

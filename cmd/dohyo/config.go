@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/internal/gctune"
@@ -91,6 +92,10 @@ type Config struct {
 	GCHeapFloor              int           `yaml:"gc-heap-floor-bytes" help:"the Go garbage collector waits until the heap reaches at least this size (a small live heap is otherwise collected many times a second); 0: Go's default; ignored when the GOGC environment variable is set"`
 	KeyspaceTimeouts         []string      `yaml:"request-timeout-keyspace" help:"request-timeout of one keyspace, KEYSPACE=DURATION (repeatable; 0: no limit); clients may tighten a request's budget with the custom payload entry dohyo-budget-ms or the GraphQL header X-Dohyo-Budget-Ms"`
 
+	BatchSizeWarn         int `yaml:"batch-size-warn-threshold-bytes" help:"embedded and HBase keyspaces: a batch over several partitions whose data (as Cassandra counts it) exceeds this many bytes is answered with a client warning, as Cassandra's batch_size_warn_threshold (-1: never)"`
+	BatchSizeFail         int `yaml:"batch-size-fail-threshold-bytes" help:"embedded and HBase keyspaces: such a batch larger than this is refused with 'Batch too large', as Cassandra's batch_size_fail_threshold (-1: never)"`
+	UnloggedBatchWarnKeys int `yaml:"unlogged-batch-across-partitions-warn-threshold" help:"embedded and HBase keyspaces: an unlogged or counter batch over more partitions than this is answered with a client warning, as Cassandra's unlogged_batch_across_partitions_warn_threshold (-1: never)"`
+
 	TracingEndpoint    string  `yaml:"tracing-endpoint" help:"OpenTelemetry: export request spans to this OTLP collector URL, e.g. http://127.0.0.1:4317 (empty: off)"`
 	TracingProtocol    string  `yaml:"tracing-protocol" help:"OTLP protocol of tracing-endpoint: grpc or http/protobuf"`
 	TracingSampleRatio float64 `yaml:"tracing-sample-ratio" help:"fraction of requests traced (a client's sampled traceparent is always followed)"`
@@ -125,12 +130,15 @@ func DefaultConfig() Config {
 		MaxFrameBytes: cqlserver.DefaultMaxFrameBytes,
 		ShutdownGrace: 10 * time.Second,
 
-		MirrorQueue:          mirror.DefaultQueue,
-		MaxClientConnections: 2048,
-		MaxInFlightPerConn:   1024,
-		MaxInFlight:          8192,
-		RequestTimeout:       cqlserver.DefaultRequestTimeout,
-		GCHeapFloor:          gctune.DefaultFloor,
+		MirrorQueue:           mirror.DefaultQueue,
+		MaxClientConnections:  2048,
+		MaxInFlightPerConn:    1024,
+		MaxInFlight:           8192,
+		RequestTimeout:        cqlserver.DefaultRequestTimeout,
+		GCHeapFloor:           gctune.DefaultFloor,
+		BatchSizeWarn:         engine.DefaultBatchSizeWarn,
+		BatchSizeFail:         engine.DefaultBatchSizeFail,
+		UnloggedBatchWarnKeys: engine.DefaultUnloggedBatchPartitions,
 
 		CQLPreAuthFrameBytes:     cqlserver.DefaultPreAuthFrameBytes,
 		CQLHandshakeTimeout:      cqlserver.DefaultHandshakeTimeout,
@@ -344,6 +352,22 @@ func (c *Config) validateLimits(bad badField) {
 	}
 	if _, err := keyspaceTimeouts(c.KeyspaceTimeouts); err != nil {
 		bad("request-timeout-keyspace", "%v", err)
+	}
+	for key, v := range map[string]int{"batch-size-warn-threshold-bytes": c.BatchSizeWarn,
+		"batch-size-fail-threshold-bytes": c.BatchSizeFail, "unlogged-batch-across-partitions-warn-threshold": c.UnloggedBatchWarnKeys} {
+		if v < -1 {
+			bad(key, "must be -1 (never) or more")
+		}
+	}
+}
+
+// thresholds are the engine's batch thresholds from the configuration
+// (-1 there: never; negative in widecolumn.Thresholds).
+func (c *Config) thresholds() *engine.Thresholds {
+	return &engine.Thresholds{
+		BatchSizeWarn:           int64(c.BatchSizeWarn),
+		BatchSizeFail:           int64(c.BatchSizeFail),
+		UnloggedBatchPartitions: c.UnloggedBatchWarnKeys,
 	}
 }
 

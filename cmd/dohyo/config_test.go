@@ -91,3 +91,25 @@ func TestHTTPHostsIncludeListenName(t *testing.T) {
 		t.Errorf("httpHosts with an IP listen address = %v", got)
 	}
 }
+
+// TestBatchThresholdsConfig: Cassandra's defaults, -1 for never, and the
+// values reach the engine's thresholds.
+func TestBatchThresholdsConfig(t *testing.T) {
+	cfg, err := parseConfig(t, "", map[string]string{"DOHYO_BATCH_SIZE_FAIL_THRESHOLD_BYTES": "-1"},
+		"--batch-size-warn-threshold-bytes", "100", "--unlogged-batch-across-partitions-warn-threshold", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := cfg.thresholds()
+	if th.BatchSizeWarn != 100 || th.BatchSizeFail != -1 || th.UnloggedBatchPartitions != 3 {
+		t.Errorf("thresholds = %+v", *th)
+	}
+	def := DefaultConfig()
+	if d := def.thresholds(); d.BatchSizeWarn != 5120 || d.BatchSizeFail != 51200 || d.UnloggedBatchPartitions != 10 {
+		t.Errorf("default thresholds = %+v, want Cassandra 5.0's", *d)
+	}
+	_, err = parseConfig(t, "", nil, "--batch-size-warn-threshold-bytes", "-2")
+	if err == nil || !strings.Contains(err.Error(), "config batch-size-warn-threshold-bytes:") {
+		t.Errorf("-2 accepted: %v", err)
+	}
+}

@@ -24,6 +24,28 @@ func TestServePythonDriver(t *testing.T) {
 	}
 }
 
+// TestServePythonDriverWarnings: client warnings reach the Python
+// driver's ResponseFuture.warnings on every backend: the engine's
+// (embedded, HBase, with a threshold set through the configuration) and
+// Cassandra's own through the relay, unchanged.
+func TestServePythonDriverWarnings(t *testing.T) {
+	py := externalTool(t, "DOHYO_TEST_PYTHON")
+	for name, backend := range clientBackends(t, "pywarn4", "pywarn5") {
+		t.Run(name, func(t *testing.T) {
+			args, unlogged := []string{"--backend", backend}, "10" // Cassandra's default
+			if name != "cassandra" {
+				args, unlogged = append(args, "--unlogged-batch-across-partitions-warn-threshold", "3"), "3"
+			}
+			p := startServe(t, args...)
+			host, port, _ := net.SplitHostPort(p.CQLAddr)
+			out, err := runTool(t, 5*time.Minute, py, "testdata/python_warnings_check.py", host, port, unlogged)
+			if err != nil || !strings.Contains(out, "OK") {
+				t.Fatalf("python warnings check failed: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // TestServeCqlsh runs cqlsh against dohyo serve, including DESCRIBE, which
 // relies on system_schema.
 func TestServeCqlsh(t *testing.T) {

@@ -141,7 +141,7 @@ func (s *server) backendLabel(ks string) string {
 func (s *server) openCoordinator(ctx context.Context, users map[string]string, m *metrics.Metrics, cl *closers) error {
 	cfg, log := s.cfg, s.log
 	var err error
-	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes, s.hooks.wrapBackend); err != nil {
+	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes, cfg.thresholds(), s.hooks.wrapBackend); err != nil {
 		return err
 	}
 	setCloser := cl.add(s.set.close)

@@ -23,7 +23,7 @@ func (rl *Relay) PreparedStatement(id []byte) (bindings.RelayPrepared, bool) {
 	if !ok {
 		return bindings.RelayPrepared{}, false
 	}
-	return bindings.RelayPrepared{Query: rp.Query, Keyspace: rp.Keyspace}, true
+	return bindings.RelayPrepared{Query: rp.Query, Keyspace: rp.Keyspace, Group: rp.group}, true
 }
 
 // AuthenticatePlain implements bindings.PlainAuthenticator (Authenticate).
