@@ -30,7 +30,7 @@ PROGRESS ?= $(GO) run ./scripts/testprogress
 # $$(MAKE) even under -n, which would start the servers for `make -n test`.
 SUBMAKE = $(MAKE) --no-print-directory
 
-.PHONY: all build test test-busy unit fmt-check vet go-test go-test-disruptive gocql-suite fuzz-smoke integration bench clean preflight tools
+.PHONY: all build test test-busy unit fmt-check vet go-test go-test-disruptive gocql-suite fuzz-smoke cluster-test integration bench clean preflight tools
 
 all: build
 
@@ -49,6 +49,9 @@ vet:
 # every step's outcome, and `make test` fails when any step failed.
 STATIC_STEPS = fmt-check vet
 SERVER_STEPS = go-test go-test-disruptive gocql-suite fuzz-smoke
+# Run by scripts/with-cluster.sh (3-node Cassandra on 127.0.0.1-3) after the
+# single-node servers are stopped.
+CLUSTER_STEPS = cluster-test
 
 go-test:
 	@echo "[make] go test, every package (one line as each starts; failing tests' output in full)"
@@ -70,6 +73,13 @@ gocql-suite:
 fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
+# Issue #46: node loss through the relay, side by side with gocql straight
+# to the cluster (needs scripts/with-cluster.sh's environment). -v: the
+# errors counted per fault are printed on success too.
+cluster-test:
+	@echo "[make] 3-node Cassandra: a node killed and restarted, a node frozen 30 s, through dohyo and direct (errors per fault)"
+	set -o pipefail; $(GO) test -count=1 -race -timeout 20m -v -run 'TestRelayCluster' ./cmd/dohyo/ | grep -Ev '^=== (RUN|PAUSE|CONT)'
+
 # integration runs inside scripts/with-backends.sh (servers up, env set).
 integration: go-test go-test-disruptive gocql-suite fuzz-smoke
 
@@ -81,12 +91,12 @@ tools:
 	bash scripts/install-tools.sh
 
 test: preflight tools
-	bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)"
+	bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)" "$(CLUSTER_STEPS)"
 
 # The whole suite with every core kept busy by CPU-bound loops for the
 # whole run (README: "On a busy machine").
 test-busy: preflight tools
-	DOHYO_TEST_HOG=$$(nproc) bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)"
+	DOHYO_TEST_HOG=$$(nproc) bash scripts/test-steps.sh "$(STATIC_STEPS)" "$(SERVER_STEPS)" "$(CLUSTER_STEPS)"
 
 unit: fmt-check vet
 	$(GO) test $(TESTFLAGS) ./... $(FORKS)

@@ -6,9 +6,10 @@ import (
 )
 
 // Optional capabilities. A backend (or an observer) implements only the
-// ones it has; callers find them by type assertion, e.g.
+// ones it has; callers find them with Capability (a type assertion that
+// also looks through Unwrap), e.g.
 //
-//	if v, ok := b.(bindings.ServerVersioner); ok { ... }
+//	if v, ok := bindings.Capability[bindings.ServerVersioner](b); ok { ... }
 //
 // Each is one method, named for what it does, declared here rather than
 // anonymously at the call site, so that `grep` finds every implementation.
@@ -133,6 +134,9 @@ type RelayTarget struct {
 	ConnectTimeout time.Duration
 	// Heartbeat is the idle time after which a connection is probed.
 	Heartbeat time.Duration
+	// SuspectAfter is how long a connection with requests waiting may
+	// stay silent before its node is suspect and probed (0: default).
+	SuspectAfter time.Duration
 	// User and Password authenticate the relay's control connection.
 	User, Password string
 }
@@ -151,4 +155,31 @@ type Relayable interface {
 // catalog read from their server: the next Catalog reads it again.
 type CatalogInvalidator interface {
 	InvalidateCatalog()
+}
+
+// Unwrapper is implemented by a backend built on something that has
+// capabilities of its own: the wide-column engine on its KV store (the
+// store names the system, describes the server, keeps metadata), or a test
+// wrapper around a backend. Capability looks through it.
+type Unwrapper interface {
+	Unwrap() any
+}
+
+// Capability finds capability T on b or, through Unwrap, on what b is
+// built on (the first that has it): callers use it instead of a bare type
+// assertion, so that a capability of a store reaches the coordinator
+// through the engine, and one of a backend through a wrapper.
+func Capability[T any](b any) (T, bool) {
+	for depth := 0; b != nil && depth < 8; depth++ {
+		if t, ok := b.(T); ok {
+			return t, true
+		}
+		u, ok := b.(Unwrapper)
+		if !ok {
+			break
+		}
+		b = u.Unwrap()
+	}
+	var zero T
+	return zero, false
 }

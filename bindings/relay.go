@@ -58,12 +58,40 @@ type RelayRequest struct {
 	// PrepareGroup the keyspace it is to be prepared again in: the
 	// relayer remembers the statement from its PREPARED answer.
 	Query, Keyspace, PrepareGroup string
+	// Idempotent says the request may be sent again when the connection it
+	// went out on is lost before its answer (a read, or a write with a
+	// client timestamp and no condition, counter update or list append:
+	// proxy.StatementIdempotent): the relayer then re-sends it to another
+	// node. Otherwise it answers RelayLostError.
+	Idempotent bool
 	// Timeout bounds the wait on the fast path (see FrameRelayer).
 	Timeout time.Duration
 	// Cork collects the backend connections the fast path queued the
 	// frame on without writing it: the caller flushes them (RelayCork).
 	Cork *RelayCork
 }
+
+// RelayLostError is a relayer's answer for a request whose connection to
+// the backend server was lost after the request went out and before its
+// answer came, when the relayer could not send it again (it is not
+// idempotent, or no other node took it in time): the request may or may
+// not have been applied. The CQL server answers the client as a
+// coordinator answers a request that timed out (ReadTimeout, WriteTimeout
+// with the statement's write type), so that the client's retry policy
+// decides as it does for an outcome it cannot know (docs/ARCHITECTURE.md,
+// "Node loss behind the relay").
+type RelayLostError struct {
+	// Node is the server node whose connection was lost.
+	Node string
+	// Err is how the connection was lost.
+	Err error
+}
+
+func (e *RelayLostError) Error() string {
+	return "dohyo relay: request lost with its connection to Cassandra node " + e.Node + ": " + e.Err.Error()
+}
+
+func (e *RelayLostError) Unwrap() error { return e.Err }
 
 // RelayAnswer is the backend server's answer to a relayed frame.
 type RelayAnswer struct {

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dohyo/dohyo/bindings"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dohyo/dohyo/bindings"
 )
 
 // multiFrameSegment writes a small segment of several frames and a

@@ -13,8 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dohyo/dohyo/bindings"
 )
 
 // ErrClosed is returned by methods of a closed Writer.

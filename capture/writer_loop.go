@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
-	"github.com/klauspost/compress/zstd"
 )
 
 // segmentFile is where a segment's bytes go (an *os.File).

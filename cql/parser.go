@@ -309,10 +309,8 @@ func (p *parser) statement() Statement {
 		return p.grantOrRevoke(false)
 	case "list":
 		return p.list()
-	case "describe":
-		return p.unsupported("DESCRIBE", 1)
-	case "desc":
-		return p.unsupported("DESCRIBE", 1)
+	case "describe", "desc":
+		return p.describe()
 	}
 	p.noViable()
 	return nil

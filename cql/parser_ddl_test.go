@@ -96,8 +96,6 @@ func TestParseCreateTableScalarTypes(t *testing.T) {
 }
 
 var unsupportedCases = []parseCase{
-	{"describe", "DESCRIBE KEYSPACES", &Unsupported{What: "DESCRIBE"}},
-	{"desc", "DESC TABLE ks.t", &Unsupported{What: "DESCRIBE"}},
 	{"create trigger", "CREATE TRIGGER tr ON t USING 'org.Trigger'", &Unsupported{What: "CREATE TRIGGER"}},
 }
 

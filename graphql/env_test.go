@@ -18,8 +18,9 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/capture/control"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/metrics"
 	"github.com/dohyo/dohyo/proxy"
@@ -42,7 +43,7 @@ func testBackends() []testBackend {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			url := fmt.Sprintf("hbase://%s?salt=2&catalog=gql%d", zk, time.Now().UnixNano())
-			be, err := hbase.OpenURL(ctx, url)
+			be, err := stores.OpenURL(ctx, url, engine.Options{})
 			if err != nil {
 				t.Fatalf("open %s: %v", url, err)
 			}
@@ -77,7 +78,7 @@ func testBackends() []testBackend {
 
 func openEmbedded(t testing.TB) bindings.Backend {
 	t.Helper()
-	be, err := embedded.Open(context.Background(), embedded.Config{})
+	be, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatalf("open embedded backend: %v", err)
 	}

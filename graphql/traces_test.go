@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/telemetry"
@@ -150,13 +150,12 @@ func answeredByDeadline(t *testing.T, elapsed, deadline, held time.Duration) {
 // budget, and before the backend's hold ended), its backend call is
 // cancelled through ctx, and the budget is counted.
 func TestBudgetHeader(t *testing.T) {
-	var be *embedded.Backend
+	var be *faulty.Backend
 	var mu sync.Mutex
 	var exceeded []string
 	e := newEnv(t, testBackend{name: "embedded", open: func(t testing.TB) bindings.Backend {
-		b := openEmbedded(t)
-		be = b.(*embedded.Backend)
-		return b
+		be = faulty.Wrap(openEmbedded(t))
+		return be
 	}}, func(c *Config) {
 		c.planCheck = nil // one statement: the fault answers once
 		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
@@ -168,7 +167,7 @@ func TestBudgetHeader(t *testing.T) {
 	})
 	e.cql("CREATE TABLE books (title text PRIMARY KEY, author text, pages int)")
 	done := make(chan error, 1)
-	remove := be.InjectFault(embedded.Fault{Match: "SELECT", Delay: holdFor, Done: func(err error) { done <- err }})
+	remove := be.InjectFault(faulty.Fault{Match: "SELECT", Delay: holdFor, Done: func(err error) { done <- err }})
 	defer remove()
 
 	start := time.Now()
@@ -206,12 +205,11 @@ func TestBudgetHeader(t *testing.T) {
 // counted as an exceeded budget — and a schema request as a whole; the
 // backend call is cancelled through ctx in both.
 func TestRequestDeadline(t *testing.T) {
-	var be *embedded.Backend
+	var be *faulty.Backend
 	var exceeded atomic.Int32
 	e := newEnvWith(t, testBackend{name: "embedded", open: func(t testing.TB) bindings.Backend {
-		b := openEmbedded(t)
-		be = b.(*embedded.Backend)
-		return b
+		be = faulty.Wrap(openEmbedded(t))
+		return be
 	}}, func(c *Config) {
 		c.planCheck = nil // one statement: the fault answers once
 		c.Budgets = proxy.Budgets{Default: 30 * time.Second}
@@ -225,7 +223,7 @@ func TestRequestDeadline(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			done := make(chan error, 1)
-			remove := be.InjectFault(embedded.Fault{Match: c.match, Delay: holdFor, Done: func(err error) { done <- err }})
+			remove := be.InjectFault(faulty.Fault{Match: c.match, Delay: holdFor, Done: func(err error) { done <- err }})
 			defer remove()
 			start := time.Now()
 			r := e.post(c.path, c.doc, nil)

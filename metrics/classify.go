@@ -11,7 +11,10 @@ const (
 	OpBatch  = "batch"
 	OpDDL    = "ddl"
 	OpUse    = "use"
-	OpOther  = "other"
+	// OpDescribe is DESCRIBE: a read of the schema (keyspace
+	// system_schema), answered by dohyo from its catalog.
+	OpDescribe = "describe"
+	OpOther    = "other"
 )
 
 // Classify returns a statement's class and the keyspace its text names
@@ -207,7 +210,7 @@ func (s *scanner) skipWords(words ...string) {
 }
 
 // statementWords are the first keywords Classify knows.
-var statementWords = []string{"select", "insert", "update", "delete", "begin", "use", "truncate", "create", "alter", "drop"}
+var statementWords = []string{"select", "insert", "update", "delete", "begin", "use", "truncate", "create", "alter", "drop", "describe", "desc"}
 
 // keyword returns w lower-cased if it is one of statementWords, without
 // allocating.
@@ -226,6 +229,8 @@ func (s *scanner) statement() (string, string) {
 		return OpOther, ""
 	}
 	switch keyword(t.text) {
+	case "describe", "desc":
+		return OpDescribe, "system_schema"
 	case "select":
 		if !s.skipTo("from") {
 			return OpSelect, ""

@@ -19,6 +19,8 @@ func TestClassify(t *testing.T) {
 		{"BEGIN UNLOGGED BATCH USING TIMESTAMP 5 INSERT INTO b.t (k) VALUES (1); APPLY BATCH", OpBatch, "b"},
 		{"BEGIN BATCH UPDATE t SET v = 1 WHERE k = 1 APPLY BATCH", OpBatch, ""},
 		{"USE \"Quoted\"", OpUse, "Quoted"},
+		{"DESCRIBE KEYSPACES", OpDescribe, "system_schema"},
+		{"desc table ks.t", OpDescribe, "system_schema"},
 		{"use ks", OpUse, "ks"},
 		{"CREATE KEYSPACE IF NOT EXISTS nk WITH replication = {'class': 'SimpleStrategy'}", OpDDL, "nk"},
 		{"DROP KEYSPACE nk", OpDDL, "nk"},

@@ -133,7 +133,8 @@ func TestWatchers(t *testing.T) {
 		m.WatchCapture(func() CaptureStats { return capStats }),
 		m.WatchCQLServer(func() ServerStats { return srv }),
 		m.WatchRelay("cassandra://u:pw@c1:9042", func() RelayStats {
-			return RelayStats{Requests: 11, Reprepares: 12, Failures: 13, Connections: 14}
+			return RelayStats{Requests: 11, Reprepares: 12, Failures: 13, Connections: 14, Resends: 15,
+				Nodes: []RelayNodeStats{{Node: "c1:9042", State: "down", Requests: 16, Lost: 17, Downs: 18}}}
 		}),
 	} {
 		if err != nil {
@@ -174,10 +175,22 @@ func TestWatchers(t *testing.T) {
 	}
 	for name, want := range map[string]float64{
 		"dohyo_relay_requests_total": 11, "dohyo_relay_reprepares_total": 12,
-		"dohyo_relay_failures_total": 13, "dohyo_relay_connections": 14,
+		"dohyo_relay_failures_total": 13, "dohyo_relay_connections": 14, "dohyo_relay_resends_total": 15,
 	} {
 		if got, ok := value(t, reg, name, map[string]string{"backend": BackendLabel("cassandra://u:pw@c1:9042")}); !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+	for name, want := range map[string]float64{
+		"dohyo_relay_node_requests_total": 16, "dohyo_relay_node_lost_total": 17, "dohyo_relay_node_downs_total": 18,
+	} {
+		if got, ok := value(t, reg, name, map[string]string{"node": "c1:9042"}); !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+	for state, want := range map[string]float64{"up": 0, "suspect": 0, "down": 1} {
+		if got, ok := value(t, reg, "dohyo_relay_node_state", map[string]string{"node": "c1:9042", "state": state}); !ok || got != want {
+			t.Errorf("dohyo_relay_node_state{state=%q} = %v (present %v), want %v", state, got, ok, want)
 		}
 	}
 	cache.Size = 4 // read at scrape time

@@ -56,59 +56,72 @@ func requiredPermissions(out []check, stmt cql.Statement, sessionKS string) []ch
 	}
 	table := func(k, t string) auth.Resource { return auth.TableResource(ks(k), t) }
 	switch s := stmt.(type) {
-	case *cql.Select:
-		return append(out, check{auth.Select, table(s.Keyspace, s.Table)})
 	case *cql.Insert:
 		return modify(out, table(s.Keyspace, s.Table), s.IfNotExists)
 	case *cql.Update:
 		return modify(out, table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
 	case *cql.Delete:
 		return modify(out, table(s.Keyspace, s.Table), s.IfExists || len(s.If) > 0)
-	case *cql.Truncate:
-		return append(out, check{auth.Modify, table(s.Keyspace, s.Name)})
 	case *cql.Batch:
 		for _, child := range s.Statements {
 			out = requiredPermissions(out, child, sessionKS)
 		}
 		return out
-	case *cql.CreateKeyspace:
-		return append(out, check{auth.Create, auth.AllKeyspaces()})
-	case *cql.AlterKeyspace:
-		return append(out, check{auth.Alter, auth.KeyspaceResource(s.Name)})
-	case *cql.DropKeyspace:
-		return append(out, check{auth.Drop, auth.KeyspaceResource(s.Name)})
-	case *cql.CreateTable:
-		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.AlterTable:
-		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
-	case *cql.DropTable:
-		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
 	case *cql.CreateView:
 		return append(out, check{auth.Alter, table(s.BaseKeyspace, s.Base)})
-	case *cql.AlterView:
-		return append(out, check{auth.Alter, table(s.Keyspace, s.Name)})
-	case *cql.DropView:
-		return append(out, check{auth.Drop, table(s.Keyspace, s.Name)})
-	case *cql.CreateIndex:
-		return append(out, check{auth.Alter, table(s.Keyspace, s.Table)})
-	case *cql.DropIndex:
-		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.CreateType:
-		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.AlterUserType:
-		return append(out, check{auth.Alter, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.DropType:
-		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.CreateFunction:
-		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.CreateAggregate:
-		return append(out, check{auth.Create, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.DropFunction:
-		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
-	case *cql.DropAggregate:
-		return append(out, check{auth.Drop, auth.KeyspaceResource(ks(s.Keyspace))})
 	}
-	return out
+	t := cql.TargetOf(stmt)
+	need, ok := kindPermissions[t.Kind]
+	if !ok {
+		return out // USE, DESCRIBE (a read of the system tables every role may read), roles
+	}
+	var res auth.Resource
+	switch need.on {
+	case onTable:
+		res = table(t.Keyspace, t.Table)
+	case onKeyspace:
+		res = auth.KeyspaceResource(ks(t.Keyspace))
+	default:
+		res = auth.AllKeyspaces()
+	}
+	return append(out, check{need.perm, res})
+}
+
+// scope is the resource a permission is checked on.
+type scope uint8
+
+const (
+	onTable scope = iota
+	onKeyspace
+	onAllKeyspaces
+)
+
+// kindPermissions is what each statement kind needs (Cassandra's
+// statements' authorize methods), for the kinds whose need depends on
+// nothing but their kind and target.
+var kindPermissions = map[cql.StmtKind]struct {
+	perm auth.Permission
+	on   scope
+}{
+	cql.StmtSelect:          {auth.Select, onTable},
+	cql.StmtTruncate:        {auth.Modify, onTable},
+	cql.StmtCreateKeyspace:  {auth.Create, onAllKeyspaces},
+	cql.StmtAlterKeyspace:   {auth.Alter, onKeyspace},
+	cql.StmtDropKeyspace:    {auth.Drop, onKeyspace},
+	cql.StmtCreateTable:     {auth.Create, onKeyspace},
+	cql.StmtAlterTable:      {auth.Alter, onTable},
+	cql.StmtDropTable:       {auth.Drop, onTable},
+	cql.StmtAlterView:       {auth.Alter, onTable},
+	cql.StmtDropView:        {auth.Drop, onTable},
+	cql.StmtCreateIndex:     {auth.Alter, onTable},
+	cql.StmtDropIndex:       {auth.Alter, onKeyspace},
+	cql.StmtCreateType:      {auth.Create, onKeyspace},
+	cql.StmtAlterType:       {auth.Alter, onKeyspace},
+	cql.StmtDropType:        {auth.Drop, onKeyspace},
+	cql.StmtCreateFunction:  {auth.Create, onKeyspace},
+	cql.StmtCreateAggregate: {auth.Create, onKeyspace},
+	cql.StmtDropFunction:    {auth.Drop, onKeyspace},
+	cql.StmtDropAggregate:   {auth.Drop, onKeyspace},
 }
 
 // modify is MODIFY, plus SELECT for conditional (LWT) writes.

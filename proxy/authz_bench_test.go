@@ -11,6 +11,8 @@ import (
 	"github.com/dohyo/dohyo/auth"
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // BenchmarkSessionAuthorization is the coordinator's share of
@@ -30,7 +32,7 @@ func BenchmarkSessionAuthorization(b *testing.B) {
 	}
 	ctx := context.Background()
 	// One store under both coordinators: they differ only in enforcement.
-	be, err := embedded.Open(ctx, embedded.Config{})
+	be, err := stores.Embedded(ctx, embedded.Config{}, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func BenchmarkSessionAuthorization(b *testing.B) {
 //	go test -run '^$' -bench BenchmarkAuthorizeCheck -benchmem ./proxy/
 func BenchmarkAuthorizeCheck(b *testing.B) {
 	ctx := context.Background()
-	be, err := embedded.Open(ctx, embedded.Config{})
+	be, err := stores.Embedded(ctx, embedded.Config{}, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -40,7 +40,7 @@ type Config struct {
 	// Stamp, when set, tells which writes without a client timestamp the
 	// coordinator gives one (its clock, in µs) before they run, so that a
 	// mirror applying the same write resolves last-write-wins alike
-	// (proxy/mirror: Mirror.Stamp).
+	// (mirror: Mirror.Stamp).
 	Stamp func(keyspace string, stmt cql.Statement) bool
 }
 
@@ -195,7 +195,7 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	key := keyBuf[:0]
 	tbl := c.table()
 	for _, name := range tbl.names {
-		src, ok := tbl.backends[name].(bindings.CatalogSource)
+		src, ok := bindings.Capability[bindings.CatalogSource](tbl.backends[name])
 		if !ok {
 			continue
 		}

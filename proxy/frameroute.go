@@ -38,6 +38,9 @@ type FrameRequest struct {
 	PreparedID []byte
 	// Batch is a BATCH's children.
 	Batch *BatchRequest
+	// HasTimestamp says the frame carries a client timestamp (a QUERY's
+	// or EXECUTE's default timestamp; a BATCH's is Batch.HasTimestamp).
+	HasTimestamp bool
 }
 
 // FrameRoute is the last hop of a request: dohyo executes it when Relayer
@@ -52,6 +55,9 @@ type FrameRoute struct {
 	Keyspace string
 	// Prepared is the statement an EXECUTE runs.
 	Prepared bindings.RelayPrepared
+	// Idempotent: the relayer may send the request again to another node
+	// when its connection is lost (StatementIdempotent).
+	Idempotent bool
 }
 
 // RouteFrame returns the last hop of r among relays (backend name to its
@@ -71,15 +77,15 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 			if rp, ok := PreparedBy(rl, r.PreparedID); ok {
 				rt := fr.route(rl, false)
 				rt.Keyspace, rt.Prepared, rt.Group = rp.Keyspace, rp, rp.Group
+				if parsed, err := s.c.parse(rp.Query); err == nil {
+					rt.Idempotent = StatementIdempotent(parsed.Stmt, r.HasTimestamp)
+				}
 				return rt, nil
 			}
 		}
 		return FrameRoute{}, nil
 	case FrameBatch:
 		return fr.batch(r.Batch)
-	}
-	if r.Kind == FrameQuery && cql.IsDescribe(r.Query) {
-		return FrameRoute{}, nil
 	}
 	parsed, err := s.c.parse(r.Query)
 	if err != nil {
@@ -88,8 +94,8 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 	switch parsed.Stmt.(type) {
 	case *cql.Unsupported:
 		return fr.fallback(), nil
-	case *cql.Use:
-		return FrameRoute{}, nil
+	case *cql.Use, *cql.Describe:
+		return FrameRoute{}, nil // dohyo's: the session, and its catalog
 	}
 	auth := cql.IsAuthStatement(parsed.Stmt)
 	if auth && s.c.ServesAuthStatements() {
@@ -103,7 +109,9 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 		return FrameRoute{}, nil
 	}
 	if rl := relays[backend]; rl != nil {
-		return fr.route(rl, needsSessionKeyspace(parsed.Stmt)), nil
+		rt := fr.route(rl, needsSessionKeyspace(parsed.Stmt))
+		rt.Idempotent = StatementIdempotent(parsed.Stmt, r.HasTimestamp)
+		return rt, nil
 	}
 	return FrameRoute{}, nil
 }
@@ -188,7 +196,32 @@ func (fr *frameRouter) batch(b *BatchRequest) (FrameRoute, error) {
 	if _, err := oneBackend(n, func(i int) (string, string) { return keyspaces[i], backends[i] }); err != nil {
 		return FrameRoute{}, err
 	}
-	return fr.route(relayed, needsKS), nil
+	rt := fr.route(relayed, needsKS)
+	rt.Idempotent = fr.batchIdempotent(relayed, b)
+	return rt, nil
+}
+
+// batchIdempotent tells whether a relayed BATCH may be sent twice: not a
+// counter batch, and every statement idempotent (StatementIdempotent).
+func (fr *frameRouter) batchIdempotent(rl bindings.FrameRelayer, b *BatchRequest) bool {
+	if b.Type == cql.BatchCounter {
+		return false
+	}
+	for _, e := range b.Entries {
+		text := e.Query
+		if e.PreparedID != nil {
+			rp, ok := PreparedBy(rl, e.PreparedID)
+			if !ok {
+				return false
+			}
+			text = rp.Query
+		}
+		parsed, err := fr.c.parse(text)
+		if err != nil || !StatementIdempotent(parsed.Stmt, b.HasTimestamp) {
+			return false
+		}
+	}
+	return true
 }
 
 // preparedChild routes a BATCH child by its prepared id: a statement

@@ -180,7 +180,7 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 	if err := s.authorize(ctx, parsed.Stmt, ks, backend); err != nil {
 		return nil, err
 	}
-	p, ok := s.c.table().backends[backend].(bindings.Preparer)
+	p, ok := bindings.Capability[bindings.Preparer](s.c.table().backends[backend])
 	if !ok {
 		return nil, bindings.Unsupported("backend %s cannot prepare statements", backend)
 	}

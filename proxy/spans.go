@@ -67,61 +67,14 @@ func (s *Session) route(ctx context.Context, st *stmtTrace, stmt cql.Statement, 
 	return backend, nil
 }
 
-// describe renders a statement for span attributes.
+// describe renders a statement for span attributes: its kind as CQL
+// spells it and the table it addresses (cql.TargetOf).
 func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 	ks, _ := statementKeyspace(stmt, sessionKS)
-	st := telemetry.Statement{Namespace: ks, Fingerprint: fp}
-	switch s := stmt.(type) {
-	case *cql.Select:
-		st.Operation, st.Collection = "SELECT", s.Table
-	case *cql.Insert:
-		st.Operation, st.Collection = "INSERT", s.Table
-	case *cql.Update:
-		st.Operation, st.Collection = "UPDATE", s.Table
-	case *cql.Delete:
-		st.Operation, st.Collection = "DELETE", s.Table
-	case *cql.Batch:
-		st.Operation = "BATCH"
-	case *cql.Use:
-		st.Operation = "USE"
-	case *cql.CreateKeyspace:
-		st.Operation = "CREATE KEYSPACE"
-	case *cql.AlterKeyspace:
-		st.Operation = "ALTER KEYSPACE"
-	case *cql.DropKeyspace:
-		st.Operation = "DROP KEYSPACE"
-	case *cql.CreateTable:
-		st.Operation, st.Collection = "CREATE TABLE", s.Name
-	case *cql.AlterTable:
-		st.Operation, st.Collection = "ALTER TABLE", s.Name
-	case *cql.DropTable:
-		st.Operation, st.Collection = "DROP TABLE", s.Name
-	case *cql.CreateView:
-		st.Operation, st.Collection = "CREATE MATERIALIZED VIEW", s.Name
-	case *cql.AlterView:
-		st.Operation, st.Collection = "ALTER MATERIALIZED VIEW", s.Name
-	case *cql.DropView:
-		st.Operation, st.Collection = "DROP MATERIALIZED VIEW", s.Name
-	case *cql.CreateIndex:
-		st.Operation, st.Collection = "CREATE INDEX", s.Table
-	case *cql.DropIndex:
-		st.Operation = "DROP INDEX"
-	case *cql.CreateType:
-		st.Operation = "CREATE TYPE"
-	case *cql.AlterUserType:
-		st.Operation = "ALTER TYPE"
-	case *cql.DropType:
-		st.Operation = "DROP TYPE"
-	case *cql.CreateFunction:
-		st.Operation = "CREATE FUNCTION"
-	case *cql.DropFunction:
-		st.Operation = "DROP FUNCTION"
-	case *cql.CreateAggregate:
-		st.Operation = "CREATE AGGREGATE"
-	case *cql.DropAggregate:
-		st.Operation = "DROP AGGREGATE"
-	case *cql.Truncate:
-		st.Operation, st.Collection = "TRUNCATE", s.Name
+	t := cql.TargetOf(stmt)
+	st := telemetry.Statement{Namespace: ks, Fingerprint: fp, Collection: t.Table}
+	if t.Kind != cql.StmtAuth {
+		st.Operation = t.Kind.String()
 	}
 	return st
 }
@@ -132,7 +85,7 @@ func (c *Coordinator) systemOf(backend string) string {
 	if backend == VirtualBackendName {
 		return "dohyo"
 	}
-	if s, ok := c.table().backends[backend].(bindings.SystemNamer); ok {
+	if s, ok := bindings.Capability[bindings.SystemNamer](c.table().backends[backend]); ok {
 		return s.DBSystem()
 	}
 	return telemetry.SystemOf(backend)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -26,7 +28,7 @@ func BenchmarkSessionTracing(b *testing.B) {
 	}{{"off", -1}, {"sample1pct", 0.01}, {"sample100pct", 1}} {
 		b.Run(m.name, func(b *testing.B) {
 			ctx := context.Background()
-			be, err := embedded.Open(ctx, embedded.Config{})
+			be, err := stores.Embedded(ctx, embedded.Config{}, engine.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/replay/hdr"
 )
 
@@ -57,7 +58,7 @@ func (nopTarget) Close() error                              { return nil }
 
 func openBenchEmbedded(b *testing.B) *BackendTarget {
 	b.Helper()
-	be, err := embedded.OpenURL(context.Background(), "embedded://memory")
+	be, err := stores.OpenURL(context.Background(), "embedded://memory", engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

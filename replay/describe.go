@@ -64,9 +64,9 @@ func describeTarget(ctx context.Context, t Target, keyspaces []string) (string, 
 	// Described even after an interrupt: a report must state its conditions.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	d, ok := t.(bindings.ServerDescriber)
+	d, ok := bindings.Capability[bindings.ServerDescriber](t)
 	if bt, isBackend := t.(*BackendTarget); isBackend {
-		d, ok = bt.Backend().(bindings.ServerDescriber)
+		d, ok = bindings.Capability[bindings.ServerDescriber](bt.Backend())
 	}
 	if !ok {
 		return "unknown", map[string]string{}

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
 )
 
 const testDDL = `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
@@ -44,7 +46,7 @@ func i32(v int) capture.Value {
 func recordTraffic(t *testing.T) []*capture.Record {
 	t.Helper()
 	ctx := context.Background()
-	ref, err := embedded.OpenURL(ctx, "embedded://memory")
+	ref, err := stores.OpenURL(ctx, "embedded://memory", engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +115,14 @@ func replayRecords(t *testing.T, recs []*capture.Record, targets []NamedTarget) 
 	return run
 }
 
-func openMem(t *testing.T) *embedded.Backend {
+// openMem opens an in-memory engine, wrapped for fault injection.
+func openMem(t *testing.T) *faulty.Backend {
 	t.Helper()
-	b, err := embedded.OpenURL(context.Background(), "embedded://memory")
+	e, err := stores.OpenURL(context.Background(), "embedded://memory", engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	b := faulty.Wrap(e)
 	t.Cleanup(func() { b.Close() })
 	return b
 }
@@ -129,7 +133,7 @@ func TestReplayCleanTargetMatches(t *testing.T) {
 	// Target a is slow to write, as a loaded machine makes any target:
 	// its writes end long after the reads' captured times, and the reads
 	// still see them (recordTraffic's barrier).
-	a.InjectFault(embedded.Fault{Match: "INSERT", Delay: 25 * time.Millisecond})
+	a.InjectFault(faulty.Fault{Match: "INSERT", Delay: 25 * time.Millisecond})
 	run := replayRecords(t, recs, []NamedTarget{{"a", NewBackendTarget(nopClose{a})}, {"b", NewBackendTarget(nopClose{b})}})
 	rep := &Report{Runs: []*Run{run}}
 	for _, st := range run.Targets {
@@ -151,12 +155,12 @@ func TestReplayCleanTargetMatches(t *testing.T) {
 func TestReplayWrongTargetCaught(t *testing.T) {
 	recs := recordTraffic(t)
 	good, bad := openMem(t), openMem(t)
-	bad.InjectFault(embedded.Fault{Match: "WHERE k = ?", Alter: func(r *bindings.Result) {
+	bad.InjectFault(faulty.Fault{Match: "WHERE k = ?", Alter: func(r *bindings.Result) {
 		if len(r.Rows) > 0 {
 			r.Rows = r.Rows[1:]
 		}
 	}})
-	bad.InjectFault(embedded.Fault{Match: "c = 1", Err: bindings.Errorf(bindings.CodeReadTimeout, "injected")})
+	bad.InjectFault(faulty.Fault{Match: "c = 1", Err: bindings.Errorf(bindings.CodeReadTimeout, "injected")})
 	run := replayRecords(t, recs, []NamedTarget{{"good", NewBackendTarget(nopClose{good})}, {"bad", NewBackendTarget(nopClose{bad})}})
 	st := run.Targets[1]
 	if st.Mismatches == 0 || st.CrossMismatches == 0 {
@@ -267,7 +271,7 @@ func slowTraffic(n int) []*capture.Record {
 
 func TestReplaySlowTargetCouldNotKeepUp(t *testing.T) {
 	slow := openMem(t)
-	slow.InjectFault(embedded.Fault{Delay: 5 * time.Millisecond})
+	slow.InjectFault(faulty.Fault{Delay: 5 * time.Millisecond})
 	opts := Options{
 		Schedule:     ScheduleOptions{Mode: ModeSpeed, Speed: 1},
 		CreateSchema: true,
@@ -373,7 +377,7 @@ func TestReplayApplySchemaSkipsWhatTheTargetRefuses(t *testing.T) {
 	if !errors.As(err, &se) || len(se.Failed) != 1 || !strings.Contains(se.Failed[0], "nosuch") {
 		t.Fatalf("ApplySchema = %v, want a SchemaError naming the one refused statement", err)
 	}
-	if cat, err := mem.Catalog(context.Background()); err != nil || cat.Keyspace("ks") == nil || cat.Keyspace("ks").Tables["t"] == nil {
+	if cat, err := mem.Unwrap().(*engine.Engine).Catalog(context.Background()); err != nil || cat.Keyspace("ks") == nil || cat.Keyspace("ks").Tables["t"] == nil {
 		t.Fatalf("the statements after the refused one were not applied (%v)", err)
 	}
 }

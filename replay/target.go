@@ -93,7 +93,7 @@ func (t *BackendTarget) Backend() bindings.Backend { return t.b }
 // Version asks the backend's server for its version; ErrNoVersion when
 // the backend cannot tell (embedded: it is dohyo itself).
 func (t *BackendTarget) Version(ctx context.Context) (string, error) {
-	if v, ok := t.b.(bindings.ServerVersioner); ok {
+	if v, ok := bindings.Capability[bindings.ServerVersioner](t.b); ok {
 		return v.ServerVersion(ctx)
 	}
 	return "", ErrNoVersion
@@ -146,7 +146,7 @@ func isAlreadyExists(err error) bool {
 // prepare re-prepares a captured prepared statement once per target
 // (cached, like a driver's prepared cache).
 func (t *BackendTarget) prepare(ctx context.Context, ks, q string) error {
-	p, ok := t.b.(bindings.Preparer)
+	p, ok := bindings.Capability[bindings.Preparer](t.b)
 	if !ok {
 		return nil
 	}

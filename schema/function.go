@@ -1,12 +1,10 @@
 package schema
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
 	"github.com/dohyo/dohyo/cql"
-	"github.com/dohyo/dohyo/cql/javaudf"
 )
 
 // Function is a user-defined function of a keyspace. ArgTypes and
@@ -73,15 +71,6 @@ func (k *Keyspace) Aggregate(name string, types []*cql.Type) *Aggregate {
 		}
 	}
 	return nil
-}
-
-// Compile compiles the function's body (its language is java).
-func (f *Function) Compile() (*javaudf.Func, error) {
-	params := make([]javaudf.Param, len(f.ArgNames))
-	for i := range params {
-		params[i] = javaudf.Param{Name: f.ArgNames[i], Type: f.ArgTypes[i]}
-	}
-	return javaudf.Compile(f.Keyspace+"."+f.Name, params, f.ReturnType, f.Body, f.CalledOnNull)
 }
 
 func (c *Catalog) udfKeyspace(ks, current string) (*Keyspace, *Error) {
@@ -169,11 +158,8 @@ func (c *Catalog) createFunction(s *cql.CreateFunction, current string) (*Keyspa
 				s.Name, f.ReturnType, old.ReturnType)
 		}
 	}
-	if _, cerr := f.Compile(); cerr != nil {
-		e := invalidf("%s", cerr.Error())
-		var ce *javaudf.CompileError
-		e.Unsupported = errors.As(cerr, &ce) && ce.Unsupported
-		return nil, nil, e
+	if err := c.opts.checkFunction(f); err != nil {
+		return nil, nil, err
 	}
 	change := ChangeCreated
 	n := *ks

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -59,7 +60,40 @@ func TestFunctionsRoundTrip(t *testing.T) {
 	}
 	if f := ks.Function("px", []*cql.Type{ks.Types["pt"].ColumnType()}); f == nil {
 		t.Errorf("px(pt) not found after the round trip")
-	} else if _, err := f.Compile(); err != nil {
-		t.Errorf("px does not compile after the round trip: %v", err)
+	} else if f.Body != c.Keyspace("ks").Function("px", f.ArgTypes).Body || f.ArgNames[0] != "p" {
+		t.Errorf("px lost its body or parameter names in the round trip: %+v", f)
+	}
+}
+
+// TestCheckFunctionDecides checks that the catalog keeps any body as text
+// and leaves the decision to Options.CheckFunction, called after the other
+// checks (an existing function named first is reported, not the body).
+func TestCheckFunctionDecides(t *testing.T) {
+	base := applyAll(t, New(),
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE FUNCTION ks.f (v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return v;'")
+	const bad = "CREATE FUNCTION ks.g (v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'not java at all'"
+	applyAll(t, base, bad) // no checker: kept as text
+	var checked []string
+	opts := Options{CheckFunction: func(f *Function) error {
+		checked = append(checked, f.Name)
+		if strings.Contains(f.Body, "not java") {
+			return &Error{Code: Invalid, Message: "refused", Unsupported: true}
+		}
+		return nil
+	}}
+	c := base.WithOptions(opts)
+	p, _ := cql.Parse(bad)
+	_, _, err := c.Apply(p.Stmt, "ks")
+	var se *Error
+	if !errors.As(err, &se) || se.Message != "refused" || !se.Unsupported {
+		t.Fatalf("bad body: %v, want the checker's error", err)
+	}
+	p, _ = cql.Parse("CREATE FUNCTION ks.f (v int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'not java'")
+	if _, _, err := c.Apply(p.Stmt, "ks"); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("existing function: %v, want already exists before the body is checked", err)
+	}
+	if len(checked) != 1 || checked[0] != "g" {
+		t.Fatalf("checker called for %v, want [g]", checked)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,6 +28,12 @@ type Options struct {
 	// auto-expansion (default ["datacenter1"]). Other datacenter names are
 	// accepted as written: dohyo's backends have no real topology.
 	Datacenters []string
+	// CheckFunction validates a new function's body before CREATE FUNCTION
+	// commits it, after every other check. The catalog keeps bodies as
+	// text; the engine that runs them (engine/udf/java) decides what it can
+	// compile, so it supplies this. nil accepts any body. An error that is
+	// not a *Error is reported as Invalid.
+	CheckFunction func(*Function) error
 }
 
 func (o *Options) now() time.Time {
@@ -48,6 +55,21 @@ func (o *Options) defaultRF() int {
 		return 1
 	}
 	return o.DefaultKeyspaceRF
+}
+
+func (o *Options) checkFunction(f *Function) *Error {
+	if o == nil || o.CheckFunction == nil {
+		return nil
+	}
+	err := o.CheckFunction(f)
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return invalidf("%s", err.Error())
 }
 
 func (o *Options) datacenters() []string {

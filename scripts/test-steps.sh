@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# test-steps.sh STATIC_STEPS SERVER_STEPS
+# test-steps.sh STATIC_STEPS SERVER_STEPS [CLUSTER_STEPS]
 #
 # Runs `make test`'s steps one after the other and keeps going when one
 # fails: every step runs, each failure is reported again at the end, and the
 # exit status is 1 when any step failed. STATIC_STEPS (make targets, space
 # separated) need no servers and run first; SERVER_STEPS run inside one
 # scripts/with-backends.sh invocation (Cassandra and HBase started once,
-# stopped at the end). When the servers cannot be started, the server steps
-# count as failed.
+# stopped at the end); CLUSTER_STEPS then run inside one
+# scripts/with-cluster.sh invocation (the 3-node Cassandra cluster, on the
+# single node's ports, started once and stopped at the end). When servers
+# cannot be started, the steps that needed them count as failed.
 #
 # DOHYO_TEST_HOG=N keeps N CPU-bound busy loops running for the whole run
 # (`make test-busy` sets N to the number of cores): the suite's promises are
@@ -44,12 +46,13 @@ if [[ "${1:-}" == --inner ]]; then
   exit 0
 fi
 
-if [[ $# -ne 2 ]]; then
+if [[ $# -ne 2 && $# -ne 3 ]]; then
   sed -n "2,/^set -uo/p" "$0" | grep "^#" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 static_steps="$1"
 server_steps="$2"
+cluster_steps="${3:-}"
 
 hogs=()
 stop_hogs() {
@@ -86,6 +89,19 @@ for step in $server_steps; do
 done
 if [[ $wb -ne 0 ]] && ! awk '$2 != 0 {bad=1} END {exit !bad}' "$results"; then
   echo "with-backends $wb 0" >>"$results"
+fi
+if [[ -n "$cluster_steps" ]]; then
+  # shellcheck disable=SC2086
+  bash scripts/with-cluster.sh bash "$0" --inner "$results" $cluster_steps
+  wc=$?
+  for step in $cluster_steps; do
+    if ! grep -q "^$step " "$results"; then
+      echo "$step cluster-unavailable 0" >>"$results"
+    fi
+  done
+  if [[ $wc -ne 0 ]] && ! awk '$2 != 0 {bad=1} END {exit !bad}' "$results"; then
+    echo "with-cluster $wc 0" >>"$results"
+  fi
 fi
 
 echo

@@ -6,10 +6,12 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/bindingtest"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
-// knownEngineDeviations are scenarios where the widecolumn engine still
-// answers differently from Cassandra 5.0 (they fail in widecolumn's own
+// knownEngineDeviations are scenarios where the wide-column engine still
+// answers differently from Cassandra 5.0 (they fail in the engine's own
 // TestConformance too). Remove an entry when the engine is fixed.
 var knownEngineDeviations = []struct{ pattern, reason string }{}
 
@@ -33,7 +35,7 @@ func TestConformanceEmbedded(t *testing.T) {
 				t.Skip("disk mode is skipped with -short")
 			}
 			bindingtest.Run(t, func(t *testing.T) bindings.Backend {
-				b, err := embedded.Open(t.Context(), m.cfg(t))
+				b, err := stores.Embedded(t.Context(), m.cfg(t), engine.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -412,7 +412,7 @@ func (r *runner) execute(ctx context.Context, st *Step) outcome {
 	ks := r.keyspaceFor(st)
 	switch {
 	case st.PrepareOnly:
-		p, ok := r.b.(bindings.Preparer)
+		p, ok := bindings.Capability[bindings.Preparer](r.b)
 		if !ok {
 			return outcome{fatal: errors.New("backend does not implement bindings.Preparer")}
 		}
@@ -503,7 +503,7 @@ func (r *runner) executeBatch(ctx context.Context, st *Step, ks string) outcome 
 // bindValues prepares q to learn its bind types and encodes bv with them. A
 // prepare error is the step's answer (returned as an outcome).
 func (r *runner) bindValues(ctx context.Context, ks, q string, bv *BindValues) ([]bindings.Value, []string, *outcome) {
-	p, ok := r.b.(bindings.Preparer)
+	p, ok := bindings.Capability[bindings.Preparer](r.b)
 	if !ok {
 		return nil, nil, &outcome{fatal: errors.New("@bind: backend does not implement bindings.Preparer")}
 	}

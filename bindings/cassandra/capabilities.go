@@ -18,6 +18,7 @@ func (b *Backend) RelayTarget() bindings.RelayTarget {
 		ConnsPerNode:   b.cfg.RelayConns,
 		ConnectTimeout: b.cfg.ConnectTimeout,
 		Heartbeat:      b.cfg.Heartbeat,
+		SuspectAfter:   b.cfg.SuspectAfter,
 		User:           b.cfg.User,
 		Password:       b.cfg.Password,
 	}

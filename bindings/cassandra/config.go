@@ -58,6 +58,12 @@ type Config struct {
 	// Heartbeat is the idle time after which relay connections are probed
 	// with OPTIONS (negative disables).
 	Heartbeat time.Duration `yaml:"heartbeat"`
+	// SuspectAfter is how long a relay connection with requests waiting
+	// may read nothing before its node is suspect (no new requests) and
+	// probed with OPTIONS; without an answer within as long again the
+	// connection is closed and the node routed around (0: 1s; negative
+	// disables).
+	SuspectAfter time.Duration `yaml:"suspect_after"`
 	// Logger receives operational messages (gocql's included); nil discards.
 	Logger *slog.Logger `yaml:"-"`
 }
@@ -186,7 +192,7 @@ func splitHostPort(h string) (string, int, error) {
 
 // urlOptions are the query options ParseURL accepts.
 var urlOptions = []string{"connect_timeout", "consistency", "heartbeat", "local_dc", "max_sessions", "native_conns",
-	"num_conns", "password", "proto", "relay_conns", "schema_agreement", "schema_refresh", "serial_consistency", "timeout", "user"}
+	"num_conns", "password", "proto", "relay_conns", "schema_agreement", "schema_refresh", "serial_consistency", "suspect_after", "timeout", "user"}
 
 // ParseURL turns a backend URL into a Config (defaults for what it omits):
 //
@@ -284,6 +290,8 @@ func ParseURL(raw string) (Config, error) {
 			cfg.RelayConns, perr = strconv.Atoi(v)
 		case "heartbeat":
 			cfg.Heartbeat, perr = time.ParseDuration(v)
+		case "suspect_after":
+			cfg.SuspectAfter, perr = time.ParseDuration(v)
 		}
 		if perr != nil {
 			return fail("option %s: %v", k, perr)

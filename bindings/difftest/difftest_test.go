@@ -19,7 +19,9 @@ import (
 	"github.com/dohyo/dohyo/bindings/cassandra"
 	"github.com/dohyo/dohyo/bindings/difftest"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // Environment: the Cassandra reference, the workload.
@@ -111,7 +113,7 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	targets = append(targets, &target{name: "cassandra", b: ref})
-	emb, err := embedded.Open(ctx, embedded.Config{})
+	emb, err := stores.Embedded(ctx, embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +421,7 @@ func TestGeneratorOnEmbedded(t *testing.T) {
 }
 
 func generatorSmoke(t *testing.T, seed int64) {
-	b, err := embedded.Open(t.Context(), embedded.Config{})
+	b, err := stores.Embedded(t.Context(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

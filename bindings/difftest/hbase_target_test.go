@@ -6,7 +6,8 @@ import (
 	"context"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // HBase joins the differential test when DOHYO_TEST_HBASE_ZK is set. Build
@@ -15,7 +16,7 @@ func init() {
 	optionalTargets = append(optionalTargets, optionalTarget{
 		name: "hbase", env: "DOHYO_TEST_HBASE_ZK",
 		open: func(ctx context.Context, addr string) (bindings.Backend, error) {
-			return hbase.OpenURL(ctx, "hbase://"+addr)
+			return stores.OpenURL(ctx, "hbase://"+addr, engine.Options{})
 		},
 	})
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
+	"github.com/dohyo/dohyo/internal/murmur3"
 	"github.com/dohyo/dohyo/internal/stats"
 )
 
@@ -57,7 +59,7 @@ func BenchmarkPoint(b *testing.B) {
 			case "memory-cells":
 				cfg.Format = FormatCells
 			}
-			be, err := Open(context.Background(), cfg)
+			be, err := openEngine(context.Background(), cfg)
 			if err != nil {
 				b.Fatalf("Open: %v", err)
 			}
@@ -66,9 +68,9 @@ func BenchmarkPoint(b *testing.B) {
 			for k := range int64(preload) {
 				mustExec(b, be, insertKV, bigint(k), bindings.Value{Bytes: value})
 			}
-			tmpl := engineRowTemplate(b, be.Store())
-			raw := rawTable{db: be.Store().db, prefix: tablePrefix(1 << 30), tmpl: tmpl}
-			rawSeq := rawTable{db: be.Store().db, prefix: tablePrefix(1<<30 + 1), tmpl: tmpl, seq: true}
+			tmpl := engineRowTemplate(b, storeOf(be))
+			raw := rawTable{db: storeOf(be).db, prefix: tablePrefix(1 << 30), tmpl: tmpl}
+			rawSeq := rawTable{db: storeOf(be).db, prefix: tablePrefix(1<<30 + 1), tmpl: tmpl, seq: true}
 			for k := range uint64(preload) {
 				if err := raw.set(k); err != nil {
 					b.Fatalf("raw preload: %v", err)
@@ -79,7 +81,7 @@ func BenchmarkPoint(b *testing.B) {
 			}
 			// Reads then come from sstables (through the block cache), as in
 			// a store that has been running for a while, not from memtables.
-			if err := be.Store().db.Flush(); err != nil {
+			if err := storeOf(be).db.Flush(); err != nil {
 				b.Fatalf("flush: %v", err)
 			}
 			ctx := context.Background()
@@ -158,13 +160,13 @@ func BenchmarkPoint(b *testing.B) {
 			})
 			b.Run("kv-get", func(b *testing.B) {
 				spec := engineTable(b, be)
-				rows := engineRowKeys(b, be.Store())
+				rows := engineRowKeys(b, storeOf(be))
 				keys := make([][]byte, 1)
 				var k int
 				for b.Loop() {
 					keys[0] = rows[k%len(rows)]
 					k += 7919
-					res, err := be.Store().Get(ctx, spec, keys)
+					res, err := storeOf(be).Get(ctx, spec, keys)
 					if err != nil || len(res[0].Cells) == 0 {
 						b.Fatalf("Get: %v, %v", res, err)
 					}
@@ -249,14 +251,14 @@ func opsPerSec(b *testing.B) {
 }
 
 // engineTable returns the TableSpec the engine uses for ks.kv.
-func engineTable(b *testing.B, be *Backend) *widecolumn.TableSpec {
+func engineTable(b *testing.B, be *engine.Engine) *kv.TableSpec {
 	b.Helper()
 	cat, err := be.Catalog(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	t := cat.Keyspaces["ks"].Tables["kv"]
-	return &widecolumn.TableSpec{Keyspace: "ks", Name: "kv", ID: t.ID}
+	return &kv.TableSpec{Keyspace: "ks", Name: "kv", ID: t.ID}
 }
 
 // engineRowKeys lists the row keys of the engine's only table.
@@ -363,7 +365,7 @@ func (r *rawTable) key(k uint64, cell int) []byte {
 	n := min(8, len(tail))
 	copy(tail[len(tail)-n:], ctr[8-n:])
 	if len(tail) >= 16 && !r.seq {
-		binary.BigEndian.PutUint64(tail, uint64(widecolumn.Token(ctr[:]))^(1<<63))
+		binary.BigEndian.PutUint64(tail, uint64(murmur3.Token(ctr[:]))^(1<<63))
 	}
 	r.buf = append(r.buf, r.tmpl.suffixes[cell]...)
 	return r.buf

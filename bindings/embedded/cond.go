@@ -7,10 +7,10 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
-var _ widecolumn.CondKV = (*Store)(nil)
+var _ kv.CondKV = (*Store)(nil)
 
 // CellGet reads a coordination cell; a missing cell is nil, nil.
 func (s *Store) CellGet(ctx context.Context, key []byte) ([]byte, error) {

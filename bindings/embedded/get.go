@@ -7,14 +7,14 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // get reads whole rows from one consistent view of the table. The cells of
 // all rows share one slice and their bytes one arena, so a point read
 // allocates the rows, one cell slice and one buffer whatever the number of
 // cells. The layout decides how a row is found: getCells, getRows.
-func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+func (s *Store) get(ctx context.Context, t *kv.TableSpec, keys [][]byte) ([]kv.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -29,15 +29,15 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 	var g getBuf
 	switch len(keys) {
 	case 0:
-		return []widecolumn.Row{}, nil
+		return []kv.Row{}, nil
 	case 1:
 		// A point read: rows, cells, key buffer and cell bytes in one allocation.
 		pr := new(pointRead)
 		g.rows, g.cells = pr.rows[:], pr.cells[:0]
 		g.bounds.buf, g.arena.buf = pr.bounds[:0], pr.bytes[:0]
 	default:
-		g.rows = make([]widecolumn.Row, len(keys))
-		g.cells = make([]widecolumn.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
+		g.rows = make([]kv.Row, len(keys))
+		g.cells = make([]kv.Cell, 0, min(cellsPerRowHint*len(keys), maxCellsHint))
 	}
 	for i, k := range keys {
 		g.rows[i].Key = k
@@ -56,8 +56,8 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 // getBuf is the memory of one get: its rows, their shared cells, the key
 // or bounds buffer and the arena of cell bytes.
 type getBuf struct {
-	rows   []widecolumn.Row
-	cells  []widecolumn.Cell
+	rows   []kv.Row
+	cells  []kv.Cell
 	bounds rowBounds
 	arena  cellArena
 }
@@ -116,8 +116,8 @@ func (s *Store) getCells(ctx context.Context, p []byte, keys [][]byte, g *getBuf
 // cells and their bytes, and the iterator bounds (which Pebble copies) or
 // the row's key.
 type pointRead struct {
-	rows   [1]widecolumn.Row
-	cells  [cellsPerRowHint]widecolumn.Cell
+	rows   [1]kv.Row
+	cells  [cellsPerRowHint]kv.Cell
 	bounds [64]byte
 	bytes  [256]byte
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // TestGetSharesCellsSafely reads many rows of different widths in one Get,
@@ -18,16 +18,16 @@ func TestGetSharesCellsSafely(t *testing.T) {
 		ctx := t.Context()
 		const rows = 300
 		width := func(i int) int { return i % 10 } // 0: the row is never written
-		var muts []widecolumn.Mutation
+		var muts []kv.Mutation
 		keys := make([][]byte, rows)
 		for i := range rows {
 			keys[i] = fmt.Appendf(nil, "row%03d", i)
 			if width(i) == 0 {
 				continue
 			}
-			m := widecolumn.Mutation{Table: ts, Row: keys[i]}
+			m := kv.Mutation{Table: ts, Row: keys[i]}
 			for c := range width(i) {
-				m.Cells = append(m.Cells, widecolumn.Cell{
+				m.Cells = append(m.Cells, kv.Cell{
 					Qualifier: fmt.Appendf(nil, "q%d", c), Timestamp: int64(i),
 					Value: fmt.Appendf(nil, "v%d.%d", i, c),
 				})
@@ -59,7 +59,7 @@ func TestGetSharesCellsSafely(t *testing.T) {
 		}
 		check("read")
 		for i := range got {
-			got[i].Cells = append(got[i].Cells, widecolumn.Cell{Qualifier: []byte("zz"), Value: []byte("x")})
+			got[i].Cells = append(got[i].Cells, kv.Cell{Qualifier: []byte("zz"), Value: []byte("x")})
 			got[i].Cells = got[i].Cells[:len(got[i].Cells)-1]
 		}
 		check("after appending to every row")

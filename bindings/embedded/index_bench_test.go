@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // BenchmarkIndexWriteOverhead measures INSERT throughput into one table
@@ -27,7 +28,7 @@ func BenchmarkIndexWriteOverhead(b *testing.B) {
 	type config struct {
 		name    string
 		indexes []string
-		be      *Backend
+		be      *engine.Engine
 		req     *bindings.Request
 		k       int64
 		spent   time.Duration
@@ -42,7 +43,7 @@ func BenchmarkIndexWriteOverhead(b *testing.B) {
 		vec = binary.BigEndian.AppendUint32(vec, math.Float32bits(float32(i%7)-3))
 	}
 	for _, c := range configs {
-		be, err := Open(context.Background(), Config{Dir: b.TempDir()})
+		be, err := openEngine(context.Background(), Config{Dir: b.TempDir()})
 		if err != nil {
 			b.Fatalf("Open: %v", err)
 		}

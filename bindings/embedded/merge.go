@@ -7,7 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // Merge operator names. Pebble records the merger's name in the database
@@ -74,7 +74,7 @@ func (m *resolveMerger) take(v []byte) {
 func (m *resolveMerger) Finish(bool) ([]byte, io.Closer, error) { return m.win, m, nil }
 
 // beats reports whether stored value a strictly beats stored value b. The
-// order is widecolumn.Resolve's (higher timestamp, then its tie rules);
+// order is kv.Resolve's (higher timestamp, then its tie rules);
 // versions Resolve considers equivalent, and malformed values (which always
 // lose to well-formed ones), are ordered by their raw bytes so the result
 // never depends on arrival order.
@@ -98,10 +98,10 @@ func cellBeats(ta int64, va []byte, tb int64, vb []byte) bool {
 	case bytes.Equal(va, vb):
 		return false
 	}
-	ca := widecolumn.Cell{Timestamp: ta, Value: va}
-	cb := widecolumn.Cell{Timestamp: tb, Value: vb}
-	aFirst := bytes.Equal(widecolumn.Resolve(ca, cb).Value, va)
-	aSecond := bytes.Equal(widecolumn.Resolve(cb, ca).Value, va)
+	ca := kv.Cell{Timestamp: ta, Value: va}
+	cb := kv.Cell{Timestamp: tb, Value: vb}
+	aFirst := bytes.Equal(kv.Resolve(ca, cb).Value, va)
+	aSecond := bytes.Equal(kv.Resolve(cb, ca).Value, va)
 	if aFirst == aSecond {
 		return aFirst
 	}

@@ -30,12 +30,12 @@ type recycleRow struct {
 }
 
 func TestRecycledWriteContextsKeepEveryRow(t *testing.T) {
-	b, err := Open(t.Context(), Config{})
+	b, err := openEngine(t.Context(), Config{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer b.Close()
-	if !b.Store().CopiesArguments() {
+	if !storeOf(b).CopiesArguments() {
 		t.Fatal("the embedded store must copy mutations for this test to test recycling")
 	}
 	mustExec(t, b, createKS)
@@ -146,7 +146,7 @@ func TestRecycledWriteContextsKeepEveryRow(t *testing.T) {
 // the end: a context recycled while its result still pointed into it would
 // have been overwritten by later statements by then.
 func TestRecycledReadContextsKeepTheirResults(t *testing.T) {
-	b, err := Open(t.Context(), Config{})
+	b, err := openEngine(t.Context(), Config{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestPlainWritesReuseTheirContext(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items at random under the race detector")
 	}
-	b, err := Open(t.Context(), Config{})
+	b, err := openEngine(t.Context(), Config{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // The rows layout (FormatRows) keeps each row under one Pebble key,
@@ -88,7 +88,7 @@ func minimalUvarint(b []byte) (uint64, int) {
 
 // decodeRowCells appends the cells of row value v to cells. The cells alias
 // v; qualifiers must be strictly ascending.
-func decodeRowCells(v []byte, cells []widecolumn.Cell) ([]widecolumn.Cell, error) {
+func decodeRowCells(v []byte, cells []kv.Cell) ([]kv.Cell, error) {
 	start := len(cells)
 	for len(v) > 0 {
 		q, ts, cv, rest, err := nextRowCell(v)
@@ -98,7 +98,7 @@ func decodeRowCells(v []byte, cells []widecolumn.Cell) ([]widecolumn.Cell, error
 		if len(cells) > start && bytes.Compare(cells[len(cells)-1].Qualifier, q) >= 0 {
 			return cells[:start], errCorruptRow
 		}
-		cells = append(cells, widecolumn.Cell{Qualifier: q, Timestamp: ts, Value: cv})
+		cells = append(cells, kv.Cell{Qualifier: q, Timestamp: ts, Value: cv})
 		v = rest
 	}
 	return cells, nil
@@ -107,7 +107,7 @@ func decodeRowCells(v []byte, cells []widecolumn.Cell) ([]widecolumn.Cell, error
 // rowOrder returns the indices of the cells a mutation writes, in ascending
 // qualifier order, one per qualifier (the winner by cellBeats when a
 // mutation sets a qualifier twice). The result may use idx's storage.
-func rowOrder(cells []widecolumn.Cell, idx []int) []int {
+func rowOrder(cells []kv.Cell, idx []int) []int {
 	idx = idx[:0]
 	for i := range cells {
 		idx = append(idx, i)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // version is one cell version in the merger tests.
@@ -83,10 +83,10 @@ func TestRowMergerFoldsInAnyOrder(t *testing.T) {
 	m := newRowMerger()
 	quals := []string{"\x00", "\x02a", "\x02b", "\x04\x01xk", "\x04\x01xl"}
 	vals := []string{
-		string(widecolumn.CellValue{Data: []byte("a")}.Encode()),
-		string(widecolumn.CellValue{Data: []byte("b")}.Encode()),
-		string(widecolumn.CellValue{Tombstone: true, Expiry: 5}.Encode()),
-		string(widecolumn.CellValue{Data: []byte("b"), TTL: 10, Expiry: 100}.Encode()),
+		string(kv.CellValue{Data: []byte("a")}.Encode()),
+		string(kv.CellValue{Data: []byte("b")}.Encode()),
+		string(kv.CellValue{Tombstone: true, Expiry: 5}.Encode()),
+		string(kv.CellValue{Data: []byte("b"), TTL: 10, Expiry: 100}.Encode()),
 	}
 	for round := range 300 {
 		n := 1 + rng.IntN(6)
@@ -145,14 +145,14 @@ func TestRowMergerFoldsInAnyOrder(t *testing.T) {
 // TestRowOrderKeepsOneWinnerPerQualifier: a mutation's cells are written
 // in qualifier order, one per qualifier, the winner when one repeats.
 func TestRowOrderKeepsOneWinnerPerQualifier(t *testing.T) {
-	old := widecolumn.CellValue{Data: []byte("old")}.Encode()
-	newer := widecolumn.CellValue{Data: []byte("new")}.Encode()
+	old := kv.CellValue{Data: []byte("old")}.Encode()
+	newer := kv.CellValue{Data: []byte("new")}.Encode()
 	for _, n := range []int{3, 40} { // insertion sort and slices.Sort
-		var cells []widecolumn.Cell
+		var cells []kv.Cell
 		for i := n - 1; i >= 0; i-- {
 			q := []byte(fmt.Sprintf("\x02c%03d", i))
-			cells = append(cells, widecolumn.Cell{Qualifier: q, Timestamp: 5, Value: old},
-				widecolumn.Cell{Qualifier: q, Timestamp: 9, Value: newer})
+			cells = append(cells, kv.Cell{Qualifier: q, Timestamp: 5, Value: old},
+				kv.Cell{Qualifier: q, Timestamp: 9, Value: newer})
 		}
 		order := rowOrder(cells, nil)
 		if len(order) != n {
@@ -237,7 +237,7 @@ func FuzzRowValue(f *testing.F) {
 // that knows only the cells layout would open it) refuses a rows store.
 func TestStoreKeepsItsFormat(t *testing.T) {
 	ctx := t.Context()
-	spec := &widecolumn.TableSpec{Keyspace: "ks", Name: "t", ID: "id-t"}
+	spec := &kv.TableSpec{Keyspace: "ks", Name: "t", ID: "id-t"}
 	for _, tc := range []struct {
 		created, other Format
 	}{{FormatCells, FormatRows}, {FormatDefault, FormatCells}} {
@@ -250,7 +250,7 @@ func TestStoreKeepsItsFormat(t *testing.T) {
 		if err := s.CreateTable(ctx, spec); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: spec, Row: []byte("r"), Cells: []widecolumn.Cell{val(3, "x")}}}); err != nil {
+		if err := s.Apply(ctx, []kv.Mutation{{Table: spec, Row: []byte("r"), Cells: []kv.Cell{val(3, "x")}}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
@@ -266,7 +266,7 @@ func TestStoreKeepsItsFormat(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if s, err := OpenStore(StoreOptions{Dir: dir, Format: tc.other}); err == nil {
+		if s, err := OpenStore(Config{Dir: dir, Format: tc.other}); err == nil {
 			s.Close()
 			t.Errorf("a %v store opened as %v", want, tc.other)
 		} else if !strings.Contains(err.Error(), "keeps the format it was created with") {

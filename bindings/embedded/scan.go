@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -16,7 +16,7 @@ import (
 // consistent view of the table (a Pebble iterator is point-in-time) and
 // holds Pebble resources until Close. r.Limit is only a hint and never
 // truncates the scan.
-func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (*rowIter, error) {
+func (s *Store) scan(ctx context.Context, t *kv.TableSpec, r kv.ScanRange) (*rowIter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ type rowIter struct {
 }
 
 // rowScanBounds are the Pebble key bounds of a scan in the rows layout.
-func rowScanBounds(p []byte, r widecolumn.ScanRange) *pebble.IterOptions {
+func rowScanBounds(p []byte, r kv.ScanRange) *pebble.IterOptions {
 	o := &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
 	if r.Start != nil {
 		o.LowerBound = append(slices.Clip(p), r.Start...)
@@ -126,21 +126,21 @@ func (r *rowIter) advance() {
 }
 
 // Next returns the next row.
-func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
+func (r *rowIter) Next(ctx context.Context) (kv.Row, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.done || r.err != nil {
-		return widecolumn.Row{}, false
+		return kv.Row{}, false
 	}
 	if err := ctx.Err(); err != nil {
 		r.err = err
-		return widecolumn.Row{}, false
+		return kv.Row{}, false
 	}
 	for r.rowKeys && r.valid {
 		out, err := r.readRow()
 		if err != nil {
 			r.err = wrapErr("scan", err)
-			return widecolumn.Row{}, false
+			return kv.Row{}, false
 		}
 		r.advance()
 		if len(out.Cells) == 0 {
@@ -153,7 +153,7 @@ func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		row, _, err := splitCellKey(r.it.Key())
 		if err != nil {
 			r.err = wrapErr("scan", err)
-			return widecolumn.Row{}, false
+			return kv.Row{}, false
 		}
 		before := r.start != nil && bytes.Compare(row, r.start) < 0
 		after := r.stop != nil && bytes.Compare(row, r.stop) >= 0
@@ -163,7 +163,7 @@ func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		out, err := r.collect(row)
 		if err != nil {
 			r.err = wrapErr("scan", err)
-			return widecolumn.Row{}, false
+			return kv.Row{}, false
 		}
 		if before || after {
 			continue // the row straddling the other bound
@@ -175,24 +175,24 @@ func (r *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 	if err := r.it.Error(); err != nil {
 		r.err = wrapErr("scan", err)
 	}
-	return widecolumn.Row{}, false
+	return kv.Row{}, false
 }
 
 // collect reads every cell of the row under the cursor (row aliases the
 // current key) and leaves the cursor on the next row.
-func (r *rowIter) collect(row []byte) (widecolumn.Row, error) {
-	out := widecolumn.Row{Key: append([]byte(nil), row...)}
+func (r *rowIter) collect(row []byte) (kv.Row, error) {
+	out := kv.Row{Key: append([]byte(nil), row...)}
 	for r.valid {
 		cr, _, err := splitCellKey(r.it.Key())
 		if err != nil {
-			return widecolumn.Row{}, err
+			return kv.Row{}, err
 		}
 		if !bytes.Equal(cr, out.Key) {
 			break
 		}
 		c, _, err := readCell(r.it)
 		if err != nil {
-			return widecolumn.Row{}, err
+			return kv.Row{}, err
 		}
 		out.Cells = append(out.Cells, c)
 		r.advance()
@@ -206,21 +206,21 @@ func (r *rowIter) collect(row []byte) (widecolumn.Row, error) {
 
 // readRow decodes the row under the cursor (rows layout) into memory of
 // its own: the key and the cells' bytes share one allocation.
-func (r *rowIter) readRow() (widecolumn.Row, error) {
+func (r *rowIter) readRow() (kv.Row, error) {
 	key := r.it.Key()
 	if len(key) < prefixLen {
-		return widecolumn.Row{}, errCorruptKey
+		return kv.Row{}, errCorruptKey
 	}
 	v, err := r.it.ValueAndErr()
 	if err != nil {
-		return widecolumn.Row{}, err
+		return kv.Row{}, err
 	}
 	row := key[prefixLen:]
 	buf := make([]byte, len(row)+len(v))
 	copy(buf[copy(buf, row):], v)
-	out := widecolumn.Row{Key: buf[:len(row):len(row)]}
-	if out.Cells, err = decodeRowCells(buf[len(row):], make([]widecolumn.Cell, 0, cellsPerRowHint)); err != nil {
-		return widecolumn.Row{}, err
+	out := kv.Row{Key: buf[:len(row):len(row)]}
+	if out.Cells, err = decodeRowCells(buf[len(row):], make([]kv.Cell, 0, cellsPerRowHint)); err != nil {
+		return kv.Row{}, err
 	}
 	return out, nil
 }

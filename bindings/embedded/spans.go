@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -15,7 +15,7 @@ import (
 const DBSystem = "pebble"
 
 // DBSystem names the store for span attributes.
-func (b *Backend) DBSystem() string { return DBSystem }
+func (s *Store) DBSystem() string { return DBSystem }
 
 // kvOp names a store operation and its span (constants: building the span
 // name per operation was an allocation per request).
@@ -27,7 +27,7 @@ var (
 	opScan  = kvOp{"scan", "pebble scan"}
 )
 
-func kvSpan(ctx context.Context, op kvOp, t *widecolumn.TableSpec) telemetry.Span {
+func kvSpan(ctx context.Context, op kvOp, t *kv.TableSpec) telemetry.Span {
 	_, sp := telemetry.Start(ctx, op.span)
 	if sp.Exporting() {
 		st := telemetry.Statement{System: DBSystem, Operation: op.op}
@@ -40,20 +40,20 @@ func kvSpan(ctx context.Context, op kvOp, t *widecolumn.TableSpec) telemetry.Spa
 }
 
 // Get reads whole rows from one consistent view of the table.
-func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+func (s *Store) Get(ctx context.Context, t *kv.TableSpec, keys [][]byte) ([]kv.Row, error) {
 	sp := kvSpan(ctx, opGet, t)
 	if !sp.Recording() {
 		return s.get(ctx, t, keys)
 	}
 	rows, err := s.get(ctx, t, keys)
-	sp.EndRows("Pebble", widecolumn.FoundRows(rows), err)
+	sp.EndRows("Pebble", kv.FoundRows(rows), err)
 	return rows, err
 }
 
 // Apply writes all mutations in one atomic Pebble batch. Each cell is a
 // blind Merge; the merge operator keeps the winning version.
-func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
-	var t *widecolumn.TableSpec
+func (s *Store) Apply(ctx context.Context, muts []kv.Mutation) error {
+	var t *kv.TableSpec
 	if len(muts) > 0 {
 		t = muts[0].Table
 	}
@@ -67,16 +67,16 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 }
 
 // AppliesAtomically reports that Apply is one atomic batch
-// (widecolumn.AtomicKV).
+// (kv.AtomicKV).
 func (s *Store) AppliesAtomically() bool { return true }
 
-var _ widecolumn.AtomicKV = (*Store)(nil)
+var _ kv.AtomicKV = (*Store)(nil)
 
 // Scan returns an iterator over rows in [r.Start, r.Stop). It reads one
 // consistent view of the table (a Pebble iterator is point-in-time) and
 // holds Pebble resources until Close. r.Limit is only a hint and never
 // truncates the scan. Its span lasts until Close.
-func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+func (s *Store) Scan(ctx context.Context, t *kv.TableSpec, r kv.ScanRange) (kv.RowIterator, error) {
 	sp := kvSpan(ctx, opScan, t)
 	it, err := s.scan(ctx, t, r)
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 
 // CopiesArguments reports that no call keeps what it was given once it
 // returns: Apply copies mutations into a Pebble batch, reads and scans are
-// done with their keys when they return or close (widecolumn.CopyingKV).
+// done with their keys when they return or close (kv.CopyingKV).
 func (s *Store) CopiesArguments() bool { return true }
 
-var _ widecolumn.CopyingKV = (*Store)(nil)
+var _ kv.CopyingKV = (*Store)(nil)

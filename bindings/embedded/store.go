@@ -16,10 +16,10 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
-// Defaults for StoreOptions.
+// Defaults for Config.
 const (
 	DefaultCacheSize    = 64 << 20
 	DefaultMemTableSize = 16 << 20
@@ -28,7 +28,7 @@ const (
 // ErrClosed is returned by operations on a closed Store.
 var ErrClosed = errors.New("embedded: store closed")
 
-// StoreOptions configures a Store.
+// Config configures a Store.
 //
 // Durability: the write-ahead log is always on for a store on disk. With
 // Sync false (the default) Apply returns once the batch is in the WAL buffer:
@@ -37,7 +37,7 @@ var ErrClosed = errors.New("embedded: store closed")
 // Sync true every Apply waits for an fsync of the WAL. DDL (table creation
 // and drop) and PutMeta are always synced. A memory store keeps nothing
 // across Close.
-type StoreOptions struct {
+type Config struct {
 	// Dir is the data directory; "" keeps the whole store in memory.
 	Dir string
 	// CacheSize is Pebble's block cache in bytes (0: DefaultCacheSize).
@@ -56,9 +56,12 @@ type StoreOptions struct {
 	// existing store keeps the format it was created with; asking for
 	// another one is an error.
 	Format Format
+	// Salt is the salt buckets of new tables (0-256, the URL's salt=): an
+	// engine setting the store hands to the engine (kv.Defaulter).
+	Salt int
 }
 
-// Store is a widecolumn.KV on Pebble. It is safe for concurrent use.
+// Store is a kv.KV on Pebble. It is safe for concurrent use.
 type Store struct {
 	db    *pebble.DB
 	wopts *pebble.WriteOptions // Apply
@@ -78,12 +81,13 @@ type Store struct {
 	cellMu sync.Mutex // serialises CellSwap
 
 	format Format // FormatCells or FormatRows
+	cfg    Config // as opened (DescribeServer, EngineDefaults)
 }
 
-var _ widecolumn.KV = (*Store)(nil)
+var _ kv.KV = (*Store)(nil)
 
 // OpenStore opens (creating if needed) a store.
-func OpenStore(o StoreOptions) (*Store, error) {
+func OpenStore(o Config) (*Store, error) {
 	fs, dir := o.FS, o.Dir
 	memory := dir == ""
 	if fs == nil {
@@ -153,6 +157,7 @@ func OpenStore(o StoreOptions) (*Store, error) {
 		dopts:  dopts,
 		iters:  map[*rowIter]struct{}{},
 		format: format,
+		cfg:    o,
 	}
 	st.tables.Store(&map[string][]byte{})
 	return st, nil
@@ -232,7 +237,7 @@ func (s *Store) lookup(id string) ([]byte, error) {
 }
 
 // prefix is lookup for data operations: a missing table is an error.
-func (s *Store) prefix(t *widecolumn.TableSpec) ([]byte, error) {
+func (s *Store) prefix(t *kv.TableSpec) ([]byte, error) {
 	if t == nil || t.ID == "" {
 		return nil, errors.New("embedded: table spec without ID")
 	}
@@ -247,7 +252,7 @@ func (s *Store) prefix(t *widecolumn.TableSpec) ([]byte, error) {
 }
 
 // CreateTable allocates the next table number for t.ID and persists it.
-func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) CreateTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -296,16 +301,16 @@ func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error 
 
 // DropTable deletes the table's data range and its number. Dropping a
 // missing table is not an error.
-func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) DropTable(ctx context.Context, t *kv.TableSpec) error {
 	return s.clear(ctx, t, true)
 }
 
 // TruncateTable deletes the table's data range and keeps the table.
-func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) TruncateTable(ctx context.Context, t *kv.TableSpec) error {
 	return s.clear(ctx, t, false)
 }
 
-func (s *Store) clear(ctx context.Context, t *widecolumn.TableSpec, drop bool) error {
+func (s *Store) clear(ctx context.Context, t *kv.TableSpec, drop bool) error {
 	op := "truncate table"
 	if drop {
 		op = "drop table"
@@ -353,7 +358,7 @@ func (s *Store) Format() Format { return s.format }
 // apply writes all mutations in one atomic Pebble batch: each cell (cells
 // layout) or each mutation's cells (rows layout) is a blind Merge, and the
 // merge operator keeps the winning version of every cell.
-func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
+func (s *Store) apply(ctx context.Context, muts []kv.Mutation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -364,7 +369,7 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 	b := s.db.NewBatch()
 	defer b.Close()
 	var (
-		lastT *widecolumn.TableSpec
+		lastT *kv.TableSpec
 		p     []byte
 	)
 	for i := range muts {
@@ -407,7 +412,7 @@ func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
 
 // mergeRow adds a mutation's cells to the batch as one Merge of its row
 // (rows layout): cells in qualifier order, one per qualifier.
-func mergeRow(b *pebble.Batch, p []byte, m *widecolumn.Mutation) error {
+func mergeRow(b *pebble.Batch, p []byte, m *kv.Mutation) error {
 	if len(m.Cells) == 0 {
 		return nil
 	}
@@ -459,27 +464,27 @@ type cellArena struct {
 }
 
 // readCell copies the cell under the iterator; row aliases the key.
-func (a *cellArena) readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
+func (a *cellArena) readCell(it *pebble.Iterator) (kv.Cell, []byte, error) {
 	row, q, err := splitCellKey(it.Key())
 	if err != nil {
-		return widecolumn.Cell{}, nil, err
+		return kv.Cell{}, nil, err
 	}
 	v, err := it.ValueAndErr()
 	if err != nil {
-		return widecolumn.Cell{}, nil, err
+		return kv.Cell{}, nil, err
 	}
 	ts, cv, ok := decodeValue(v)
 	if !ok {
-		return widecolumn.Cell{}, nil, errors.New("embedded: corrupt value")
+		return kv.Cell{}, nil, errors.New("embedded: corrupt value")
 	}
 	buf := a.alloc(len(q) + len(cv))
 	copy(buf[copy(buf, q):], cv)
-	return widecolumn.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
+	return kv.Cell{Qualifier: buf[:len(q):len(q)], Timestamp: ts, Value: buf[len(q):]}, row, nil
 }
 
 // readRow copies a row value (rows layout) into the arena and appends its
 // cells, which alias the copy, to cells.
-func (a *cellArena) readRow(v []byte, cells []widecolumn.Cell) ([]widecolumn.Cell, error) {
+func (a *cellArena) readRow(v []byte, cells []kv.Cell) ([]kv.Cell, error) {
 	buf := a.alloc(len(v))
 	copy(buf, v)
 	return decodeRowCells(buf, cells)
@@ -502,8 +507,8 @@ func (a *cellArena) alloc(n int) []byte {
 // sortCells orders cells by qualifier. Key order already is qualifier order
 // except when one qualifier is a prefix of another (the length suffix
 // interferes), so this is usually just a check.
-func sortCells(cs []widecolumn.Cell) {
-	cmp := func(a, b widecolumn.Cell) int { return compareBytes(a.Qualifier, b.Qualifier) }
+func sortCells(cs []kv.Cell) {
+	cmp := func(a, b kv.Cell) int { return compareBytes(a.Qualifier, b.Qualifier) }
 	if !slices.IsSortedFunc(cs, cmp) {
 		slices.SortFunc(cs, cmp)
 	}
@@ -579,7 +584,7 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 
 // readCell copies the cell under the iterator into its own allocation
 // (scans, whose cells outlive the row); row aliases the key.
-func readCell(it *pebble.Iterator) (widecolumn.Cell, []byte, error) {
+func readCell(it *pebble.Iterator) (kv.Cell, []byte, error) {
 	a := cellArena{minChunk: 1}
 	return a.readCell(it)
 }

@@ -8,8 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
-	"github.com/dohyo/dohyo/bindings/widecolumn/kvtest"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/faulttest"
+	"github.com/dohyo/dohyo/engine/kv"
+	"github.com/dohyo/dohyo/engine/kv/kvtest"
 )
 
 // eachFormat runs a test on stores of both layouts.
@@ -21,7 +23,7 @@ func eachFormat(t *testing.T, test func(t *testing.T, f Format)) {
 
 func openMem(t *testing.T, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
+	s, err := OpenStore(Config{CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
@@ -30,11 +32,11 @@ func openMem(t *testing.T, f Format) *Store {
 
 // memTable opens a memory store (closed when the test ends) holding one
 // empty table.
-func memTable(t *testing.T, f Format, name string) (*Store, *widecolumn.TableSpec) {
+func memTable(t *testing.T, f Format, name string) (*Store, *kv.TableSpec) {
 	t.Helper()
 	s := openMem(t, f)
 	t.Cleanup(func() { s.Close() })
-	ts := &widecolumn.TableSpec{Name: name, ID: name}
+	ts := &kv.TableSpec{Name: name, ID: name}
 	if err := s.CreateTable(t.Context(), ts); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func memTable(t *testing.T, f Format, name string) (*Store, *widecolumn.TableSpe
 
 func openDisk(t *testing.T, dir string, f Format) *Store {
 	t.Helper()
-	s, err := OpenStore(StoreOptions{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
+	s, err := OpenStore(Config{Dir: dir, CacheSize: 8 << 20, MemTableSize: 1 << 20, Format: f})
 	if err != nil {
 		t.Fatalf("OpenStore(%s): %v", dir, err)
 	}
@@ -52,20 +54,20 @@ func openDisk(t *testing.T, dir string, f Format) *Store {
 
 func TestKVConformanceMemory(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openMem(t, f) })
+		kvtest.Run(t, func(t *testing.T) kv.KV { return openMem(t, f) })
 	})
 }
 
 func TestKVConformanceDisk(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		kvtest.Run(t, func(t *testing.T) widecolumn.KV { return openDisk(t, t.TempDir(), f) })
+		kvtest.Run(t, func(t *testing.T) kv.KV { return openDisk(t, t.TempDir(), f) })
 	})
 }
 
 func TestKVConformanceDiskSync(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
-		kvtest.Run(t, func(t *testing.T) widecolumn.KV {
-			s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Sync: true, Format: f})
+		kvtest.Run(t, func(t *testing.T) kv.KV {
+			s, err := OpenStore(Config{Dir: t.TempDir(), Sync: true, Format: f})
 			if err != nil {
 				t.Fatalf("OpenStore: %v", err)
 			}
@@ -74,11 +76,11 @@ func TestKVConformanceDiskSync(t *testing.T) {
 	})
 }
 
-func val(ts int64, data string) widecolumn.Cell {
-	return widecolumn.Cell{Qualifier: []byte("c"), Timestamp: ts, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()}
+func val(ts int64, data string) kv.Cell {
+	return kv.Cell{Qualifier: []byte("c"), Timestamp: ts, Value: kv.CellValue{Data: []byte(data)}.Encode()}
 }
 
-func mustGet(t *testing.T, s *Store, ts *widecolumn.TableSpec, key string) widecolumn.Row {
+func mustGet(t *testing.T, s *Store, ts *kv.TableSpec, key string) kv.Row {
 	t.Helper()
 	rows, err := s.Get(t.Context(), ts, [][]byte{[]byte(key)})
 	if err != nil {
@@ -87,11 +89,11 @@ func mustGet(t *testing.T, s *Store, ts *widecolumn.TableSpec, key string) widec
 	return rows[0]
 }
 
-func cellData(t *testing.T, r widecolumn.Row) []string {
+func cellData(t *testing.T, r kv.Row) []string {
 	t.Helper()
 	var out []string
 	for _, c := range r.Cells {
-		v, err := widecolumn.DecodeCellValue(c.Value)
+		v, err := kv.DecodeCellValue(c.Value)
 		if err != nil {
 			t.Fatalf("decode %q: %v", c.Value, err)
 		}
@@ -104,22 +106,22 @@ func TestReopenKeepsDataAndMeta(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
 		dir := t.TempDir()
 		ctx := t.Context()
-		a := &widecolumn.TableSpec{Keyspace: "ks", Name: "a", ID: "id-a"}
-		b := &widecolumn.TableSpec{Keyspace: "ks", Name: "b", ID: "id-b"}
+		a := &kv.TableSpec{Keyspace: "ks", Name: "a", ID: "id-a"}
+		b := &kv.TableSpec{Keyspace: "ks", Name: "b", ID: "id-b"}
 
 		s := openDisk(t, dir, f)
-		for _, ts := range []*widecolumn.TableSpec{a, b} {
+		for _, ts := range []*kv.TableSpec{a, b} {
 			if err := s.CreateTable(ctx, ts); err != nil {
 				t.Fatalf("CreateTable: %v", err)
 			}
 		}
-		if err := s.Apply(ctx, []widecolumn.Mutation{
-			{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "a-new")}},
-			{Table: b, Row: []byte("r1"), Cells: []widecolumn.Cell{val(10, "b")}},
+		if err := s.Apply(ctx, []kv.Mutation{
+			{Table: a, Row: []byte("r1"), Cells: []kv.Cell{val(10, "a-new")}},
+			{Table: b, Row: []byte("r1"), Cells: []kv.Cell{val(10, "b")}},
 		}); err != nil {
 			t.Fatalf("Apply: %v", err)
 		}
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: a, Row: []byte("r1"), Cells: []widecolumn.Cell{val(5, "a-old")}}}); err != nil {
+		if err := s.Apply(ctx, []kv.Mutation{{Table: a, Row: []byte("r1"), Cells: []kv.Cell{val(5, "a-old")}}}); err != nil {
 			t.Fatalf("Apply: %v", err)
 		}
 		if err := s.PutMeta(ctx, "catalog", []byte("snapshot-1")); err != nil {
@@ -145,14 +147,14 @@ func TestReopenKeepsDataAndMeta(t *testing.T) {
 		if _, err := s.Get(ctx, b, [][]byte{[]byte("r1")}); err == nil {
 			t.Errorf("Get on dropped table after reopen: got nil error, want 'does not exist'")
 		}
-		c := &widecolumn.TableSpec{Keyspace: "ks", Name: "c", ID: "id-c"}
+		c := &kv.TableSpec{Keyspace: "ks", Name: "c", ID: "id-c"}
 		if err := s.CreateTable(ctx, c); err != nil {
 			t.Fatalf("CreateTable after reopen: %v", err)
 		}
 		if r := mustGet(t, s, c, "r1"); len(r.Cells) != 0 {
 			t.Errorf("new table after reopen: got %v, want empty", cellData(t, r))
 		}
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: c, Row: []byte("r1"), Cells: []widecolumn.Cell{val(1, "c")}}}); err != nil {
+		if err := s.Apply(ctx, []kv.Mutation{{Table: c, Row: []byte("r1"), Cells: []kv.Cell{val(1, "c")}}}); err != nil {
 			t.Fatalf("Apply: %v", err)
 		}
 		if got, want := cellData(t, mustGet(t, s, a, "r1")), []string{"c@10=a-new"}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -169,7 +171,7 @@ func TestMergeAcrossFlushes(t *testing.T) {
 		ctx := t.Context()
 		order := []int64{5, 9, 1, 7, 9, 3}
 		for _, v := range order {
-			if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(v, fmt.Sprint("v", v))}}}); err != nil {
+			if err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{val(v, fmt.Sprint("v", v))}}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.db.Flush(); err != nil {
@@ -192,22 +194,22 @@ func TestMergeAcrossFlushes(t *testing.T) {
 // TestBeatsIsATotalOrder checks what Pebble needs of the merge operator:
 // the result of merging a set of versions never depends on their order.
 func TestBeatsIsATotalOrder(t *testing.T) {
-	enc := func(ts int64, v widecolumn.CellValue) []byte {
+	enc := func(ts int64, v kv.CellValue) []byte {
 		b := make([]byte, tsLen+len(v.Encode()))
 		encodeValue(b, ts, v.Encode())
 		return b
 	}
 	vals := [][]byte{
-		enc(1, widecolumn.CellValue{Data: []byte("a")}),
-		enc(1, widecolumn.CellValue{Data: []byte("b")}),
-		enc(1, widecolumn.CellValue{Tombstone: true, Expiry: 5}),
-		enc(1, widecolumn.CellValue{Tombstone: true, Expiry: 6}),
-		enc(1, widecolumn.CellValue{Data: []byte("b"), TTL: 10, Expiry: 100}),
-		enc(1, widecolumn.CellValue{Data: []byte("b"), TTL: 20, Expiry: 100}),
-		enc(2, widecolumn.CellValue{Data: []byte("a")}),
-		enc(0, widecolumn.CellValue{Data: []byte("z")}),
-		enc(1, widecolumn.CellValue{})[:tsLen], // timestamp, empty cell value: corrupt
-		{1, 2, 3},                              // too short: corrupt
+		enc(1, kv.CellValue{Data: []byte("a")}),
+		enc(1, kv.CellValue{Data: []byte("b")}),
+		enc(1, kv.CellValue{Tombstone: true, Expiry: 5}),
+		enc(1, kv.CellValue{Tombstone: true, Expiry: 6}),
+		enc(1, kv.CellValue{Data: []byte("b"), TTL: 10, Expiry: 100}),
+		enc(1, kv.CellValue{Data: []byte("b"), TTL: 20, Expiry: 100}),
+		enc(2, kv.CellValue{Data: []byte("a")}),
+		enc(0, kv.CellValue{Data: []byte("z")}),
+		enc(1, kv.CellValue{})[:tsLen], // timestamp, empty cell value: corrupt
+		{1, 2, 3},                      // too short: corrupt
 	}
 	for i, a := range vals {
 		if beats(a, a) {
@@ -263,10 +265,10 @@ func TestClosedStore(t *testing.T) {
 	eachFormat(t, func(t *testing.T, f Format) {
 		s, ts := memTable(t, f, "t")
 		ctx := t.Context()
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "x")}}}); err != nil {
+		if err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{val(1, "x")}}}); err != nil {
 			t.Fatal(err)
 		}
-		it, err := s.Scan(ctx, ts, widecolumn.ScanRange{})
+		it, err := s.Scan(ctx, ts, kv.ScanRange{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +290,7 @@ func TestClosedStore(t *testing.T) {
 		}
 		_, checks["Get"] = s.Get(ctx, ts, nil)
 		_, checks["GetMeta"] = s.GetMeta(ctx, "k")
-		_, checks["Scan"] = s.Scan(ctx, ts, widecolumn.ScanRange{})
+		_, checks["Scan"] = s.Scan(ctx, ts, kv.ScanRange{})
 		for op, err := range checks {
 			if !errors.Is(err, ErrClosed) {
 				t.Errorf("%s after Close: got %v, want ErrClosed", op, err)
@@ -303,15 +305,15 @@ func TestApplyErrors(t *testing.T) {
 		ctx := t.Context()
 		cases := []struct {
 			name string
-			muts []widecolumn.Mutation
+			muts []kv.Mutation
 		}{
-			{"unknown table", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x", ID: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
-			{"no table id", []widecolumn.Mutation{{Table: &widecolumn.TableSpec{Name: "x"}, Row: []byte("r"), Cells: []widecolumn.Cell{val(1, "v")}}}},
-			{"long qualifier", []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{{Qualifier: make([]byte, 70000), Value: []byte{0}}}}}},
+			{"unknown table", []kv.Mutation{{Table: &kv.TableSpec{Name: "x", ID: "x"}, Row: []byte("r"), Cells: []kv.Cell{val(1, "v")}}}},
+			{"no table id", []kv.Mutation{{Table: &kv.TableSpec{Name: "x"}, Row: []byte("r"), Cells: []kv.Cell{val(1, "v")}}}},
+			{"long qualifier", []kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{{Qualifier: make([]byte, 70000), Value: []byte{0}}}}}},
 		}
 		for _, c := range cases {
 			// The first mutation is valid: a failing call writes nothing.
-			muts := append([]widecolumn.Mutation{{Table: ts, Row: []byte("ok"), Cells: []widecolumn.Cell{val(1, "v")}}}, c.muts...)
+			muts := append([]kv.Mutation{{Table: ts, Row: []byte("ok"), Cells: []kv.Cell{val(1, "v")}}}, c.muts...)
 			if err := s.Apply(ctx, muts); err == nil {
 				t.Errorf("%s: Apply returned nil, want an error", c.name)
 			}
@@ -319,10 +321,10 @@ func TestApplyErrors(t *testing.T) {
 				t.Errorf("%s: failed Apply wrote %v", c.name, cellData(t, r))
 			}
 		}
-		if err := s.TruncateTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err == nil {
+		if err := s.TruncateTable(ctx, &kv.TableSpec{Name: "x", ID: "x"}); err == nil {
 			t.Errorf("TruncateTable of a missing table: got nil, want an error")
 		}
-		if err := s.DropTable(ctx, &widecolumn.TableSpec{Name: "x", ID: "x"}); err != nil {
+		if err := s.DropTable(ctx, &kv.TableSpec{Name: "x", ID: "x"}); err != nil {
 			t.Errorf("DropTable of a missing table: got %v, want nil", err)
 		}
 	})
@@ -343,13 +345,13 @@ func TestConcurrentApplyScan(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for gen := range rounds {
-					var muts []widecolumn.Mutation
+					var muts []kv.Mutation
 					for r := range rows {
 						g := int64(gen*writers + w)
 						data := fmt.Sprint(g)
-						muts = append(muts, widecolumn.Mutation{Table: ts, Row: fmt.Appendf(nil, "row%02d", r), Cells: []widecolumn.Cell{
-							{Qualifier: []byte("a"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
-							{Qualifier: []byte("b"), Timestamp: g, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()},
+						muts = append(muts, kv.Mutation{Table: ts, Row: fmt.Appendf(nil, "row%02d", r), Cells: []kv.Cell{
+							{Qualifier: []byte("a"), Timestamp: g, Value: kv.CellValue{Data: []byte(data)}.Encode()},
+							{Qualifier: []byte("b"), Timestamp: g, Value: kv.CellValue{Data: []byte(data)}.Encode()},
 						}})
 					}
 					if err := s.Apply(ctx, muts); err != nil {
@@ -364,7 +366,7 @@ func TestConcurrentApplyScan(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range rounds {
-					it, err := s.Scan(ctx, ts, widecolumn.ScanRange{Reverse: sc%2 == 1})
+					it, err := s.Scan(ctx, ts, kv.ScanRange{Reverse: sc%2 == 1})
 					if err != nil {
 						errs <- err
 						return
@@ -417,4 +419,17 @@ func TestPrefixEnd(t *testing.T) {
 			t.Errorf("prefixEnd(%x) = %x, want %x", c.in, got, c.want)
 		}
 	}
+}
+
+// TestEngineFaults runs the engine's fault suite (engine/faulttest) on the
+// Pebble store: KV calls fail at chosen points, the engine answers with a
+// clean error and leaves nothing half-applied.
+func TestEngineFaults(t *testing.T) {
+	faulttest.Run(t, func(t *testing.T) kv.KV {
+		st, err := OpenStore(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}, engine.Options{})
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // URL options, as in embedded://memory?salt=16&cache=128MiB&memtable=32MiB&sync=true.
@@ -57,18 +57,18 @@ func ParseURL(raw string) (Config, error) {
 		return fail("host %q: use embedded://memory, embedded:///abs/dir or embedded://./rel/dir", host)
 	}
 
-	opts, err := widecolumn.URLOptions(u.RawQuery, urlOptions)
+	opts, err := kv.URLOptions(u.RawQuery, urlOptions)
 	if err != nil {
 		return fail("%v", err)
 	}
 	for key, v := range opts {
 		switch key {
 		case "salt":
-			n, err := widecolumn.ParseSalt(v)
+			n, err := kv.ParseSalt(v)
 			if err != nil {
 				return fail("%v", err)
 			}
-			cfg.Engine.Salt = n
+			cfg.Salt = n
 		case "cache":
 			n, err := parseSize(v)
 			if err != nil {

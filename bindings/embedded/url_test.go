@@ -61,9 +61,9 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q): %v", c.url, err)
 			continue
 		}
-		if cfg.Dir != c.dir || cfg.Engine.Salt != c.salt || cfg.CacheSize != c.cache || cfg.MemTableSize != c.memtab || cfg.Sync != c.sync {
+		if cfg.Dir != c.dir || cfg.Salt != c.salt || cfg.CacheSize != c.cache || cfg.MemTableSize != c.memtab || cfg.Sync != c.sync {
 			t.Errorf("ParseURL(%q): got dir=%q salt=%d cache=%d memtable=%d sync=%v; want dir=%q salt=%d cache=%d memtable=%d sync=%v",
-				c.url, cfg.Dir, cfg.Engine.Salt, cfg.CacheSize, cfg.MemTableSize, cfg.Sync,
+				c.url, cfg.Dir, cfg.Salt, cfg.CacheSize, cfg.MemTableSize, cfg.Sync,
 				c.dir, c.salt, c.cache, c.memtab, c.sync)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // BenchmarkSberbankLayout separates the two halves of the Sberbank IN-100
@@ -79,7 +79,7 @@ func engineRows(b *testing.B, c gohbase.Client, prefix string, salt int) func(co
 		b.Fatalf("engine table %s*: %v", prefix, err)
 	}
 	table := []byte(strings.SplitN(string(res.Cells[0].Row), ",", 2)[0])
-	codec, err := widecolumn.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
+	codec, err := engine.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,8 +18,9 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // BenchmarkSberbank is the Sberbank workload on HBase, through dohyo and
@@ -59,7 +60,11 @@ func BenchmarkSberbank(b *testing.B) {
 
 			ins := &dohyoTable{b: be, ks: ks, table: table, value: value}
 			// The same workload on dohyo's embedded store, for reference.
-			emb, err := embedded.Open(b.Context(), embedded.Config{})
+			est, err := embedded.OpenStore(embedded.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			emb, err := engine.New(b.Context(), est, engine.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -188,16 +193,16 @@ func alternateBlocks(b *testing.B, sides ...func(ctx context.Context) error) (sp
 // rawSplitTable creates the benchmark's own HBase table (not the engine's)
 // with the same pre-split as a salted engine table, a region per bucket;
 // it is dropped when b ends.
-func rawSplitTable(b *testing.B, be *Backend, ks, name string, salt int) *widecolumn.TableSpec {
+func rawSplitTable(b *testing.B, be *engine.Engine, ks, name string, salt int) *kv.TableSpec {
 	b.Helper()
-	raw := &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: uniqueName("raw")}
+	raw := &kv.TableSpec{Keyspace: ks, Name: name, ID: uniqueName("raw")}
 	for i := 1; i < salt; i++ {
 		raw.SplitKeys = append(raw.SplitKeys, []byte{byte(i)})
 	}
-	if err := be.Store().CreateTable(b.Context(), raw); err != nil {
+	if err := storeOf(be).CreateTable(b.Context(), raw); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { be.Store().DropTable(context.Background(), raw) })
+	b.Cleanup(func() { storeOf(be).DropTable(context.Background(), raw) })
 	return raw
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // cellBlockGet is a Get that records whether the region client decoded
@@ -36,8 +36,8 @@ func TestGetCellsInCellBlock(t *testing.T) {
 	ts, drop := testTable(t, s, "cellblock")
 	defer drop()
 	k := []byte("row")
-	want := []widecolumn.Cell{liveCell("a", 7, "first"), liveCell("b", 7, "second")}
-	if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: k, Cells: want}}); err != nil {
+	want := []kv.Cell{liveCell("a", 7, "first"), liveCell("b", 7, "second")}
+	if err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: k, Cells: want}}); err != nil {
 		t.Fatal(err)
 	}
 	_, table := s.names.of(ts)

@@ -10,10 +10,10 @@ import (
 	"github.com/tsuna/gohbase/filter"
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
-// lwtTable holds the engine's coordination cells (see widecolumn.CondKV):
+// lwtTable holds the engine's coordination cells (see kv.CondKV):
 // row "<catalog>/<key>", column d:c. It is apart from user tables so that
 // their scans never meet a cell, and is created on first use.
 const (
@@ -21,7 +21,7 @@ const (
 	lwtQualifier = "c"
 )
 
-var _ widecolumn.CondKV = (*Store)(nil)
+var _ kv.CondKV = (*Store)(nil)
 
 func (s *Store) ensureLWT(ctx context.Context) error {
 	if _, ok := s.tables.Load(lwtTable); ok {
@@ -78,7 +78,7 @@ func (s *Store) CellSwap(ctx context.Context, key, expected, value []byte) (bool
 // table is being dropped: a table created later has another ID, so the
 // cells are garbage). Without a coordination table there is nothing to do.
 func (s *Store) dropCells(ctx context.Context, id string) error {
-	start := s.cellRow(widecolumn.CoordTablePrefix(id))
+	start := s.cellRow(kv.CoordTablePrefix(id))
 	stop := append(bytes.Clone(start[:len(start)-1]), start[len(start)-1]+1)
 	octx, cancel := opCtx(ctx, s.ddlTO)
 	defer cancel()

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // Defaults for Config.
@@ -43,7 +43,9 @@ var (
 	catalogRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 )
 
-// Config configures a Backend (and its Store).
+// Config configures a Store: where HBase is, and the engine settings its
+// URL carries (Salt, Table), which the store hands to the engine
+// (EngineDefaults).
 type Config struct {
 	// ZooKeeper is the quorum: "host:port[,host:port...]" (port 2181 when
 	// omitted). Use 127.0.0.1 rather than localhost.
@@ -64,9 +66,6 @@ type Config struct {
 	// DDLTimeout bounds table and namespace creation, truncation and drop
 	// (0: DefaultDDLTimeout).
 	DDLTimeout time.Duration
-	// Engine configures the CQL engine; its Salt and TableOptions are set
-	// from Salt and Table. A nil Engine.Logger is replaced by Logger.
-	Engine widecolumn.Options
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -242,14 +241,14 @@ func ParseURL(raw string) (Config, error) {
 	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
 		cfg.ZKRoot = p
 	}
-	opts, err := widecolumn.URLOptions(u.RawQuery, urlOptions)
+	opts, err := kv.URLOptions(u.RawQuery, urlOptions)
 	if err != nil {
 		return fail("%v", err)
 	}
 	for key, v := range opts {
 		switch key {
 		case "salt":
-			n, err := widecolumn.ParseSalt(v)
+			n, err := kv.ParseSalt(v)
 			if err != nil {
 				return fail("%v", err)
 			}

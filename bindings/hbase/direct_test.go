@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 func TestBeginPoint(t *testing.T) {
@@ -66,8 +66,8 @@ func TestDirectPointRPCs(t *testing.T) {
 				for i := range perWorker {
 					k := []byte{byte(w * 8), byte(i), byte(limit)}
 					v := fmt.Sprintf("%d/%d/%d", limit, w, i)
-					err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: k,
-						Cells: []widecolumn.Cell{liveCell("a", int64(i+1), v)}}})
+					err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: k,
+						Cells: []kv.Cell{liveCell("a", int64(i+1), v)}}})
 					if err != nil {
 						errs <- err
 						return
@@ -120,8 +120,8 @@ func BenchmarkPointRPC(b *testing.B) {
 			start := readProcessCost(b)
 			for i := range b.N {
 				k := []byte{byte(i), byte(i >> 8)}
-				if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: k,
-					Cells: []widecolumn.Cell{liveCell("a", 1, "value")}}}); err != nil {
+				if err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: k,
+					Cells: []kv.Cell{liveCell("a", 1, "value")}}}); err != nil {
 					b.Fatal(err)
 				}
 			}

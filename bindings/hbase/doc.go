@@ -1,5 +1,5 @@
-// Package hbase implements the widecolumn KV seam on Apache HBase (2.x)
-// with gohbase, and the HBase backend: the widecolumn CQL engine on it.
+// Package hbase implements the engine's KV seam (engine/kv) on Apache HBase (2.x)
+// with gohbase, and the HBase backend: the wide-column CQL engine (package engine) on it.
 //
 // Layout. One HBase namespace per keyspace (the name with characters
 // outside [A-Za-z0-9_] replaced; hbase, default and dohyo get a "_ks"

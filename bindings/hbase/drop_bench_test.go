@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // BenchmarkDropKeyspace times DROP KEYSPACE of a keyspace holding
@@ -26,11 +26,11 @@ func BenchmarkDropKeyspace(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			st, err := OpenStore(ctx, StoreOptions{ZooKeeper: zk, Catalog: uniqueName("bdrop_")})
+			st, err := OpenStore(ctx, Config{ZooKeeper: zk, Catalog: uniqueName("bdrop_")})
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := widecolumn.New(ctx, st, widecolumn.Options{DropInBackground: mode.bg})
+			e, err := engine.New(ctx, st, engine.Options{DropInBackground: mode.bg})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkDropKeyspace(b *testing.B) {
 // dropped and re-created) shows none of the old rows on any instance, and
 // the background drops finish (WaitDrops) without blocking later DDL.
 func TestTierDropInBackgroundIsInvisibleAtOnce(t *testing.T) {
-	tier := openTier(t, 2, widecolumn.Options{DropInBackground: true}, false, nil)
+	tier := openTier(t, 2, engine.Options{DropInBackground: true}, false, nil)
 	a, b := tier[0], tier[1]
 	ks := uniqueName("udt_bgdrop_")
 	exec(t, a, "CREATE KEYSPACE "+ks+replication)

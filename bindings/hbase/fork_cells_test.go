@@ -9,12 +9,12 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // cellBlock encodes cells of row in the KeyValueCodec form a region
 // server's cell block has (the form rowPut writes).
-func cellBlock(row []byte, cells []widecolumn.Cell) []byte {
+func cellBlock(row []byte, cells []kv.Cell) []byte {
 	var b []byte
 	for i := range cells {
 		b = appendKeyValue(b, row, familyBytes, &cells[i])
@@ -37,13 +37,13 @@ func decodeGetBlock(b []byte, n int32) (*pb.GetResponse, uint32, error) {
 // allocations whatever their number.
 func TestForkCellBlockDecode(t *testing.T) {
 	row := []byte("the-row")
-	var cells []widecolumn.Cell
+	var cells []kv.Cell
 	for i := range 11 {
 		q := []byte{byte('a' + i)}
 		if i == 0 {
 			q = []byte{} // the row marker's empty qualifier
 		}
-		cells = append(cells, widecolumn.Cell{Qualifier: q, Timestamp: int64(1_700_000_000_000_000 + i),
+		cells = append(cells, kv.Cell{Qualifier: q, Timestamp: int64(1_700_000_000_000_000 + i),
 			Value: bytes.Repeat([]byte{byte(i)}, i*30)})
 	}
 	b := cellBlock(row, cells)

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // The tests in this file check the fork's hand-written RPC encoding
@@ -113,16 +113,16 @@ func TestForkGetRequestEncoding(t *testing.T) {
 // two-byte varints; without a region the Put declines.
 func TestForkPutEncoding(t *testing.T) {
 	ctx := t.Context()
-	cell := func(q string, v int) widecolumn.Cell {
-		return widecolumn.Cell{Qualifier: []byte(q), Timestamp: int64(v) << 20, Value: bytes.Repeat([]byte("v"), v)}
+	cell := func(q string, v int) kv.Cell {
+		return kv.Cell{Qualifier: []byte(q), Timestamp: int64(v) << 20, Value: bytes.Repeat([]byte("v"), v)}
 	}
-	var many []widecolumn.Cell
+	var many []kv.Cell
 	for i := range 200 {
 		many = append(many, cell(string(rune('a'+i%26))+string(rune('a'+i/26)), i))
 	}
 	rows := [][]byte{[]byte("r"), bytes.Repeat([]byte{0}, 200)}
 	names := [][]byte{[]byte("t,,1.fake."), bytes.Repeat([]byte("n"), 300)}
-	for _, cells := range [][]widecolumn.Cell{nil, {cell("q", 3)}, {cell("", 0), cell("x", 200)}, many} {
+	for _, cells := range [][]kv.Cell{nil, {cell("q", 3)}, {cell("", 0), cell("x", 200)}, many} {
 		for _, row := range rows {
 			for _, name := range names {
 				p, err := newRowPut(ctx, []byte("t"), row, cells, true)
@@ -302,7 +302,7 @@ func frameResponse(header []byte, msg proto.Message, cellBlock []byte) ([]byte, 
 // frameGetBlockResponse frames the answer of a region server to a client
 // announcing 1.3 or later: one cell of row with value, in the cell block.
 func frameGetBlockResponse(id uint32, row, value []byte) ([]byte, error) {
-	block := cellBlock(row, []widecolumn.Cell{{Qualifier: []byte("q"), Timestamp: 1, Value: value}})
+	block := cellBlock(row, []kv.Cell{{Qualifier: []byte("q"), Timestamp: 1, Value: value}})
 	h, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(id),
 		CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(uint32(len(block)))}})
 	if err != nil {
@@ -360,7 +360,7 @@ func TestForkRequestHeaders(t *testing.T) {
 	}
 
 	// A Put of two cells, its cells in a cell block; answered plainly.
-	cells := []widecolumn.Cell{{Qualifier: []byte("a"), Timestamp: 5, Value: []byte("x")}, {Qualifier: []byte("b"), Timestamp: 5, Value: bytes.Repeat([]byte("y"), 500)}}
+	cells := []kv.Cell{{Qualifier: []byte("a"), Timestamp: 5, Value: []byte("x")}, {Qualifier: []byte("b"), Timestamp: 5, Value: bytes.Repeat([]byte("y"), 500)}}
 	p, err := newRowPut(ctx, []byte("t"), []byte("row-2"), cells, true)
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +395,7 @@ func TestForkRequestHeaders(t *testing.T) {
 	q = send(g)
 	h, _ = proto.Marshal(&pb.ResponseHeader{CallId: q.header.CallId})
 	h = protowire.AppendVarint(protowire.AppendTag(h, 15, protowire.VarintType), 9)
-	block := cellBlock([]byte("row-4"), []widecolumn.Cell{{Qualifier: []byte("q"), Timestamp: 1, Value: []byte("value-4")}})
+	block := cellBlock([]byte("row-4"), []kv.Cell{{Qualifier: []byte("q"), Timestamp: 1, Value: []byte("value-4")}})
 	h = protowire.AppendBytes(protowire.AppendTag(h, 3, protowire.BytesType),
 		protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), uint64(len(block))))
 	answer(frameResponse(h, &pb.GetResponse{Result: &pb.Result{AssociatedCellCount: proto.Int32(1)}}, block))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // get reads whole rows. Several keys are grouped by region (regionCache)
@@ -17,7 +17,7 @@ import (
 // with one gohbase Get each, sent concurrently (gohbase batches those per
 // region server), which also teaches the cache their regions. Rows are not
 // read from one snapshot.
-func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+func (s *Store) get(ctx context.Context, t *kv.TableSpec, keys [][]byte) ([]kv.Row, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 		return nil, errors.New("hbase: get: spec without ID")
 	}
 	fq, table := s.names.of(t)
-	rows := make([]widecolumn.Row, len(keys))
+	rows := make([]kv.Row, len(keys))
 	for i := range keys {
 		rows[i].Key = keys[i]
 	}
@@ -50,7 +50,7 @@ func (s *Store) get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte)
 
 // getRow reads one row with one gohbase Get: its cells and the region
 // that answered (nil when k cannot be an HBase row key).
-func (s *Store) getRow(ctx context.Context, table, k []byte) ([]widecolumn.Cell, hrpc.RegionInfo, error) {
+func (s *Store) getRow(ctx context.Context, table, k []byte) ([]kv.Cell, hrpc.RegionInfo, error) {
 	if !validRowKey(k) {
 		return nil, nil, nil // no such HBase row can exist
 	}
@@ -80,7 +80,7 @@ type rowReader struct {
 	fq    string
 	table []byte
 	keys  [][]byte
-	rows  []widecolumn.Row
+	rows  []kv.Row
 }
 
 func (r *rowReader) read() error {

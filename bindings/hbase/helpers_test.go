@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // ZKEnv names the environment variable with the ZooKeeper quorum of the
@@ -42,9 +44,9 @@ func uniqueName(prefix string) string {
 // testTable creates table name of keyspace kvtest in s, with a unique ID
 // and the given split keys; the caller drops it with drop, before closing
 // s (defer drop() after defer s.Close()).
-func testTable(t testing.TB, s *Store, name string, splits ...[]byte) (ts *widecolumn.TableSpec, drop func()) {
+func testTable(t testing.TB, s *Store, name string, splits ...[]byte) (ts *kv.TableSpec, drop func()) {
 	t.Helper()
-	ts = &widecolumn.TableSpec{Keyspace: "kvtest", Name: name, ID: uniqueName(name), SplitKeys: splits}
+	ts = &kv.TableSpec{Keyspace: "kvtest", Name: name, ID: uniqueName(name), SplitKeys: splits}
 	if err := s.CreateTable(t.Context(), ts); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func openTestStore(t testing.TB) *Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := OpenStore(ctx, StoreOptions{ZooKeeper: testZK(t), Catalog: uniqueName("test_")})
+	s, err := OpenStore(ctx, Config{ZooKeeper: testZK(t), Catalog: uniqueName("test_")})
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
@@ -65,14 +67,14 @@ func openTestStore(t testing.TB) *Store {
 
 // openTestBackend opens a Backend from a URL on the test HBase, with
 // query options appended; it is closed when the test ends.
-func openTestBackend(t testing.TB, query string) *Backend {
+func openTestBackend(t testing.TB, query string) *engine.Engine {
 	t.Helper()
 	u := "hbase://" + testZK(t) + "?" + query
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := OpenURL(ctx, u)
+	b, err := openEngineURL(ctx, u)
 	if err != nil {
-		t.Fatalf("OpenURL(%s): %v", u, err)
+		t.Fatalf("openEngineURL(%s): %v", u, err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
 	return b
@@ -102,7 +104,7 @@ func execPaged(t testing.TB, b bindings.Backend, q string, pageSize int32, state
 }
 
 // tableSpec finds a CQL table's KV spec through the catalog.
-func tableSpec(t testing.TB, b *Backend, ks, name string) *widecolumn.TableSpec {
+func tableSpec(t testing.TB, b *engine.Engine, ks, name string) *kv.TableSpec {
 	t.Helper()
 	cat, err := b.Catalog(context.Background())
 	if err != nil {
@@ -112,7 +114,7 @@ func tableSpec(t testing.TB, b *Backend, ks, name string) *widecolumn.TableSpec 
 	if tb == nil {
 		t.Fatalf("table %s.%s not in the catalog", ks, name)
 	}
-	return &widecolumn.TableSpec{Keyspace: ks, Name: name, ID: tb.ID}
+	return &kv.TableSpec{Keyspace: ks, Name: name, ID: tb.ID}
 }
 
 func dropKeyspace(t testing.TB, b bindings.Backend, ks string) {
@@ -127,3 +129,29 @@ func dropKeyspace(t testing.TB, b bindings.Backend, ks string) {
 }
 
 const replication = " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+
+// openEngine opens the engine on a new store, as bindings/stores does
+// (which this package's tests cannot import: it imports this package).
+func openEngine(ctx context.Context, cfg Config) (*engine.Engine, error) {
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.New(ctx, st, engine.Options{Logger: cfg.Logger})
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	return e, nil
+}
+
+// openEngineURL is openEngine for an hbase:// URL.
+func openEngineURL(ctx context.Context, rawURL string) (*engine.Engine, error) {
+	cfg, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return openEngine(ctx, cfg)
+}
+
+// storeOf is the store under an engine opened by openEngine.
+func storeOf(e *engine.Engine) *Store { return e.KV().(*Store) }

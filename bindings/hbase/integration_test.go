@@ -13,25 +13,25 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/bindingtest"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
-	"github.com/dohyo/dohyo/bindings/widecolumn/kvtest"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
+	"github.com/dohyo/dohyo/engine/kv/kvtest"
 )
 
 // Integration tests against a real HBase (DOHYO_TEST_HBASE_ZK).
 
 func TestKV(t *testing.T) {
 	testZK(t)
-	kvtest.RunWith(t, func(t *testing.T) widecolumn.KV { return openTestStore(t) },
+	kvtest.RunWith(t, func(t *testing.T) kv.KV { return openTestStore(t) },
 		kvtest.Options{SkipEqualTimestampTies: true})
 }
 
-func liveCell(q string, ts int64, data string) widecolumn.Cell {
-	return widecolumn.Cell{Qualifier: []byte(q), Timestamp: ts, Value: widecolumn.CellValue{Data: []byte(data)}.Encode()}
+func liveCell(q string, ts int64, data string) kv.Cell {
+	return kv.Cell{Qualifier: []byte(q), Timestamp: ts, Value: kv.CellValue{Data: []byte(data)}.Encode()}
 }
 
 // TestEqualTimestampLastWriteWins pins down the documented difference from
-// widecolumn.Resolve: across calls, HBase keeps the later of two cells with
+// kv.Resolve: across calls, HBase keeps the later of two cells with
 // equal timestamps.
 func TestEqualTimestampLastWriteWins(t *testing.T) {
 	s := openTestStore(t)
@@ -41,7 +41,7 @@ func TestEqualTimestampLastWriteWins(t *testing.T) {
 	defer drop()
 	const at = 1_700_000_000_000_000
 	for _, v := range []string{"bbb", "aaa"} { // Resolve would keep "bbb"
-		if err := s.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{liveCell("c", at, v)}}}); err != nil {
+		if err := s.Apply(ctx, []kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{liveCell("c", at, v)}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func TestEqualTimestampLastWriteWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := widecolumn.DecodeCellValue(rows[0].Cells[0].Value)
+	got, _ := kv.DecodeCellValue(rows[0].Cells[0].Value)
 	if string(got.Data) != "aaa" {
 		t.Errorf("equal timestamps: got %q, want the later write %q", got.Data, "aaa")
 	}
@@ -70,20 +70,20 @@ func TestReverseScanRegions(t *testing.T) {
 		t.Fatalf("Regions: got %d (%v), want 5", len(regions), err)
 	}
 	var keys [][]byte
-	var muts []widecolumn.Mutation
+	var muts []kv.Mutation
 	for i := 0; i < 256; i += 5 {
 		for _, k := range [][]byte{{byte(i)}, {byte(i), 0x00}, {byte(i), 0xff, 0xff}} {
 			keys = append(keys, k)
-			muts = append(muts, widecolumn.Mutation{Table: ts, Row: k, Cells: []widecolumn.Cell{liveCell("c", 1, "v")}})
+			muts = append(muts, kv.Mutation{Table: ts, Row: k, Cells: []kv.Cell{liveCell("c", 1, "v")}})
 		}
 	}
 	keys = append(keys, bytes.Repeat([]byte{0xff}, 40))
-	muts = append(muts, widecolumn.Mutation{Table: ts, Row: keys[len(keys)-1], Cells: []widecolumn.Cell{liveCell("c", 1, "v")}})
+	muts = append(muts, kv.Mutation{Table: ts, Row: keys[len(keys)-1], Cells: []kv.Cell{liveCell("c", 1, "v")}})
 	if err := s.Apply(ctx, muts); err != nil {
 		t.Fatal(err)
 	}
 	slices.SortFunc(keys, bytes.Compare)
-	ranges := []widecolumn.ScanRange{
+	ranges := []kv.ScanRange{
 		{},
 		{Start: []byte{0x40}},
 		{Stop: []byte{0x80}},
@@ -113,7 +113,7 @@ func TestReverseScanRegions(t *testing.T) {
 	}
 }
 
-func scanKeys(t *testing.T, s *Store, ts *widecolumn.TableSpec, r widecolumn.ScanRange) [][]byte {
+func scanKeys(t *testing.T, s *Store, ts *kv.TableSpec, r kv.ScanRange) [][]byte {
 	t.Helper()
 	it, err := s.Scan(t.Context(), ts, r)
 	if err != nil {
@@ -241,7 +241,7 @@ func TestRegionsAndSalt(t *testing.T) {
 			dropKeyspace(t, b, ks)
 			exec(t, b, "CREATE TABLE "+ks+".t (id bigint PRIMARY KEY, title text)")
 			spec := tableSpec(t, b, ks, "t")
-			regs, err := b.Store().Regions(t.Context(), spec)
+			regs, err := storeOf(b).Regions(t.Context(), spec)
 			if err != nil {
 				t.Fatalf("Regions: %v", err)
 			}
@@ -267,7 +267,7 @@ func TestRegionsAndSalt(t *testing.T) {
 			}
 			total := 0
 			for i, r := range regs {
-				keys := scanKeys(t, b.Store(), spec, widecolumn.ScanRange{Start: r.Start, Stop: r.Stop})
+				keys := scanKeys(t, storeOf(b), spec, kv.ScanRange{Start: r.Start, Stop: r.Stop})
 				if len(keys) == 0 {
 					t.Errorf("region %d [%x, %x) holds no rows of %d", i, r.Start, r.Stop, n)
 				}
@@ -279,10 +279,10 @@ func TestRegionsAndSalt(t *testing.T) {
 			if tt.salted {
 				// Salt bytes of all rows cover every bucket.
 				buckets := map[byte]bool{}
-				for _, k := range scanKeys(t, b.Store(), spec, widecolumn.ScanRange{}) {
+				for _, k := range scanKeys(t, storeOf(b), spec, kv.ScanRange{}) {
 					buckets[k[0]] = true
 				}
-				if want := b.Config().Salt; len(buckets) != want {
+				if want := storeOf(b).cfg.Salt; len(buckets) != want {
 					t.Errorf("rows fall in %d salt buckets, want %d", len(buckets), want)
 				}
 			}
@@ -352,7 +352,7 @@ func TestConformance(t *testing.T) {
 	bindingtest.Run(t, func(t *testing.T) bindings.Backend {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		b, err := Open(ctx, Config{ZooKeeper: zk, Catalog: fmt.Sprintf("%s_%d", run, n.Add(1)), Salt: 2})
+		b, err := openEngine(ctx, Config{ZooKeeper: zk, Catalog: fmt.Sprintf("%s_%d", run, n.Add(1)), Salt: 2})
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -387,7 +387,7 @@ func TestCreateTableEnablesDisabled(t *testing.T) {
 	if st, err := s2.tableState(ctx, tableName(ts)); err != nil || st != stateEnabled {
 		t.Errorf("state after CreateTable: got %v, %v; want enabled", st, err)
 	}
-	if err := s2.Apply(ctx, []widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{liveCell("c", 1, "v")}}}); err != nil {
+	if err := s2.Apply(ctx, []kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{liveCell("c", 1, "v")}}}); err != nil {
 		t.Errorf("Apply after re-enable: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/internal/lwtcheck"
 )
 
@@ -81,7 +81,7 @@ func runScript(script, arg string) (string, error) {
 func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject func()) {
 	var ks string
 	const keys, instances, clientsPer = 3, 3, 3
-	es := openTierOn(t, zk, instances, widecolumn.Options{LWTLease: 2 * time.Second, LWTTimeout: 5 * time.Second}, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTierOn(t, zk, instances, engine.Options{LWTLease: 2 * time.Second, LWTTimeout: 5 * time.Second}, stripeOnly(), func(e *engine.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.r (k int PRIMARY KEY, v int)")
 		for k := range keys {
 			exec(t, e, fmt.Sprintf("INSERT INTO %s.r (k, v) VALUES (%d, 0)", ks, k))
@@ -140,7 +140,7 @@ func checkLWTHistory(t *testing.T, zk string, duration time.Duration, inject fun
 }
 
 // lwtOp runs one random operation and records it.
-func lwtOp(ctx context.Context, e *widecolumn.Engine, ks string, r *rand.Rand, client int, h *lwtcheck.History) {
+func lwtOp(ctx context.Context, e *engine.Engine, ks string, r *rand.Rand, client int, h *lwtcheck.History) {
 	in := lwtcheck.RandomInput(r)
 	call := time.Now()
 	var out lwtcheck.Output

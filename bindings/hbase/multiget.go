@@ -10,7 +10,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // multiGet reads several rows of one region with one MultiRequest (one
@@ -23,7 +23,7 @@ import (
 // (SetRegion gives the region, from gohbase's own region cache), the caller's
 // goroutine writes it to the region server (the call is not hrpc.Batchable,
 // so it skips the batching goroutine), and the response's cell blocks are
-// decoded straight into widecolumn cells that alias the response buffer.
+// decoded straight into kv.Cell values that alias the response buffer.
 //
 // keys are sorted; the request holds the prefix of keys that the region
 // routed to covers (ToProto computes it, on every send, from the region it
@@ -40,7 +40,7 @@ type multiGet struct {
 	sent int // keys[:sent] are in the request
 	// Set by DeserializeCellBlocks (gohbase's receiving goroutine), read
 	// by the caller after the result arrives on resultch.
-	cells [][]widecolumn.Cell
+	cells [][]kv.Cell
 }
 
 var _ hrpc.Call = (*multiGet)(nil)
@@ -74,7 +74,7 @@ func (m *multiGet) ToProto() proto.Message {
 		n++
 	}
 	m.sent = n
-	m.cells = make([][]widecolumn.Cell, n)
+	m.cells = make([][]kv.Cell, n)
 	acts := make([]pb.Action, n)
 	gets := make([]pb.Get, n)
 	idx := make([]uint32, n)
@@ -106,7 +106,7 @@ func (m *multiGet) DeserializeCellBlocks(msg proto.Message, b []byte) (uint32, e
 			total += int(roe.GetResult().GetAssociatedCellCount())
 		}
 	}
-	all := make([]widecolumn.Cell, 0, total)
+	all := make([]kv.Cell, 0, total)
 	var read uint32
 	for _, rar := range mr.GetRegionActionResult() {
 		for _, roe := range rar.GetResultOrException() {
@@ -146,7 +146,7 @@ func (m *multiGet) DeserializeCellBlocks(msg proto.Message, b []byte) (uint32, e
 //
 // The cell's slices alias b. It returns the cell, its family and the bytes
 // read.
-func cellFromBlock(b []byte) (c widecolumn.Cell, fam []byte, n uint32, err error) {
+func cellFromBlock(b []byte) (c kv.Cell, fam []byte, n uint32, err error) {
 	if len(b) < 12 {
 		return c, nil, 0, fmt.Errorf("cell block truncated: %d bytes", len(b))
 	}
@@ -176,7 +176,7 @@ func cellFromBlock(b []byte) (c widecolumn.Cell, fam []byte, n uint32, err error
 // results copies the rows a successful multi-get read into rows (at the
 // positions in idx, parallel to m.keys) and returns the positions it could
 // not read: keys outside the region and keys whose action failed.
-func (m *multiGet) results(msg proto.Message, idx []int, rows []widecolumn.Row) ([]int, error) {
+func (m *multiGet) results(msg proto.Message, idx []int, rows []kv.Row) ([]int, error) {
 	mr, ok := msg.(*pb.MultiResponse)
 	if !ok {
 		return nil, fmt.Errorf("multi-get: response is a %T", msg)
@@ -209,8 +209,8 @@ func (m *multiGet) results(msg proto.Message, idx []int, rows []widecolumn.Row) 
 }
 
 // pbCells converts cells sent inside a protobuf Result, of family "d".
-func pbCells(pc []*pb.Cell) []widecolumn.Cell {
-	out := make([]widecolumn.Cell, 0, len(pc))
+func pbCells(pc []*pb.Cell) []kv.Cell {
+	out := make([]kv.Cell, 0, len(pc))
 	for _, c := range pc {
 		if string(c.GetFamily()) != family {
 			continue
@@ -219,7 +219,7 @@ func pbCells(pc []*pb.Cell) []widecolumn.Cell {
 		if q == nil {
 			q = []byte{}
 		}
-		out = append(out, widecolumn.Cell{Qualifier: q, Timestamp: int64(c.GetTimestamp()), Value: c.GetValue()})
+		out = append(out, kv.Cell{Qualifier: q, Timestamp: int64(c.GetTimestamp()), Value: c.GetValue()})
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/tsuna/gohbase/region"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 func testRegion(id uint64, start, stop string) hrpc.RegionInfo {
@@ -20,7 +20,7 @@ func testRegion(id uint64, start, stop string) hrpc.RegionInfo {
 }
 
 func TestCellFromBlock(t *testing.T) {
-	cells := []widecolumn.Cell{
+	cells := []kv.Cell{
 		{Qualifier: []byte{}, Timestamp: 1, Value: []byte{0}},
 		{Qualifier: []byte("\x02title"), Timestamp: 1796318541989502, Value: bytes.Repeat([]byte{'x'}, 100)},
 		{Qualifier: []byte("q"), Timestamp: 7, Value: []byte{}},
@@ -87,8 +87,8 @@ func TestMultiGetResponse(t *testing.T) {
 	m := newMultiGet(context.Background(), []byte("ns:t"), keys)
 	m.SetRegion(testRegion(1, "", "e"))
 	m.ToProto()
-	c1 := widecolumn.Cell{Qualifier: []byte{}, Timestamp: 5, Value: []byte{0}}
-	c2 := widecolumn.Cell{Qualifier: []byte("v"), Timestamp: 6, Value: []byte("val")}
+	c1 := kv.Cell{Qualifier: []byte{}, Timestamp: 5, Value: []byte{0}}
+	c2 := kv.Cell{Qualifier: []byte("v"), Timestamp: 6, Value: []byte("val")}
 	var blocks []byte
 	blocks = appendKeyValue(blocks, keys[0], familyBytes, &c1)
 	blocks = appendKeyValue(blocks, keys[0], familyBytes, &c2)
@@ -107,7 +107,7 @@ func TestMultiGetResponse(t *testing.T) {
 	if err != nil || int(n) != len(blocks) {
 		t.Fatalf("read %d of %d bytes: %v", n, len(blocks), err)
 	}
-	rows := make([]widecolumn.Row, 5)
+	rows := make([]kv.Row, 5)
 	left, err := m.results(mr, []int{4, 3, 2, 1, 0}, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -116,13 +116,13 @@ func TestMultiGetResponse(t *testing.T) {
 	if !reflect.DeepEqual(left, []int{2, 0}) {
 		t.Errorf("left %v, want [2 0]", left)
 	}
-	if !reflect.DeepEqual(rows[4].Cells, []widecolumn.Cell{c1, c2}) || rows[3].Cells != nil ||
-		!reflect.DeepEqual(rows[1].Cells, []widecolumn.Cell{c1}) {
+	if !reflect.DeepEqual(rows[4].Cells, []kv.Cell{c1, c2}) || rows[3].Cells != nil ||
+		!reflect.DeepEqual(rows[1].Cells, []kv.Cell{c1}) {
 		t.Errorf("rows %+v", rows)
 	}
 	// An exception for the whole region leaves every key.
 	mr = &pb.MultiResponse{RegionActionResult: []*pb.RegionActionResult{{Exception: &pb.NameBytesPair{Name: proto.String("x")}}}}
-	if left, err = m.results(mr, []int{0, 1, 2, 3, 4}, make([]widecolumn.Row, 5)); err != nil || len(left) != 5 {
+	if left, err = m.results(mr, []int{0, 1, 2, 3, 4}, make([]kv.Row, 5)); err != nil || len(left) != 5 {
 		t.Errorf("left %v, %v", left, err)
 	}
 }
@@ -196,11 +196,11 @@ func TestMultiGetRegions(t *testing.T) {
 	ts, drop := testTable(t, s, "mget", []byte{0x40}, []byte{0x80}, []byte{0x80, 0x00}, []byte{0xc0})
 	defer drop()
 	var keys [][]byte
-	var muts []widecolumn.Mutation
+	var muts []kv.Mutation
 	for i := 0; i < 256; i += 3 {
 		k := []byte{byte(i), 0x00, byte(i)}
 		keys = append(keys, k, []byte{byte(i), 0x01}) // the second is missing
-		muts = append(muts, widecolumn.Mutation{Table: ts, Row: k, Cells: []widecolumn.Cell{
+		muts = append(muts, kv.Mutation{Table: ts, Row: k, Cells: []kv.Cell{
 			liveCell("a", 1, fmt.Sprint(i)), liveCell("b", 2, "v")}})
 	}
 	keys = append(keys, keys[0], nil, bytes.Repeat([]byte{1}, maxRowLength+1))

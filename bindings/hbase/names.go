@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // HBase naming. Namespaces allow [A-Za-z0-9_]; table qualifiers also allow
@@ -46,7 +46,7 @@ func namespaceName(keyspace string) string {
 
 // tableName returns the fully qualified HBase table of a spec:
 // "<namespace>:t_<name>_<id>".
-func tableName(t *widecolumn.TableSpec) string {
+func tableName(t *kv.TableSpec) string {
 	return namespaceName(t.Keyspace) + ":t_" + sanitize(t.Name) + "_" + sanitizeID(t.ID)
 }
 
@@ -128,7 +128,7 @@ type tableNameEntry struct {
 const maxTableNames = 4096
 
 // of returns tableName(t) and its bytes.
-func (n *tableNames) of(t *widecolumn.TableSpec) (string, []byte) {
+func (n *tableNames) of(t *kv.TableSpec) (string, []byte) {
 	k := tableNameKey{t.Keyspace, t.Name, t.ID}
 	n.mu.RLock()
 	e, ok := n.m[k]

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // rowPut is one HBase Put of a whole row whose cells carry their own
@@ -24,7 +24,7 @@ import (
 type rowPut struct {
 	*hrpc.Mutate
 	row   []byte
-	cells []widecolumn.Cell
+	cells []kv.Cell
 }
 
 var (
@@ -35,7 +35,7 @@ var (
 
 // newRowPut makes the Put; direct makes gohbase write it from the calling
 // goroutine instead of its batching writer (Store.beginPoint).
-func newRowPut(ctx context.Context, table, row []byte, cells []widecolumn.Cell, direct bool) (*rowPut, error) {
+func newRowPut(ctx context.Context, table, row []byte, cells []kv.Cell, direct bool) (*rowPut, error) {
 	var m *hrpc.Mutate
 	var err error
 	if direct {
@@ -168,18 +168,18 @@ func (p *rowPut) AppendCellBlock(b []byte) []byte {
 
 // keyValueLen is the length appendKeyValue appends for c: the leading
 // length and what it counts.
-func keyValueLen(row, fam []byte, c *widecolumn.Cell) int {
+func keyValueLen(row, fam []byte, c *kv.Cell) int {
 	return 4 + kvBodyLen(kvKeyLen(row, fam, c), c)
 }
 
 // kvKeyLen is the length of c's key in KeyValue form.
-func kvKeyLen(row, fam []byte, c *widecolumn.Cell) int {
+func kvKeyLen(row, fam []byte, c *kv.Cell) int {
 	return 2 + len(row) + 1 + len(fam) + len(c.Qualifier) + 8 + 1
 }
 
 // kvBodyLen is what a KeyValue's leading length counts: the key and value
 // lengths, the key and the value.
-func kvBodyLen(keyLen int, c *widecolumn.Cell) int { return 4 + 4 + keyLen + len(c.Value) }
+func kvBodyLen(keyLen int, c *kv.Cell) int { return 4 + 4 + keyLen + len(c.Value) }
 
 // appendKeyValue appends one cell in HBase's KeyValueCodec form:
 //
@@ -188,7 +188,7 @@ func kvBodyLen(keyLen int, c *widecolumn.Cell) int { return 4 + 4 + keyLen + len
 //	key:   uint16 row length, row, uint8 family length, family, qualifier,
 //	       uint64 timestamp, uint8 type
 //	value
-func appendKeyValue(dst, row, fam []byte, c *widecolumn.Cell) []byte {
+func appendKeyValue(dst, row, fam []byte, c *kv.Cell) []byte {
 	keyLen := kvKeyLen(row, fam, c)
 	kvLen := kvBodyLen(keyLen, c)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(kvLen))

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -37,7 +37,7 @@ var lastRow = bytes.Repeat([]byte{0xff}, 16<<10)
 // exclusive lower row, the reverse of ScanRange: the iterator starts at
 // r.Stop (skipping that row), asks HBase to stop just below r.Start, and
 // ends itself at the first row below r.Start.
-func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (*rowIter, error) {
+func (s *Store) scan(ctx context.Context, t *kv.TableSpec, r kv.ScanRange) (*rowIter, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Store) scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.
 	// gohbase keeps the bounds past Close (a scanner closed early sends
 	// its close request from a goroutine of its own, routed by the start
 	// row), and the caller may reuse their memory once this call and the
-	// iterator are done (widecolumn.SettlingKV): hand it copies.
+	// iterator are done (kv.SettlingKV): hand it copies.
 	from, to = bytes.Clone(from), bytes.Clone(to)
 	sctx, cancel := context.WithCancelCause(ctx)
 	_, table := s.names.of(t)
@@ -99,7 +99,7 @@ func below(k []byte) []byte {
 	return append(out, k[n-1]-1)
 }
 
-// rowIter adapts a gohbase scanner to widecolumn.RowIterator.
+// rowIter adapts a gohbase scanner to kv.RowIterator.
 type rowIter struct {
 	s           *Store
 	start, stop []byte
@@ -118,19 +118,19 @@ type rowIter struct {
 
 // Next returns the next row. ctx bounds this call; cancelling it ends the
 // scan.
-func (it *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
+func (it *rowIter) Next(ctx context.Context) (kv.Row, bool) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	if it.closed || it.done || it.err != nil {
-		return widecolumn.Row{}, false
+		return kv.Row{}, false
 	}
 	if err := ctx.Err(); err != nil {
 		it.err = fmt.Errorf("hbase: scan: %w", err)
-		return widecolumn.Row{}, false
+		return kv.Row{}, false
 	}
 	if it.s.closed.Load() {
 		it.err = fmt.Errorf("hbase: scan: %w", ErrClosed)
-		return widecolumn.Row{}, false
+		return kv.Row{}, false
 	}
 	// gohbase's scanner is bound to the context it was made with: tie this
 	// call's ctx and the op timeout to it.
@@ -144,11 +144,11 @@ func (it *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		res, err := it.scanner.Next()
 		if err == io.EOF {
 			it.done = true
-			return widecolumn.Row{}, false
+			return kv.Row{}, false
 		}
 		if err != nil {
 			it.err = it.fail(ctx, err)
-			return widecolumn.Row{}, false
+			return kv.Row{}, false
 		}
 		if res == nil || len(res.Cells) == 0 {
 			continue
@@ -157,7 +157,7 @@ func (it *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 		if !it.reverse {
 			if it.stop != nil && bytes.Compare(key, it.stop) >= 0 {
 				it.finish()
-				return widecolumn.Row{}, false
+				return kv.Row{}, false
 			}
 		} else {
 			if it.stop != nil && bytes.Compare(key, it.stop) >= 0 {
@@ -165,11 +165,11 @@ func (it *rowIter) Next(ctx context.Context) (widecolumn.Row, bool) {
 			}
 			if it.start != nil && bytes.Compare(key, it.start) < 0 {
 				it.finish()
-				return widecolumn.Row{}, false
+				return kv.Row{}, false
 			}
 		}
 		it.rows++
-		return widecolumn.Row{Key: key, Cells: toCells(res.Cells)}, true
+		return kv.Row{Key: key, Cells: toCells(res.Cells)}, true
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
-// The shared schema (widecolumn.SharedSchema) is one row of the catalog
+// The shared schema (kv.SharedSchema) is one row of the catalog
 // table, "<catalog>/schema", with three cells: the version (8 bytes, big
 // endian), the encoded catalog and the salts. A commit is one CheckAndPut
 // on the version cell, so the three change together or not at all, and
@@ -30,7 +30,7 @@ const (
 	schemaVersionSz = 8
 )
 
-var _ widecolumn.SharedSchema = (*Store)(nil)
+var _ kv.SharedSchema = (*Store)(nil)
 
 // SchemaVersion reads the committed schema version (0: none yet).
 func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
@@ -42,19 +42,19 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 }
 
 // ReadSchema reads version, catalog and salts from one row read.
-func (s *Store) ReadSchema(ctx context.Context) (widecolumn.SchemaMeta, error) {
+func (s *Store) ReadSchema(ctx context.Context) (kv.SchemaMeta, error) {
 	cells, err := s.getSchemaRow(ctx, schemaVersionQ, schemaCatalogQ, schemaSaltsQ)
 	if err != nil {
-		return widecolumn.SchemaMeta{}, err
+		return kv.SchemaMeta{}, err
 	}
 	v, err := decodeSchemaVersion(cells[schemaVersionQ])
 	if err != nil {
-		return widecolumn.SchemaMeta{}, err
+		return kv.SchemaMeta{}, err
 	}
 	if v > 0 {
-		return widecolumn.SchemaMeta{Version: v, Catalog: cells[schemaCatalogQ], Salts: cells[schemaSaltsQ]}, nil
+		return kv.SchemaMeta{Version: v, Catalog: cells[schemaCatalogQ], Salts: cells[schemaSaltsQ]}, nil
 	}
-	m := widecolumn.SchemaMeta{}
+	m := kv.SchemaMeta{}
 	if m.Catalog, err = s.GetMeta(ctx, legacyCatalogK); err != nil {
 		return m, err
 	}
@@ -66,7 +66,7 @@ func (s *Store) ReadSchema(ctx context.Context) (widecolumn.SchemaMeta, error) {
 
 // CommitSchema writes m as version prev+1 if the version cell still holds
 // prev (is absent, for prev 0): one CheckAndPut.
-func (s *Store) CommitSchema(ctx context.Context, prev int64, m widecolumn.SchemaMeta) (bool, error) {
+func (s *Store) CommitSchema(ctx context.Context, prev int64, m kv.SchemaMeta) (bool, error) {
 	var expected []byte // absent
 	if prev > 0 {
 		expected = encodeSchemaVersion(prev)

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // The schema row's compare-and-set on the real HBase: one winner per
@@ -32,7 +33,7 @@ func TestSchemaCommitCompareAndSet(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok, err := s.CommitSchema(ctx, 0, widecolumn.SchemaMeta{Catalog: fmt.Appendf(nil, "c%d", i), Salts: []byte("{}")})
+			ok, err := s.CommitSchema(ctx, 0, kv.SchemaMeta{Catalog: fmt.Appendf(nil, "c%d", i), Salts: []byte("{}")})
 			if err != nil {
 				t.Error(err)
 			}
@@ -58,10 +59,10 @@ func TestSchemaCommitCompareAndSet(t *testing.T) {
 	if err != nil || m.Version != 1 || string(m.Catalog) != fmt.Sprintf("c%d", winners[0]) {
 		t.Fatalf("after the commit: %+v, %v", m, err)
 	}
-	if ok, err := s.CommitSchema(ctx, 0, widecolumn.SchemaMeta{Catalog: []byte("stale")}); ok || err != nil {
+	if ok, err := s.CommitSchema(ctx, 0, kv.SchemaMeta{Catalog: []byte("stale")}); ok || err != nil {
 		t.Fatalf("commit over a stale version: ok=%v err=%v, want refused", ok, err)
 	}
-	if ok, err := s.CommitSchema(ctx, 1, widecolumn.SchemaMeta{Catalog: []byte("c")}); !ok || err != nil {
+	if ok, err := s.CommitSchema(ctx, 1, kv.SchemaMeta{Catalog: []byte("c")}); !ok || err != nil {
 		t.Fatalf("commit over the current version: ok=%v err=%v", ok, err)
 	}
 }
@@ -85,7 +86,7 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
-	for i, inst := range []*Backend{a, b} {
+	for i, inst := range []*engine.Engine{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -99,7 +100,7 @@ func TestSharedCatalogTwoBackends(t *testing.T) {
 	}
 	wg.Wait()
 	deadline := time.Now().Add(30 * time.Second)
-	for _, inst := range []*Backend{a, b} {
+	for _, inst := range []*engine.Engine{a, b} {
 		for {
 			c, _ := inst.Catalog(context.Background())
 			if n := len(c.Keyspace(ks).Tables); n == 7 {
@@ -150,7 +151,7 @@ func BenchmarkSchemaVersionPoll(b *testing.B) {
 	s := openTestStore(b)
 	defer s.Close()
 	ctx := context.Background()
-	if ok, err := s.CommitSchema(ctx, 0, widecolumn.SchemaMeta{Catalog: []byte("{}"), Salts: []byte("{}")}); !ok || err != nil {
+	if ok, err := s.CommitSchema(ctx, 0, kv.SchemaMeta{Catalog: []byte("{}"), Salts: []byte("{}")}); !ok || err != nil {
 		b.Fatalf("commit: %v %v", ok, err)
 	}
 	b.ResetTimer()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -18,12 +18,12 @@ import (
 const DBSystem = "hbase"
 
 // DBSystem names the store for span attributes.
-func (b *Backend) DBSystem() string { return DBSystem }
+func (s *Store) DBSystem() string { return DBSystem }
 
 // rpcSpan starts the span of an HBase call on table t (nil: several).
 // Following the conventions for HBase, db.namespace and db.collection.name
 // are the HBase namespace and table.
-func rpcSpan(ctx context.Context, op string, t *widecolumn.TableSpec, rpcs int) telemetry.Span {
+func rpcSpan(ctx context.Context, op string, t *kv.TableSpec, rpcs int) telemetry.Span {
 	_, sp := telemetry.StartClient(ctx, spanName(op))
 	if sp.Exporting() {
 		st := telemetry.Statement{System: DBSystem, Operation: op}
@@ -56,20 +56,20 @@ func spanName(op string) string {
 
 // Get reads whole rows, one multi-get per region, the regions concurrently
 // (see get). Rows are not read from one snapshot.
-func (s *Store) Get(ctx context.Context, t *widecolumn.TableSpec, keys [][]byte) ([]widecolumn.Row, error) {
+func (s *Store) Get(ctx context.Context, t *kv.TableSpec, keys [][]byte) ([]kv.Row, error) {
 	sp := rpcSpan(ctx, "Get", t, len(keys))
 	if !sp.Recording() {
 		return s.get(ctx, t, keys)
 	}
 	rows, err := s.get(ctx, t, keys)
-	sp.EndRows("HBase", widecolumn.FoundRows(rows), err)
+	sp.EndRows("HBase", kv.FoundRows(rows), err)
 	return rows, err
 }
 
 // Apply writes each row's cells with one Put (atomic per row in HBase);
 // rows are sent concurrently and gohbase batches them per region server.
-func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
-	var t *widecolumn.TableSpec
+func (s *Store) Apply(ctx context.Context, muts []kv.Mutation) error {
+	var t *kv.TableSpec
 	if len(muts) > 0 {
 		t = muts[0].Table
 	}
@@ -85,15 +85,15 @@ func (s *Store) Apply(ctx context.Context, muts []widecolumn.Mutation) error {
 // SettlesOnSuccess reports that a call which returned nil keeps nothing of
 // what it was given: Get, Apply and the conditional calls return only once
 // HBase answered their RPCs, and a scan hands gohbase copies of its bounds
-// (widecolumn.SettlingKV). A call that failed may have left an RPC queued
+// (kv.SettlingKV). A call that failed may have left an RPC queued
 // in gohbase, still pointing at its keys.
 func (s *Store) SettlesOnSuccess() bool { return true }
 
-var _ widecolumn.SettlingKV = (*Store)(nil)
+var _ kv.SettlingKV = (*Store)(nil)
 
 // Scan iterates rows of [r.Start, r.Stop) with a gohbase scanner (see
 // scan); its span lasts until Close.
-func (s *Store) Scan(ctx context.Context, t *widecolumn.TableSpec, r widecolumn.ScanRange) (widecolumn.RowIterator, error) {
+func (s *Store) Scan(ctx context.Context, t *kv.TableSpec, r kv.ScanRange) (kv.RowIterator, error) {
 	sp := rpcSpan(ctx, "Scan", t, 0)
 	it, err := s.scan(ctx, t, r)
 	if err != nil {

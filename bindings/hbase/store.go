@@ -21,22 +21,11 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
-	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/engine/kv"
 	"github.com/dohyo/dohyo/internal/rawnet"
 )
 
-// StoreOptions configures a Store (see Config for the meaning of fields).
-type StoreOptions struct {
-	ZooKeeper  string
-	ZKRoot     string
-	Catalog    string
-	OpTimeout  time.Duration
-	DDLTimeout time.Duration
-	Logger     *slog.Logger
-}
-
-// Store is a widecolumn.KV on HBase. It is safe for concurrent use.
+// Store is a kv.KV on HBase. It is safe for concurrent use.
 //
 // Layout: a namespace per keyspace, one table per CQL table incarnation
 // ("<ks>:t_<name>_<id>") with one column family "d" keeping one version;
@@ -45,10 +34,11 @@ type StoreOptions struct {
 // dohyo:catalog under "<catalog>/<key>".
 //
 // Ties: HBase keeps the highest timestamp; of two writes with equal
-// timestamps it keeps the later one, not the one widecolumn.Resolve picks.
+// timestamps it keeps the later one, not the one kv.Resolve picks.
 // Within one Apply call duplicate cells are resolved by Resolve before
 // sending.
 type Store struct {
+	cfg     Config // as opened, defaults filled (DescribeServer, EngineDefaults)
 	zk      string
 	catalog string
 	opTO    time.Duration
@@ -75,16 +65,15 @@ type Store struct {
 	directMax int64
 }
 
-var _ widecolumn.KV = (*Store)(nil)
+var _ kv.KV = (*Store)(nil)
 
 // OpenStore connects to HBase and makes sure the catalog table exists.
 // ctx bounds the whole open (ZooKeeper, master and region lookups).
-func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
-	cfg := Config{ZooKeeper: o.ZooKeeper, ZKRoot: o.ZKRoot, Catalog: o.Catalog,
-		OpTimeout: o.OpTimeout, DDLTimeout: o.DDLTimeout}.withDefaults()
-	if err := cfg.Validate(); err != nil {
+func OpenStore(ctx context.Context, o Config) (*Store, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	cfg := o.withDefaults()
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -121,6 +110,7 @@ func OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
 		return nil, errors.New("hbase: gohbase client does not expose SendRPC")
 	}
 	s := &Store{
+		cfg:        cfg,
 		zk:         cfg.ZooKeeper,
 		catalog:    cfg.Catalog,
 		opTO:       cfg.OpTimeout,
@@ -175,7 +165,7 @@ func (s *Store) ensureMeta(ctx context.Context) error {
 
 // CreateTable creates the table's namespace and table, pre-split. An
 // existing table is left alone (and enabled if it was disabled).
-func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) CreateTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -192,7 +182,7 @@ func (s *Store) CreateTable(ctx context.Context, t *widecolumn.TableSpec) error 
 	}
 	dctx, cancel := opCtx(ctx, s.ddlTO)
 	defer cancel()
-	return s.wrapErr(ctx, "create table "+fq, s.ensureTable(dctx, fq, o, splitKeys(t.SplitKeys, o.Regions)))
+	return s.wrapErr(ctx, "create table "+fq, s.ensureTable(dctx, fq, o, t.SplitKeys))
 }
 
 func (s *Store) ensureTable(ctx context.Context, fq string, o TableOptions, splits [][]byte) error {
@@ -239,7 +229,7 @@ func (s *Store) ensureNamespace(ctx context.Context, ns string) error {
 
 // DropTable disables and deletes the table, then deletes the coordination
 // cells of its partitions. A missing table is not an error.
-func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) DropTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -270,7 +260,7 @@ func (s *Store) DropTable(ctx context.Context, t *widecolumn.TableSpec) error {
 // TruncateTable empties the table with HBase's truncate (disable, then
 // recreate the regions with the same boundaries). Deletes would not do:
 // HBase delete markers hide later writes with older timestamps.
-func (s *Store) TruncateTable(ctx context.Context, t *widecolumn.TableSpec) error {
+func (s *Store) TruncateTable(ctx context.Context, t *kv.TableSpec) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -345,39 +335,6 @@ func (s *Store) tableState(ctx context.Context, fq string) (tableState, error) {
 	return stateMissing, nil
 }
 
-// splitKeys returns the pre-split boundaries of a table: the engine's
-// (one region per salt bucket) unless regions asks for another count, then
-// about that many regions along salt buckets and token ranges, computed by
-// the engine's key codec so boundaries match the row key layout.
-func splitKeys(given [][]byte, regions int) [][]byte {
-	if regions == 0 {
-		return given
-	}
-	salt, ok := saltOf(given)
-	if !ok {
-		return given // boundaries the store does not understand: keep them
-	}
-	codec, err := widecolumn.NewKeyCodec([]*cql.Type{cql.Scalar(cql.KindBigint)}, nil, nil, salt)
-	if err != nil {
-		return given
-	}
-	return codec.SplitKeys(regions)
-}
-
-// saltOf recognises the engine's salt-bucket boundaries {1}, {2} ... {n-1}
-// and returns n (0 for no boundaries: an unsalted table).
-func saltOf(keys [][]byte) (int, bool) {
-	for i, k := range keys {
-		if len(k) != 1 || int(k[0]) != i+1 {
-			return 0, false
-		}
-	}
-	if len(keys) == 0 {
-		return 0, true
-	}
-	return len(keys) + 1, true
-}
-
 // Region is one region of a table.
 type Region struct {
 	Name          string
@@ -387,7 +344,7 @@ type Region struct {
 
 // Regions lists a table's online regions from hbase:meta, in key order
 // (operators and tests; not used on the data path).
-func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region, error) {
+func (s *Store) Regions(ctx context.Context, t *kv.TableSpec) ([]Region, error) {
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
@@ -453,14 +410,14 @@ func (s *Store) Regions(ctx context.Context, t *widecolumn.TableSpec) ([]Region,
 type rowGroup struct {
 	table []byte
 	row   []byte
-	cells []widecolumn.Cell
+	cells []kv.Cell
 }
 
 // apply writes each row's cells with one Put (atomic per row in HBase);
 // rows are sent concurrently and gohbase batches them per region server,
 // except a Put sent while few point RPCs are in flight, which its caller
 // writes itself (beginPoint).
-func (s *Store) apply(ctx context.Context, muts []widecolumn.Mutation) error {
+func (s *Store) apply(ctx context.Context, muts []kv.Mutation) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -553,11 +510,11 @@ func (s *Store) beginPoint() bool { return s.points.Add(1) <= s.directMax }
 func (s *Store) endPoint() { s.points.Add(-1) }
 
 // groupRows merges the mutations of each (table, row); two versions of one
-// cell in the call are reconciled here by widecolumn.Resolve, since HBase
+// cell in the call are reconciled here by kv.Resolve, since HBase
 // would keep both and pick the later on a timestamp tie. A group's cells
 // may alias a mutation's (a single mutation without repeated qualifiers is
 // not copied): they are only read, before Apply returns.
-func groupRows(muts []widecolumn.Mutation, names *tableNames) ([]*rowGroup, error) {
+func groupRows(muts []kv.Mutation, names *tableNames) ([]*rowGroup, error) {
 	if len(muts) == 1 { // a point write: no index
 		m := &muts[0]
 		if err := checkMutation(m); err != nil || len(m.Cells) == 0 {
@@ -594,7 +551,7 @@ func groupRows(muts []widecolumn.Mutation, names *tableNames) ([]*rowGroup, erro
 }
 
 // checkMutation rejects a mutation HBase cannot store.
-func checkMutation(m *widecolumn.Mutation) error {
+func checkMutation(m *kv.Mutation) error {
 	if m.Table == nil || m.Table.ID == "" {
 		return errors.New("hbase: apply: mutation without table")
 	}
@@ -616,7 +573,7 @@ func checkMutation(m *widecolumn.Mutation) error {
 // dedupCells keeps one cell per qualifier, the Resolve winner. Cells
 // without a repeated qualifier come back as they are; a few cells are
 // compared pairwise rather than through a map.
-func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
+func dedupCells(cs []kv.Cell) []kv.Cell {
 	if len(cs) < 2 {
 		return cs
 	}
@@ -627,7 +584,7 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 	out := cs[:0:0]
 	for _, c := range cs {
 		if i, ok := seen[string(c.Qualifier)]; ok {
-			out[i] = widecolumn.Resolve(out[i], c)
+			out[i] = kv.Resolve(out[i], c)
 			continue
 		}
 		seen[string(c.Qualifier)] = len(out)
@@ -640,7 +597,7 @@ func dedupCells(cs []widecolumn.Cell) []widecolumn.Cell {
 const smallCells = 32
 
 // repeats reports whether two of cs have one qualifier.
-func repeats(cs []widecolumn.Cell) bool {
+func repeats(cs []kv.Cell) bool {
 	for i := 1; i < len(cs); i++ {
 		for j := range i {
 			if bytes.Equal(cs[i].Qualifier, cs[j].Qualifier) {
@@ -654,11 +611,11 @@ func repeats(cs []widecolumn.Cell) bool {
 // toCells converts HBase cells (one version each, in qualifier order) of
 // family "d". The slices alias the response buffer, which gohbase does not
 // reuse.
-func toCells(hc []*hrpc.Cell) []widecolumn.Cell {
+func toCells(hc []*hrpc.Cell) []kv.Cell {
 	if len(hc) == 0 {
 		return nil
 	}
-	out := make([]widecolumn.Cell, 0, len(hc))
+	out := make([]kv.Cell, 0, len(hc))
 	for _, c := range hc {
 		if string(c.Family) != family {
 			continue
@@ -671,7 +628,7 @@ func toCells(hc []*hrpc.Cell) []widecolumn.Cell {
 		if q == nil {
 			q = []byte{}
 		}
-		out = append(out, widecolumn.Cell{Qualifier: q, Timestamp: ts, Value: c.Value})
+		out = append(out, kv.Cell{Qualifier: q, Timestamp: ts, Value: c.Value})
 	}
 	return out
 }

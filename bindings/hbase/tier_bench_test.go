@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/internal/lwtbench"
 )
 
@@ -19,7 +19,7 @@ import (
 // The Cassandra twin is BenchmarkCassandraLWT in bindings/cassandra.
 func BenchmarkTier(b *testing.B) {
 	var ks string
-	es := openTier(b, 3, widecolumn.Options{}, false, func(e *widecolumn.Engine) {
+	es := openTier(b, 3, engine.Options{}, false, func(e *engine.Engine) {
 		ks = tierKeyspace(b, e, lwtbench.Tables...)
 		if err := lwtbench.Populate(context.Background(), engineExec(e), ks); err != nil {
 			b.Fatal(err)
@@ -41,7 +41,7 @@ func BenchmarkTier(b *testing.B) {
 	}
 }
 
-func engineExec(e *widecolumn.Engine) lwtbench.Exec {
+func engineExec(e *engine.Engine) lwtbench.Exec {
 	return func(ctx context.Context, q string, vals ...bindings.Value) (*bindings.Result, error) {
 		return e.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: bindings.One, SerialConsistency: bindings.Serial})
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // TestTierIndexShared checks that a secondary index is one index for every
@@ -17,7 +17,7 @@ import (
 // another engine creates the index, are found through both engines' index
 // lookups, and overwrites made through either are seen by both.
 func TestTierIndexShared(t *testing.T) {
-	es := openTier(t, 2, widecolumn.Options{}, false, nil)
+	es := openTier(t, 2, engine.Options{}, false, nil)
 	ks := tierKeyspace(t, es[0], "CREATE TABLE %s.t (k int, c int, v int, PRIMARY KEY (k, c))")
 	ctx := t.Context()
 	const keys, vals = 30, 5

@@ -17,7 +17,8 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 // Several engines over one HBase, each with its own Store (its own HBase
@@ -26,7 +27,7 @@ import (
 
 // stripeOnlyKV hides the Store's CondKV, so the engine falls back to
 // in-process stripe locks: the engine before cross-process coordination.
-type stripeOnlyKV struct{ widecolumn.KV }
+type stripeOnlyKV struct{ kv.KV }
 
 // stripeOnly reports DOHYO_TEST_LWT_STRIPE_ONLY=1: run the tier tests on
 // engines with in-process stripe locks only, to show what they catch.
@@ -34,27 +35,27 @@ func stripeOnly() bool { return os.Getenv("DOHYO_TEST_LWT_STRIPE_ONLY") == "1" }
 
 // openTier opens n engines on one catalog. setup runs on the first before the
 // others open (they load the catalog when they start).
-func openTier(t testing.TB, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
+func openTier(t testing.TB, n int, opts engine.Options, stripeOnly bool, setup func(e *engine.Engine)) []*engine.Engine {
 	t.Helper()
 	return openTierOn(t, testZK(t), n, opts, stripeOnly, setup)
 }
 
-func openTierOn(t testing.TB, zk string, n int, opts widecolumn.Options, stripeOnly bool, setup func(e *widecolumn.Engine)) []*widecolumn.Engine {
+func openTierOn(t testing.TB, zk string, n int, opts engine.Options, stripeOnly bool, setup func(e *engine.Engine)) []*engine.Engine {
 	t.Helper()
 	catalog := uniqueName("tier_")
-	var out []*widecolumn.Engine
+	var out []*engine.Engine
 	for i := range n {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		st, err := OpenStore(ctx, StoreOptions{ZooKeeper: zk, Catalog: catalog})
+		st, err := OpenStore(ctx, Config{ZooKeeper: zk, Catalog: catalog})
 		if err != nil {
 			cancel()
 			t.Fatalf("OpenStore: %v", err)
 		}
-		var kv widecolumn.KV = st
+		var kv kv.KV = st
 		if stripeOnly {
 			kv = stripeOnlyKV{st}
 		}
-		e, err := widecolumn.New(ctx, kv, opts)
+		e, err := engine.New(ctx, kv, opts)
 		cancel()
 		if err != nil {
 			t.Fatalf("engine %d: %v", i, err)
@@ -69,13 +70,13 @@ func openTierOn(t testing.TB, zk string, n int, opts widecolumn.Options, stripeO
 }
 
 // run executes one statement with a bounded context.
-func run(ctx context.Context, e *widecolumn.Engine, q string, cl bindings.Consistency, vals ...bindings.Value) (*bindings.Result, error) {
+func run(ctx context.Context, e *engine.Engine, q string, cl bindings.Consistency, vals ...bindings.Value) (*bindings.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	return e.Execute(ctx, &bindings.Request{Query: q, Values: vals, Consistency: cl, SerialConsistency: bindings.Serial})
 }
 
-func tierKeyspace(t testing.TB, e *widecolumn.Engine, tables ...string) string {
+func tierKeyspace(t testing.TB, e *engine.Engine, tables ...string) string {
 	t.Helper()
 	ks := uniqueName("tier_lwt_")
 	exec(t, e, "CREATE KEYSPACE "+ks+replication)
@@ -92,7 +93,7 @@ func applied(res *bindings.Result) bool {
 
 func TestTierCountersExact(t *testing.T) {
 	var ks string
-	es := openTier(t, 3, widecolumn.Options{}, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTier(t, 3, engine.Options{}, stripeOnly(), func(e *engine.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.c (k int PRIMARY KEY, n counter)")
 	})
 	const workers, per, keys = 8, 50, 2 // 1,200 increments
@@ -132,7 +133,7 @@ func intVal(n int) bindings.Value {
 
 func TestTierInsertIfNotExistsOnce(t *testing.T) {
 	var ks string
-	es := openTier(t, 3, widecolumn.Options{}, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTier(t, 3, engine.Options{}, stripeOnly(), func(e *engine.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.t (k int PRIMARY KEY, who int)")
 	})
 	const keys = 300
@@ -172,7 +173,7 @@ func TestTierInsertIfNotExistsOnce(t *testing.T) {
 func TestTierListByIndexExact(t *testing.T) {
 	const size, workers, per = 60, 2, 8 // 48 deletions
 	var ks string
-	es := openTier(t, 3, widecolumn.Options{}, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTier(t, 3, engine.Options{}, stripeOnly(), func(e *engine.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.l (k int PRIMARY KEY, l list<int>)")
 		vals := make([]string, size)
 		for i := range vals {
@@ -240,13 +241,13 @@ func TestTierCommittedLWTOfDeadHolderCompletes(t *testing.T) {
 	errDied := errors.New("test: process died after commit")
 	var die atomic.Bool
 	lease := 500 * time.Millisecond
-	opts := widecolumn.Options{LWTLease: lease, LWTTimeout: time.Minute, AfterCommit: func() error {
+	opts := engine.Options{LWTLease: lease, LWTTimeout: time.Minute, AfterCommit: func() error {
 		if die.Load() {
 			return errDied
 		}
 		return nil
 	}}
-	es := openTier(t, 2, opts, stripeOnly(), func(e *widecolumn.Engine) {
+	es := openTier(t, 2, opts, stripeOnly(), func(e *engine.Engine) {
 		ks = tierKeyspace(t, e, "CREATE TABLE %s.t (k int PRIMARY KEY, v int)")
 	})
 	die.Store(true)
@@ -298,7 +299,7 @@ func TestDropDeletesCoordinationCells(t *testing.T) {
 		}
 		ids[tb] = tableSpec(t, b, ks, tb).ID
 	}
-	st := b.Store()
+	st := storeOf(b)
 	for tb, id := range ids {
 		if n := countCells(t, st, id); n != keys {
 			t.Fatalf("table %s: %d coordination cells after LWT on %d partitions, want %d", tb, n, keys, keys)
@@ -322,7 +323,7 @@ func TestDropDeletesCoordinationCells(t *testing.T) {
 // countCells counts the rows of the coordination table under table id.
 func countCells(t *testing.T, s *Store, id string) int {
 	t.Helper()
-	start := s.cellRow(widecolumn.CoordTablePrefix(id))
+	start := s.cellRow(kv.CoordTablePrefix(id))
 	stop := append(bytes.Clone(start[:len(start)-1]), start[len(start)-1]+1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 
 	"github.com/dohyo/dohyo/bindings"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine/kv"
 )
 
 func TestParseURL(t *testing.T) {
@@ -128,14 +128,14 @@ func TestNames(t *testing.T) {
 		{strings.Repeat("k", 60), strings.Repeat("n", 60), "x", strings.Repeat("k", 48) + ":t_" + strings.Repeat("n", 48) + "_x"},
 	}
 	for _, tt := range tests {
-		got := tableName(&widecolumn.TableSpec{Keyspace: tt.ks, Name: tt.name, ID: tt.id})
+		got := tableName(&kv.TableSpec{Keyspace: tt.ks, Name: tt.name, ID: tt.id})
 		if got != tt.want {
 			t.Errorf("tableName(%q, %q, %q) = %q, want %q", tt.ks, tt.name, tt.id, got, tt.want)
 		}
 	}
 	// Distinct IDs never share a table.
-	a := tableName(&widecolumn.TableSpec{Keyspace: "k", Name: "t", ID: "a_b"})
-	b := tableName(&widecolumn.TableSpec{Keyspace: "k", Name: "t", ID: "a/b"})
+	a := tableName(&kv.TableSpec{Keyspace: "k", Name: "t", ID: "a_b"})
+	b := tableName(&kv.TableSpec{Keyspace: "k", Name: "t", ID: "a/b"})
 	if a == b {
 		t.Errorf("IDs a_b and a/b map to the same table %q", a)
 	}
@@ -144,64 +144,6 @@ func TestNames(t *testing.T) {
 	}
 	if ns, q := splitTableName("plain"); ns != "default" || q != "plain" {
 		t.Errorf("splitTableName(plain): got %q, %q", ns, q)
-	}
-}
-
-func TestSplitKeys(t *testing.T) {
-	bucketBounds := func(salt int) [][]byte {
-		var out [][]byte
-		for b := 1; b < salt; b++ {
-			out = append(out, []byte{byte(b)})
-		}
-		return out
-	}
-	tests := []struct {
-		name    string
-		given   [][]byte
-		regions int
-		want    int // number of split keys
-		check   func(t *testing.T, keys [][]byte)
-	}{
-		{"no regions option keeps salt buckets", bucketBounds(16), 0, 15, nil},
-		{"unsalted, no option: one region", nil, 0, 0, nil},
-		{"fewer regions than buckets", bucketBounds(16), 8, 7, func(t *testing.T, keys [][]byte) {
-			for i, k := range keys {
-				if len(k) != 1 || int(k[0]) != 2*(i+1) {
-					t.Errorf("key %d = %x, want bucket boundary %d", i, k, 2*(i+1))
-				}
-			}
-		}},
-		{"more regions than buckets", bucketBounds(4), 16, 15, func(t *testing.T, keys [][]byte) {
-			for _, k := range keys {
-				if len(k) != 1 && len(k) != 9 {
-					t.Errorf("key %x: want a salt byte or salt+token", k)
-				}
-			}
-		}},
-		{"unsalted token split", nil, 4, 3, func(t *testing.T, keys [][]byte) {
-			for _, k := range keys {
-				if len(k) != 8 {
-					t.Errorf("key %x: want an 8-byte token", k)
-				}
-			}
-		}},
-		{"custom boundaries are kept", [][]byte{[]byte("m")}, 8, 1, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			keys := splitKeys(tt.given, tt.regions)
-			if len(keys) != tt.want {
-				t.Fatalf("got %d split keys, want %d: %x", len(keys), tt.want, keys)
-			}
-			for i := 1; i < len(keys); i++ {
-				if bytes.Compare(keys[i-1], keys[i]) >= 0 {
-					t.Errorf("split keys not strictly increasing at %d: %x, %x", i, keys[i-1], keys[i])
-				}
-			}
-			if tt.check != nil {
-				tt.check(t, keys)
-			}
-		})
 	}
 }
 
@@ -229,7 +171,7 @@ func TestBelow(t *testing.T) {
 // KeyValue decoder: per-cell timestamps, empty qualifiers and values
 // survive.
 func TestRowPutCellBlocks(t *testing.T) {
-	cells := []widecolumn.Cell{
+	cells := []kv.Cell{
 		{Qualifier: []byte{}, Timestamp: 1, Value: []byte{0}},
 		{Qualifier: []byte("\x02name"), Timestamp: 1_700_000_000_000_000, Value: []byte("value")},
 		{Qualifier: []byte("\x03list"), Timestamp: 1_699_999_999_999_999, Value: nil},
@@ -281,17 +223,17 @@ func TestRowPutCellBlocks(t *testing.T) {
 }
 
 func TestGroupRows(t *testing.T) {
-	ts := &widecolumn.TableSpec{Keyspace: "k", Name: "t", ID: "1"}
-	other := &widecolumn.TableSpec{Keyspace: "k", Name: "u", ID: "2"}
-	live := func(s string) []byte { return widecolumn.CellValue{Data: []byte(s)}.Encode() }
-	tomb := widecolumn.CellValue{Tombstone: true, Expiry: 1}.Encode()
-	c := func(q string, ts int64, v []byte) widecolumn.Cell {
-		return widecolumn.Cell{Qualifier: []byte(q), Timestamp: ts, Value: v}
+	ts := &kv.TableSpec{Keyspace: "k", Name: "t", ID: "1"}
+	other := &kv.TableSpec{Keyspace: "k", Name: "u", ID: "2"}
+	live := func(s string) []byte { return kv.CellValue{Data: []byte(s)}.Encode() }
+	tomb := kv.CellValue{Tombstone: true, Expiry: 1}.Encode()
+	c := func(q string, ts int64, v []byte) kv.Cell {
+		return kv.Cell{Qualifier: []byte(q), Timestamp: ts, Value: v}
 	}
-	groups, err := groupRows([]widecolumn.Mutation{
-		{Table: ts, Row: []byte("r1"), Cells: []widecolumn.Cell{c("a", 10, live("x")), c("b", 5, live("y"))}},
-		{Table: other, Row: []byte("r1"), Cells: []widecolumn.Cell{c("a", 1, live("o"))}},
-		{Table: ts, Row: []byte("r1"), Cells: []widecolumn.Cell{c("a", 10, tomb), c("b", 4, live("z"))}},
+	groups, err := groupRows([]kv.Mutation{
+		{Table: ts, Row: []byte("r1"), Cells: []kv.Cell{c("a", 10, live("x")), c("b", 5, live("y"))}},
+		{Table: other, Row: []byte("r1"), Cells: []kv.Cell{c("a", 1, live("o"))}},
+		{Table: ts, Row: []byte("r1"), Cells: []kv.Cell{c("a", 10, tomb), c("b", 4, live("z"))}},
 		{Table: ts, Row: []byte("r2")},
 	}, &tableNames{})
 	if err != nil {
@@ -310,18 +252,18 @@ func TestGroupRows(t *testing.T) {
 	if g.cells[1].Timestamp != 5 {
 		t.Errorf("older version in one call: got ts %d, want 5", g.cells[1].Timestamp)
 	}
-	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r"), Cells: []widecolumn.Cell{c("a", -1, live("x"))}}}, &tableNames{}); !errors.Is(err, bindings.ErrUnsupported) {
+	if _, err := groupRows([]kv.Mutation{{Table: ts, Row: []byte("r"), Cells: []kv.Cell{c("a", -1, live("x"))}}}, &tableNames{}); !errors.Is(err, bindings.ErrUnsupported) {
 		t.Errorf("negative timestamp: got %v, want an Unsupported error", err)
 	}
-	if _, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: nil, Cells: []widecolumn.Cell{c("a", 1, live("x"))}}}, &tableNames{}); err == nil {
+	if _, err := groupRows([]kv.Mutation{{Table: ts, Row: nil, Cells: []kv.Cell{c("a", 1, live("x"))}}}, &tableNames{}); err == nil {
 		t.Errorf("empty row key: got nil error")
 	}
 
 	// One mutation (a point write) takes the path without an index: its
 	// repeated qualifiers are resolved the same way, and cells without
 	// repeats are used as they are.
-	one := []widecolumn.Cell{c("a", 10, live("x")), c("b", 5, live("y")), c("a", 10, tomb), c("b", 4, live("z"))}
-	groups, err = groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1"), Cells: one}}, &tableNames{})
+	one := []kv.Cell{c("a", 10, live("x")), c("b", 5, live("y")), c("a", 10, tomb), c("b", 4, live("z"))}
+	groups, err = groupRows([]kv.Mutation{{Table: ts, Row: []byte("r1"), Cells: one}}, &tableNames{})
 	if err != nil || len(groups) != 1 {
 		t.Fatalf("one mutation: %d groups, %v", len(groups), err)
 	}
@@ -332,17 +274,17 @@ func TestGroupRows(t *testing.T) {
 		t.Fatal("resolving repeats changed the caller's cells")
 	}
 	plain := one[:2]
-	groups, _ = groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1"), Cells: plain}}, &tableNames{})
+	groups, _ = groupRows([]kv.Mutation{{Table: ts, Row: []byte("r1"), Cells: plain}}, &tableNames{})
 	if len(groups) != 1 || len(groups[0].cells) != 2 || &groups[0].cells[0] != &plain[0] {
 		t.Fatalf("one mutation without repeats: want its cells as they are, got %+v", groups)
 	}
-	if groups, err := groupRows([]widecolumn.Mutation{{Table: ts, Row: []byte("r1")}}, &tableNames{}); err != nil || len(groups) != 0 {
+	if groups, err := groupRows([]kv.Mutation{{Table: ts, Row: []byte("r1")}}, &tableNames{}); err != nil || len(groups) != 0 {
 		t.Fatalf("one empty mutation: got %d groups, %v", len(groups), err)
 	}
-	if _, err := groupRows([]widecolumn.Mutation{{Table: nil, Row: []byte("r1")}}, &tableNames{}); err == nil {
+	if _, err := groupRows([]kv.Mutation{{Table: nil, Row: []byte("r1")}}, &tableNames{}); err == nil {
 		t.Fatal("one mutation without table: got nil error")
 	}
-	many := make([]widecolumn.Cell, 0, 2*smallCells)
+	many := make([]kv.Cell, 0, 2*smallCells)
 	for i := range 2 * smallCells {
 		many = append(many, c(strconv.Itoa(i%smallCells), int64(i), live("v")))
 	}
@@ -379,7 +321,7 @@ func TestOpenUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := OpenURL(ctx, "hbase://127.0.0.1:1?timeout=1500ms")
+	_, err := openEngineURL(ctx, "hbase://127.0.0.1:1?timeout=1500ms")
 	if err == nil {
 		t.Fatal("Open on an unreachable ZooKeeper: got nil error")
 	}
@@ -393,7 +335,7 @@ func TestOpenUnreachable(t *testing.T) {
 
 func TestTableNamesCache(t *testing.T) {
 	var n tableNames
-	a := &widecolumn.TableSpec{Keyspace: "ks", Name: "users", ID: "11111111-2222-3333-4444-555555555555"}
+	a := &kv.TableSpec{Keyspace: "ks", Name: "users", ID: "11111111-2222-3333-4444-555555555555"}
 	fq, b := n.of(a)
 	if fq != tableName(a) || string(b) != fq {
 		t.Fatalf("of = %q, %q; tableName = %q", fq, b, tableName(a))
@@ -410,7 +352,7 @@ func TestTableNamesCache(t *testing.T) {
 		t.Fatalf("other ID: got %q", fq3)
 	}
 	for i := 0; i < 2*maxTableNames; i++ {
-		n.of(&widecolumn.TableSpec{Keyspace: "ks", Name: "t", ID: strconv.Itoa(i)})
+		n.of(&kv.TableSpec{Keyspace: "ks", Name: "t", ID: strconv.Itoa(i)})
 	}
 	if len(n.m) > maxTableNames {
 		t.Fatalf("%d names kept, at most %d expected", len(n.m), maxTableNames)

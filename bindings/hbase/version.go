@@ -19,8 +19,8 @@ import (
 // their ZooKeeper znodes (<root>/rs/<server>), where each one publishes a
 // RegionServerInfo with its VersionInfo. Distinct versions are listed,
 // sorted, comma-separated.
-func (b *Backend) ServerVersion(ctx context.Context) (string, error) {
-	return zkServerVersion(ctx, b.cfg.ZooKeeper, b.cfg.ZKRoot)
+func (s *Store) ServerVersion(ctx context.Context) (string, error) {
+	return zkServerVersion(ctx, s.cfg.ZooKeeper, s.cfg.ZKRoot)
 }
 
 func zkServerVersion(ctx context.Context, quorum, root string) (string, error) {

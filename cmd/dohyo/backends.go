@@ -9,29 +9,28 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/cassandra"
-	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/proxy"
 )
 
 // openBackend opens a backend from its URL. The scheme picks the binding.
 // th, when set, are the batch thresholds of the executed backends.
-func openBackend(ctx context.Context, rawURL string, th ...*widecolumn.Thresholds) (bindings.Backend, error) {
+func openBackend(ctx context.Context, rawURL string, th ...*engine.Thresholds) (bindings.Backend, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("backend URL %q: %w", rawURL, err)
 	}
-	var engine *widecolumn.Thresholds
+	var opts engine.Options
 	if len(th) > 0 {
-		engine = th[0]
+		opts.Thresholds = th[0]
 	}
 	var b bindings.Backend
 	switch u.Scheme {
 	case "embedded":
-		return embedded.OpenURL(ctx, rawURL, func(c *embedded.Config) { c.Engine.Thresholds = engine })
+		return stores.OpenURL(ctx, rawURL, opts)
 	case "hbase":
-		b, err = hbase.OpenURL(ctx, rawURL, func(c *hbase.Config) { c.Engine.Thresholds = engine })
+		b, err = stores.OpenURL(ctx, rawURL, opts)
 	case "cassandra":
 		b, err = cassandra.OpenURL(ctx, rawURL)
 	case "":
@@ -55,7 +54,9 @@ type backendSet struct {
 	routes map[string]string
 }
 
-func openBackends(ctx context.Context, def string, routes []string, th *widecolumn.Thresholds) (*backendSet, error) {
+// th, when set, are the batch thresholds of the executed backends; wrap,
+// if not nil, wraps each backend as it is opened (serverHooks).
+func openBackends(ctx context.Context, def string, routes []string, th *engine.Thresholds, wrap func(string, bindings.Backend) bindings.Backend) (*backendSet, error) {
 	set := &backendSet{byName: map[string]bindings.Backend{}, def: def, routes: map[string]string{}}
 	open := func(u string) error {
 		if _, ok := set.byName[u]; ok {
@@ -64,6 +65,9 @@ func openBackends(ctx context.Context, def string, routes []string, th *widecolu
 		b, err := openBackend(ctx, u, th)
 		if err != nil {
 			return err
+		}
+		if wrap != nil {
+			b = wrap(u, b)
 		}
 		set.byName[u] = b
 		return nil
@@ -96,7 +100,7 @@ func (s *backendSet) close() error {
 // keyspaces routed to that backend.
 func watchSharedSchema(set *backendSet, coord *proxy.Coordinator) {
 	for name, b := range set.byName {
-		w, ok := b.(bindings.SchemaWatcher)
+		w, ok := bindings.Capability[bindings.SchemaWatcher](b)
 		if !ok {
 			continue
 		}

@@ -52,7 +52,7 @@ func (f *fqlImport) run(ctx context.Context, cmd *cobra.Command, args []string, 
 		}
 	}
 	p := &progressLine{out: cmd.ErrOrStderr(), quiet: f.quiet, start: time.Now()}
-	st, err := fql.Import(ctx, m, dst.w, fql.ImportOptions{
+	st, err := fql.Import(ctx, m, dst, fql.ImportOptions{
 		OneSession: f.oneSession, EmptyAsUnset: f.emptyUnset, ProgressEvery: 4096,
 		Progress: func(entries, records uint64) {
 			p.show("fql import: %d entries, %d records", entries, records)

@@ -49,6 +49,27 @@ func TestCaptureImportFQL(t *testing.T) {
 	}
 }
 
+// TestCaptureImportKeyspace: --keyspace writes the records of one
+// keyspace (named in the statement or the session's) and counts the rest.
+func TestCaptureImportKeyspace(t *testing.T) {
+	const ks = "fql1796617090256638584" // the mix's keyspace
+	capDir := filepath.Join(t.TempDir(), "cap")
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlMix, "--out", capDir, "--keyspace", ks)
+	want := "--keyspace " + ks + ": wrote 84 of 108 records, left out 24 (system 24)\n"
+	if err != nil || !strings.Contains(out, want) {
+		t.Fatalf("import: %v\n%s\nwant %q", err, out, want)
+	}
+	recs := readRecords(t, capDir)
+	if len(recs) != 84 {
+		t.Fatalf("%d records written, want 84", len(recs))
+	}
+	for _, r := range recs {
+		if r.Keyspace != ks && !strings.Contains(r.Query, ks) {
+			t.Errorf("%q in keyspace %q written", r.Query, r.Keyspace)
+		}
+	}
+}
+
 // TestCaptureImportFQLDamaged imports a log cut inside an entry and one
 // with a damaged entry: the summary says what was skipped and where the
 // file stopped.
@@ -135,5 +156,28 @@ func TestCaptureImportSchemaOneSession(t *testing.T) {
 	}
 	if h := m.Headers(); len(h) != 1 || h[0].SchemaDDL != ddl {
 		t.Fatalf("headers %+v, want the schema file's DDL", h)
+	}
+}
+
+// TestCaptureImportSchemaFile: --schema leaves out cqlsh's warning lines
+// (a redirected DESCRIBE holds them) and refuses a file that is not CQL.
+func TestCaptureImportSchemaFile(t *testing.T) {
+	dir := t.TempDir()
+	ddl := "CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n"
+	good := filepath.Join(dir, "described.cql")
+	if err := os.WriteFile(good, []byte("WARNING: cqlsh was built against 5.0.0, but this server is 5.0.9.  All features may not work!\n\n"+ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSchemaFile(good)
+	if err != nil || got != ddl {
+		t.Fatalf("readSchemaFile = %q, %v; want %q", got, err, ddl)
+	}
+	bad := filepath.Join(dir, "bad.cql")
+	if err := os.WriteFile(bad, []byte("Connection error: ('Unable to connect to any servers')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "", "capture", "import", "--fql", fqlMix, "--out", filepath.Join(dir, "cap"), "--schema", bad)
+	if err == nil || !strings.Contains(out+err.Error(), "--schema "+bad+": ") {
+		t.Fatalf("a schema file that is not CQL imported: %v\n%s", err, out)
 	}
 }

@@ -108,7 +108,7 @@ func resolvePrepared(ctx context.Context, addr string) (map[string]wire.Prepared
 }
 
 // appendSink writes decoded records into a capture writer.
-func appendSink(ctx context.Context, w *capture.Writer) wire.Sink {
+func appendSink(ctx context.Context, w recordAppender) wire.Sink {
 	return func(r *capture.Record) error { return w.Append(ctx, r) }
 }
 
@@ -134,7 +134,6 @@ func (p *pcapImport) run(ctx context.Context, cmd *cobra.Command, args []string,
 	if len(args) > 0 {
 		return fmt.Errorf("unexpected arguments %q: give each file with --pcap", args)
 	}
-	w := dst.w
 	cfg, err := p.flags.config()
 	if err != nil {
 		return err
@@ -159,7 +158,7 @@ func (p *pcapImport) run(ctx context.Context, cmd *cobra.Command, args []string,
 		cfg.Prepared = first.Prepared()
 		progress.phase, progress.base = "pass 2/2", 0
 	}
-	d := wire.NewDecoder(cfg, appendSink(ctx, w))
+	d := wire.NewDecoder(cfg, appendSink(ctx, dst))
 	problems, err := p.readFiles(ctx, d, progress)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/dohyo/dohyo/capture"
 	"github.com/dohyo/dohyo/capture/pcap"
 	"github.com/dohyo/dohyo/cql"
+	"github.com/dohyo/dohyo/internal/testtools"
 )
 
 // The wire importers against real Cassandra (DOHYO_TEST_CASSANDRA): gocql
@@ -156,7 +157,7 @@ func checkImported(t *testing.T, dir string, m *wireMix) {
 	}
 }
 
-func readRecords(t *testing.T, dir string) []*capture.Record {
+func readRecords(t testing.TB, dir string) []*capture.Record {
 	t.Helper()
 	mr, err := capture.Merge(context.Background(), dir)
 	if err != nil {
@@ -178,7 +179,7 @@ func readRecords(t *testing.T, dir string) []*capture.Record {
 }
 
 // waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -191,27 +192,8 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// needTcpdump finds tcpdump (scripts/install-tools.sh installs it) and
-// the privilege to capture; skips without them, fails under CI=true.
-func needTcpdump(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("tcpdump")
-	if err == nil && os.Geteuid() == 0 {
-		return path
-	}
-	why := "tcpdump is not installed (scripts/install-tools.sh installs it)"
-	if err == nil {
-		why = "capturing needs root"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-	return ""
-}
-
 // startTcpdump records lo's traffic of port into a file until stop.
-func startTcpdump(t *testing.T, tcpdump, port string) (file string, stop func()) {
+func startTcpdump(t testing.TB, tcpdump, port string) (file string, stop func()) {
 	t.Helper()
 	file = filepath.Join(t.TempDir(), "cql.pcap")
 	var stderr syncBuffer
@@ -255,7 +237,7 @@ func waitCaptured(t *testing.T, file, port, query string, n int) {
 
 func TestPcapImportCassandra(t *testing.T) {
 	addr := cassandraAddr(t)
-	tcpdump := needTcpdump(t)
+	tcpdump := testtools.Tcpdump(t)
 	_, port, _ := net.SplitHostPort(addr)
 	pcapSchema(t, addr)
 	early := earlySession(t, addr)
@@ -337,7 +319,7 @@ func TestSniffCassandra(t *testing.T) {
 func TestPcapImportCassandraV5(t *testing.T) {
 	addr := cassandraAddr(t)
 	py := externalTool(t, "DOHYO_TEST_PYTHON")
-	tcpdump := needTcpdump(t)
+	tcpdump := testtools.Tcpdump(t)
 	host, port, _ := net.SplitHostPort(addr)
 	pcapSchema(t, addr)
 	file, stop := startTcpdump(t, tcpdump, port)

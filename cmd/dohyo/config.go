@@ -14,12 +14,12 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
-	"github.com/dohyo/dohyo/bindings/widecolumn"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/httpsec"
 	"github.com/dohyo/dohyo/internal/gctune"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
-	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -136,9 +136,9 @@ func DefaultConfig() Config {
 		MaxInFlight:           8192,
 		RequestTimeout:        cqlserver.DefaultRequestTimeout,
 		GCHeapFloor:           gctune.DefaultFloor,
-		BatchSizeWarn:         widecolumn.DefaultBatchSizeWarn,
-		BatchSizeFail:         widecolumn.DefaultBatchSizeFail,
-		UnloggedBatchWarnKeys: widecolumn.DefaultUnloggedBatchPartitions,
+		BatchSizeWarn:         engine.DefaultBatchSizeWarn,
+		BatchSizeFail:         engine.DefaultBatchSizeFail,
+		UnloggedBatchWarnKeys: engine.DefaultUnloggedBatchPartitions,
 
 		CQLPreAuthFrameBytes:     cqlserver.DefaultPreAuthFrameBytes,
 		CQLHandshakeTimeout:      cqlserver.DefaultHandshakeTimeout,
@@ -363,8 +363,8 @@ func (c *Config) validateLimits(bad badField) {
 
 // thresholds are the engine's batch thresholds from the configuration
 // (-1 there: never; negative in widecolumn.Thresholds).
-func (c *Config) thresholds() *widecolumn.Thresholds {
-	return &widecolumn.Thresholds{
+func (c *Config) thresholds() *engine.Thresholds {
+	return &engine.Thresholds{
 		BatchSizeWarn:           int64(c.BatchSizeWarn),
 		BatchSizeFail:           int64(c.BatchSizeFail),
 		UnloggedBatchPartitions: c.UnloggedBatchWarnKeys,

@@ -18,7 +18,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 )
 
 // Helpers of the operations tests (*_ops_test.go): in-process servers,
@@ -49,6 +51,7 @@ type inproc struct {
 	cancel context.CancelFunc
 	done   chan error
 	logs   *syncBuffer
+	faulty map[string]*faulty.Backend // every backend, wrapped for fault injection
 }
 
 // opsConfig is a serve configuration on ephemeral ports over an in-memory
@@ -68,12 +71,17 @@ func startInProcess(t *testing.T, cfg Config) *inproc {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := newServer(ctx, cfg, log)
+	wrapped := map[string]*faulty.Backend{}
+	s, err := newServerWith(ctx, cfg, log, serverHooks{wrapBackend: func(u string, b bindings.Backend) bindings.Backend {
+		w := faulty.Wrap(b)
+		wrapped[u] = w
+		return w
+	}})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	p := &inproc{s: s, cancel: cancel, done: make(chan error, 1), logs: logs}
+	p := &inproc{s: s, cancel: cancel, done: make(chan error, 1), logs: logs, faulty: wrapped}
 	go func() { p.done <- s.run(ctx, io.Discard) }()
 	t.Cleanup(func() {
 		if err := p.stop(); err != nil {
@@ -104,10 +112,10 @@ func (p *inproc) cqlAddr() string  { return p.s.cqlLn.Addr().String() }
 func (p *inproc) httpAddr() string { return p.s.httpLn.Addr().String() }
 
 // embedded returns the default backend for fault injection.
-func (p *inproc) embedded(t *testing.T) *embedded.Backend {
+func (p *inproc) embedded(t *testing.T) *faulty.Backend {
 	t.Helper()
-	b, ok := p.s.set.byName[p.s.cfg.Backend].(*embedded.Backend)
-	if !ok {
+	b := p.faulty[p.s.cfg.Backend]
+	if _, ok := bindings.Capability[*embedded.Store](b); !ok {
 		t.Fatalf("backend %s is not embedded", p.s.cfg.Backend)
 	}
 	return b

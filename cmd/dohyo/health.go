@@ -45,7 +45,7 @@ func (h *health) readiness(w http.ResponseWriter, r *http.Request) {
 	code := http.StatusOK
 	for _, name := range h.coord.BackendNames() {
 		st := backendStatus{Status: "UP"}
-		if p, ok := h.coord.Backend(name).(bindings.Pinger); ok {
+		if p, ok := bindings.Capability[bindings.Pinger](h.coord.Backend(name)); ok {
 			if err := p.Ping(ctx); err != nil {
 				st = backendStatus{Status: "DOWN", Error: err.Error()}
 				code = http.StatusServiceUnavailable

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 )
 
 func requestErrCode(err error) (int, bool) {
@@ -48,7 +48,7 @@ func TestOverloadAnswersOverloaded(t *testing.T) {
 	if err := s.Query("SELECT v FROM ov.t WHERE k = ?", 1).Scan(&v); err != nil { // prepared before the fault
 		t.Fatal(err)
 	}
-	remove := p.embedded(t).InjectFault(embedded.Fault{Match: "SELECT v FROM ov.t", Delay: 300 * time.Millisecond})
+	remove := p.embedded(t).InjectFault(faulty.Fault{Match: "SELECT v FROM ov.t", Delay: 300 * time.Millisecond})
 
 	var before, peak runtime.MemStats
 	runtime.GC()
@@ -153,7 +153,7 @@ func TestRequestTimeoutWithGocql(t *testing.T) {
 	if err := s.Query("SELECT v FROM rt.t WHERE k = ?", 1).Scan(&v); err != nil {
 		t.Fatal(err)
 	}
-	remove := p.embedded(t).InjectFault(embedded.Fault{Match: "rt.t", Delay: 5 * time.Second})
+	remove := p.embedded(t).InjectFault(faulty.Fault{Match: "rt.t", Delay: 5 * time.Second})
 	defer remove()
 
 	start := time.Now()

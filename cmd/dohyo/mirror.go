@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/capture"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/replay"
-	"github.com/spf13/cobra"
 )
 
 // openMirror opens the mirror backends of cfg.Mirrors (nil without any):

@@ -17,7 +17,9 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // mirrorProc is a second `dohyo serve` on the embedded store used as a
@@ -256,7 +258,7 @@ func TestMirrorKilledThenReapply(t *testing.T) {
 func TestMirrorBackfillCompareCLI(t *testing.T) {
 	src, dst := t.TempDir(), t.TempDir()
 	for i, dir := range []string{src, dst} {
-		b, err := embedded.Open(t.Context(), embedded.Config{Dir: dir})
+		b, err := stores.Embedded(t.Context(), embedded.Config{Dir: dir}, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/internal/proccpu"
 )
 
@@ -51,7 +53,7 @@ func BenchmarkMirrorCost(b *testing.B) {
 	var urls []string
 	for range 2 {
 		dir := b.TempDir()
-		m, err := embedded.Open(b.Context(), embedded.Config{Dir: dir})
+		m, err := stores.Embedded(b.Context(), embedded.Config{Dir: dir}, engine.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

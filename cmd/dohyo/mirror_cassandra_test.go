@@ -11,8 +11,9 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // TestMirrorCassandraRelayToHBaseAndEmbedded: a keyspace relayed to the
@@ -40,8 +41,10 @@ func TestMirrorCassandraRelayToHBaseAndEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	embeddedURL := "embedded://" + dir
 	for _, open := range []func() (bindings.Backend, error){
-		func() (bindings.Backend, error) { return hbase.OpenURL(t.Context(), hbaseURL) },
-		func() (bindings.Backend, error) { return embedded.Open(t.Context(), embedded.Config{Dir: dir}) },
+		func() (bindings.Backend, error) { return stores.OpenURL(t.Context(), hbaseURL, engine.Options{}) },
+		func() (bindings.Backend, error) {
+			return stores.Embedded(t.Context(), embedded.Config{Dir: dir}, engine.Options{})
+		},
 	} {
 		b, err := open()
 		if err != nil {

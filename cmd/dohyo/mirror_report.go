@@ -12,10 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dohyo/dohyo/httpsec"
-	"github.com/dohyo/dohyo/proxy/mirror"
-	"github.com/dohyo/dohyo/replay"
 	"github.com/spf13/cobra"
+
+	"github.com/dohyo/dohyo/httpsec"
+	"github.com/dohyo/dohyo/mirror"
+	"github.com/dohyo/dohyo/replay"
 )
 
 // newMirrorReportCmd is `dohyo mirror report`: a running dohyo's live

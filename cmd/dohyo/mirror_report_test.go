@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dohyo/dohyo/internal/testbrowser"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/replay"
 )
 

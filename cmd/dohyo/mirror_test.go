@@ -16,7 +16,9 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/proxy/mirror"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
+	"github.com/dohyo/dohyo/mirror"
 )
 
 // TestServeMirrorHBaseToEmbedded: dohyo serve on the real HBase with the
@@ -40,7 +42,7 @@ func TestServeMirrorHBaseToEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	mirrorURL := "embedded://" + dir
 	func() { // the mirror holds the schema before it starts (DDL is not mirrored)
-		b, err := embedded.Open(t.Context(), embedded.Config{Dir: dir})
+		b, err := stores.Embedded(t.Context(), embedded.Config{Dir: dir}, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestServeMirrorHBaseToEmbedded(t *testing.T) {
 		t.Errorf("/metrics lacks the applied count %d of %s", st.Applied, mirrorURL)
 	}
 	p.stop(t) // releases the mirror's data directory
-	mb, err := embedded.Open(t.Context(), embedded.Config{Dir: dir})
+	mb, err := stores.Embedded(t.Context(), embedded.Config{Dir: dir}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

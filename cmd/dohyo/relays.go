@@ -22,13 +22,13 @@ import (
 func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, log *slog.Logger) (map[string]*relay.Relay, error) {
 	relays := map[string]*relay.Relay{}
 	for name, b := range set.byName {
-		rb, ok := b.(bindings.Relayable)
+		rb, ok := bindings.Capability[bindings.Relayable](b)
 		if !ok {
 			continue
 		}
 		t := rb.RelayTarget()
 		onChange := func(ch *bindings.SchemaChange) {
-			if ci, ok := b.(bindings.CatalogInvalidator); ok {
+			if ci, ok := bindings.Capability[bindings.CatalogInvalidator](b); ok {
 				ci.InvalidateCatalog()
 			}
 			if ch == nil || coord.Route(ch.Keyspace).Backend != name {
@@ -41,6 +41,7 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 			ConnsPerNode:   t.ConnsPerNode,
 			ConnectTimeout: t.ConnectTimeout,
 			Heartbeat:      t.Heartbeat,
+			SuspectAfter:   t.SuspectAfter,
 			User:           t.User,
 			Password:       t.Password,
 			OnSchemaChange: onChange,
@@ -91,7 +92,13 @@ func watchRelays(m *metrics.Metrics, relays map[string]*relay.Relay) error {
 	for name, rl := range relays {
 		err := m.WatchRelay(name, func() metrics.RelayStats {
 			st := rl.Stats()
-			return metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures, Connections: st.Connections}
+			out := metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures,
+				Connections: st.Connections, Resends: st.Resends}
+			for _, n := range rl.NodeStats() {
+				out.Nodes = append(out.Nodes, metrics.RelayNodeStats{Node: n.Node, State: n.State,
+					Requests: n.Requests, Lost: n.Lost, Downs: n.Downs})
+			}
+			return out
 		})
 		if err != nil {
 			return err

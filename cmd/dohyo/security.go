@@ -85,7 +85,7 @@ func roleStore(set *backendSet) auth.Store {
 		}
 	}
 	for _, n := range names {
-		if p, ok := set.byName[n].(bindings.MetaStoreProvider); ok {
+		if p, ok := bindings.Capability[bindings.MetaStoreProvider](set.byName[n]); ok {
 			return p.MetaStore()
 		}
 	}
@@ -98,7 +98,7 @@ func roleStore(set *backendSet) auth.Store {
 func relayedBackends(set *backendSet) map[string]bool {
 	out := map[string]bool{}
 	for n, b := range set.byName {
-		if _, ok := b.(bindings.Relayable); ok {
+		if _, ok := bindings.Capability[bindings.Relayable](b); ok {
 			out[n] = true
 		}
 	}

@@ -27,9 +27,9 @@ import (
 	"github.com/dohyo/dohyo/internal/gctune"
 	"github.com/dohyo/dohyo/internal/rawnet"
 	"github.com/dohyo/dohyo/metrics"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
-	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/proxy/tier"
 	"github.com/dohyo/dohyo/telemetry"
 )
@@ -100,6 +100,7 @@ func runServe(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) 
 // listeners bound), run by run.
 type server struct {
 	cfg    Config
+	hooks  serverHooks
 	log    *slog.Logger
 	set    *backendSet
 	coord  *proxy.Coordinator

@@ -13,9 +13,9 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/graphql"
 	"github.com/dohyo/dohyo/metrics"
+	"github.com/dohyo/dohyo/mirror"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/cqlserver"
-	"github.com/dohyo/dohyo/proxy/mirror"
 	"github.com/dohyo/dohyo/schema"
 )
 
@@ -64,9 +64,23 @@ func loadServeSecurity(cfg Config) (serveSecurity, error) {
 
 // newServer opens the backends, the coordinator, capture (when configured)
 // and the listeners. On error everything opened is closed again.
-func newServer(ctx context.Context, cfg Config, log *slog.Logger) (_ *server, err error) {
+func newServer(ctx context.Context, cfg Config, log *slog.Logger) (*server, error) {
+	return newServerWith(ctx, cfg, log, serverHooks{})
+}
+
+// serverHooks are construction-time seams for the CLI's in-process tests
+// (the zero value: none). They are consulted once, while the server
+// opens, never per request.
+type serverHooks struct {
+	// wrapBackend, if set, wraps each backend as it is opened (tests
+	// inject faults above the engine with bindings/faulty).
+	wrapBackend func(url string, b bindings.Backend) bindings.Backend
+}
+
+// newServerWith is newServer with hooks.
+func newServerWith(ctx context.Context, cfg Config, log *slog.Logger, hooks serverHooks) (_ *server, err error) {
 	log.Info("starting dohyo", append([]any{"version", buildVersion()}, cfg.redacted()...)...)
-	s := &server{cfg: cfg, log: log, reg: metrics.NewRegistry(), known: &metrics.KeyspaceSet{}}
+	s := &server{cfg: cfg, log: log, reg: metrics.NewRegistry(), known: &metrics.KeyspaceSet{}, hooks: hooks}
 	var cl closers
 	defer func() {
 		if err != nil {
@@ -127,7 +141,7 @@ func (s *server) backendLabel(ks string) string {
 func (s *server) openCoordinator(ctx context.Context, users map[string]string, m *metrics.Metrics, cl *closers) error {
 	cfg, log := s.cfg, s.log
 	var err error
-	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes, cfg.thresholds()); err != nil {
+	if s.set, err = openBackends(ctx, cfg.Backend, cfg.Routes, cfg.thresholds(), s.hooks.wrapBackend); err != nil {
 		return err
 	}
 	setCloser := cl.add(s.set.close)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 	"github.com/dohyo/dohyo/capture"
 )
 
@@ -36,7 +36,7 @@ func TestShutdownDrainsThenFlushesCapture(t *testing.T) {
 	mustExec(t, s, "CREATE TABLE sd.t (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "INSERT INTO sd.t (k, v) VALUES (?, ?)", 0, "warm")
 	held := make(chan struct{}, 1)
-	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sd.t", Delay: time.Second,
+	p.embedded(t).InjectFault(faulty.Fault{Match: "INSERT INTO sd.t", Delay: time.Second,
 		Hit: func() { held <- struct{}{} }})
 
 	readiness := func() int {
@@ -130,7 +130,7 @@ func TestShutdownGraceExpires(t *testing.T) {
 	mustExec(t, s, "INSERT INTO sg.t (k, v) VALUES (?, ?)", 7, "done")
 	held := make(chan struct{}, 1)
 	const hold = time.Minute
-	p.embedded(t).InjectFault(embedded.Fault{Match: "INSERT INTO sg.t", Delay: hold,
+	p.embedded(t).InjectFault(faulty.Fault{Match: "INSERT INTO sg.t", Delay: hold,
 		Hit: func() { held <- struct{}{} }})
 	go s.Query("INSERT INTO sg.t (k, v) VALUES (?, ?)", 8, "stuck").Exec()
 	select { // the backend is really holding the insert

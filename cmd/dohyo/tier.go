@@ -20,7 +20,7 @@ func newMembership(set *backendSet, coord *proxy.Coordinator, log *slog.Logger) 
 	}
 	slices.Sort(names[1:])
 	for _, n := range names {
-		if tp, ok := set.byName[n].(bindings.TierProvider); ok {
+		if tp, ok := bindings.Capability[bindings.TierProvider](set.byName[n]); ok {
 			return tier.New(tier.Config{Registry: tp.TierRegistry(), Catalog: coord,
 				Logger: log.With("tier", "membership")})
 		}

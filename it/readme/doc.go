@@ -13,7 +13,15 @@
 //     DOHYO_HTTP_ADDR, the environment variables of its flags;
 //   - it/.cache/venv/bin/cqlsh becomes DOHYO_TEST_CQLSH (whose venv
 //     it/python/setup.sh is pointed at with DOHYO_IT_VENV);
-//   - the walkthrough's keyspaces get a unique suffix.
+//   - the walkthrough's keyspaces get a unique suffix;
+//   - in the production walkthrough (prod_test.go) the test Cassandra is
+//     the production node: `nodetool` is it/cassandra/run.sh's (over
+//     DOHYO_TEST_CASSANDRA_JMX), /var/lib/cassandra/fql a temporary
+//     directory, `sudo tcpdump` tcpdump (the test runs as root), port 9042
+//     the test Cassandra's, `cqlsh` DOHYO_TEST_CQLSH with its address,
+//     keyspace shop a unique one, and each replay gets an HBase catalog
+//     of its own (the replay block runs twice: from the log, from
+//     tcpdump's file).
 //
 // "Ctrl-C in terminal 1" is SIGINT to the server block's process group, as
 // a terminal sends it.

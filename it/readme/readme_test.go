@@ -43,14 +43,41 @@ func TestReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"serve", "banner", "cqlsh", "cql", "walk-workload", "walk-replay"} {
+	for _, name := range []string{"serve", "banner", "cqlsh", "cql", "walk-workload", "walk-replay",
+		"prod-fql-on", "prod-fql-off", "prod-tcpdump", "prod-import", "prod-import-pcap", "prod-replay"} {
 		if _, ok := blocks[name]; !ok {
 			t.Fatalf("README.md has no block marked %q", name)
 		}
 	}
 	dir := freshCopy(t, root)
-	quickstart(t, dir, blocks, cqlsh, venv)
-	walkthrough(t, dir, blocks, cqlsh)
+	// Each part runs alone too (-run TestReadme/production): one run
+	// without the quickstart builds ./dohyo as its first command does.
+	t.Run("quickstart", func(t *testing.T) { quickstart(t, dir, blocks, cqlsh, venv) })
+	for _, part := range []struct {
+		name string
+		run  func(*testing.T, string, map[string]block, string)
+	}{{"walkthrough", walkthrough}, {"production", production}} {
+		t.Run(part.name, func(t *testing.T) {
+			build(t, dir, blocks["serve"])
+			part.run(t, dir, blocks, cqlsh)
+		})
+	}
+}
+
+// build runs the set-up command's build, unless ./dohyo is already there
+// (the quickstart built it).
+func build(t *testing.T, dir string, serve block) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "dohyo")); err == nil {
+		return
+	}
+	cmd, _, ok := strings.Cut(serve.text, " && ")
+	if !ok || !strings.HasPrefix(cmd, "go build ") {
+		t.Fatalf("README block %q (line %d) no longer starts with a go build:\n%s", serve.name, serve.line, serve.text)
+	}
+	if r := runBlock(t, dir, env(), cmd, "", 30*time.Minute); r.code != 0 {
+		t.Fatalf("build failed:\n%s", r)
+	}
 }
 
 // checkVenvStamp refuses a venv made from other requirements than this

@@ -103,7 +103,8 @@ func (p *terminal) Write(b []byte) (int, error) {
 }
 
 // startBlock runs script in its own process group and returns once a line
-// of its standard output satisfies ready (or fails the test after timeout).
+// of its output (standard output or error) satisfies ready (or fails the
+// test after timeout).
 func startBlock(t *testing.T, dir string, environ []string, script string, ready func(string) bool, timeout time.Duration) *terminal {
 	t.Helper()
 	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
@@ -114,7 +115,10 @@ func startBlock(t *testing.T, dir string, environ []string, script string, ready
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = p
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,17 +131,24 @@ func startBlock(t *testing.T, dir string, environ []string, script string, ready
 		}
 	})
 	isReady := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		signalled := false
-		for sc.Scan() {
-			fmt.Fprintln(p, sc.Text())
-			if !signalled && ready(sc.Text()) {
-				signalled = true
-				close(isReady)
+	var signal sync.Once
+	var readers sync.WaitGroup
+	for _, r := range []io.Reader{stdout, stderr} {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				fmt.Fprintln(p, sc.Text())
+				if ready(sc.Text()) {
+					signal.Do(func() { close(isReady) })
+				}
 			}
-		}
-		_, _ = io.Copy(p, stdout)
+			_, _ = io.Copy(p, r)
+		}()
+	}
+	go func() {
+		readers.Wait()
 		p.err = cmd.Wait()
 		close(p.done)
 	}()

@@ -16,23 +16,27 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // budgetServer serves an in-memory embedded backend; exceeded records
 // the keyspaces OnBudgetExceeded reported.
 type budgetServer struct {
 	*testServer
-	be       *embedded.Backend
+	be       *faulty.Backend
 	mu       sync.Mutex
 	exceeded []string
 }
 
 func newBudgetServer(t *testing.T, mod func(*Config)) *budgetServer {
 	t.Helper()
-	be, err := embedded.Open(context.Background(), embedded.Config{})
+	e, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	be := faulty.Wrap(e)
 	t.Cleanup(func() { be.Close() })
 	bs := &budgetServer{be: be}
 	bs.testServer = newTestServerWith(t, be, nil, func(c *Config) {
@@ -59,7 +63,7 @@ func (bs *budgetServer) exceededKeyspaces() string {
 func (bs *budgetServer) holdFault(t *testing.T, match string) (hit chan struct{}, done chan error) {
 	t.Helper()
 	hit, done = make(chan struct{}, 4), make(chan error, 4)
-	remove := bs.be.InjectFault(embedded.Fault{Match: match, Delay: holdFor,
+	remove := bs.be.InjectFault(faulty.Fault{Match: match, Delay: holdFor,
 		Hit: func() { hit <- struct{}{} }, Done: func(err error) { done <- err }})
 	t.Cleanup(remove)
 	return hit, done
@@ -231,7 +235,7 @@ func TestKeyspaceBudgets(t *testing.T) {
 
 	// Longer than the default: the outer bound is the longest budget. A
 	// statement held 400ms (past the default) completes.
-	removeHold := bs.be.InjectFault(embedded.Fault{Match: "FROM t WHERE k = 2", Delay: 400 * time.Millisecond})
+	removeHold := bs.be.InjectFault(faulty.Fault{Match: "FROM t WHERE k = 2", Delay: 400 * time.Millisecond})
 	c.query("USE patient", nil)
 	if m := c.query("SELECT * FROM t WHERE k = 2", nil); !isRows(m) {
 		t.Errorf("USE patient: %v, want rows", m)
@@ -249,7 +253,7 @@ func TestKeyspaceBudgets(t *testing.T) {
 	}
 
 	// Schema changes have no budget, even held past it.
-	removeDDL := bs.be.InjectFault(embedded.Fault{Match: "CREATE TABLE", Delay: 300 * time.Millisecond})
+	removeDDL := bs.be.InjectFault(faulty.Fault{Match: "CREATE TABLE", Delay: 300 * time.Millisecond})
 	if m := c.query("CREATE TABLE fast.u (k int PRIMARY KEY)", nil); !isSchemaChange(m) {
 		t.Errorf("DDL: %v, want a schema change", m)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
-	"github.com/dohyo/dohyo/proxy/systemks"
 )
 
 // request decodes a QUERY, PREPARE, EXECUTE or BATCH on the reader and
@@ -87,17 +86,6 @@ func bindingsRequest(query string, p *queryParams) *bindings.Request {
 }
 
 func (c *conn) execQuery(ctx context.Context, req *request) []byte {
-	if systemks.IsDescribe(req.query) { // answered by dohyo, like any system table
-		ks := req.params.keyspace
-		if ks == "" {
-			ks = c.session.Keyspace()
-		}
-		res, err := c.srv.vt.Describe(ctx, req.query, ks, bindingsRequest(req.query, &req.params))
-		if err != nil {
-			return c.failFrame(ctx, req, err)
-		}
-		return c.resultFrame(req.stream, res, resultOpts{})
-	}
 	res, err := c.sessionFor(req.params.keyspace).Query(ctx, bindingsRequest(req.query, &req.params))
 	if err != nil {
 		return c.failFrame(ctx, req, err)

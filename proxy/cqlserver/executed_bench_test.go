@@ -13,7 +13,9 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // BenchmarkExecutedPath measures one prepared point read and one prepared
@@ -27,7 +29,7 @@ import (
 func BenchmarkExecutedPath(b *testing.B) {
 	for _, v := range []primitive.ProtocolVersion{4, 5} {
 		b.Run(v.String(), func(b *testing.B) {
-			be, err := embedded.Open(context.Background(), embedded.Config{})
+			be, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // TestGocql runs the real gocql driver against an in-process server over
@@ -21,7 +23,7 @@ func TestGocql(t *testing.T) {
 		t.Skip("starts a server and a driver")
 	}
 	ctx := context.Background()
-	emb, err := embedded.Open(ctx, embedded.Config{})
+	emb, err := stores.Embedded(ctx, embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +111,4 @@ func TestGocql(t *testing.T) {
 	}
 }
 
-var _ bindings.Backend = (*embedded.Backend)(nil)
+var _ bindings.Backend = (*engine.Engine)(nil)

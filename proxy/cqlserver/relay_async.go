@@ -63,8 +63,10 @@ func (c *conn) relayAsync(p *relayPlan, req *request) bool {
 
 // relayRequest fills r with what the relay needs of req.
 func (c *conn) relayRequest(r *bindings.RelayRequest, p *relayPlan, req *request) {
-	*r = bindings.RelayRequest{Version: c.version, Flags: req.flags, Op: req.op, Body: req.body, Creds: c.creds, Group: p.Group}
+	*r = bindings.RelayRequest{Version: c.version, Flags: req.flags, Op: req.op, Body: req.body, Creds: c.creds,
+		Group: p.Group, Idempotent: p.Idempotent}
 	if req.op == wire.OpPrepare {
+		r.Idempotent = true // preparing twice prepares once
 		// Re-prepared on a connection using the keyspace it was
 		// prepared under (a v5 PREPARE may carry its own), so that
 		// Cassandra computes the same id.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
 )
 
 // TestRelayRecycleAfterTimeout: a request that timed out gives its
@@ -27,7 +27,7 @@ func TestRelayRecycleAfterTimeout(t *testing.T) {
 		exec(t, s, "INSERT INTO rk.t (k, v) VALUES (?, ?)", k, 100+k)
 	}
 	held := make(chan struct{}, 1)
-	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: time.Second,
+	remove := r.nodeEmb.InjectFault(faulty.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: time.Second,
 		Hit: func() { held <- struct{}{} }})
 	defer remove()
 	var v int

@@ -2,9 +2,11 @@ package cqlserver
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/telemetry"
@@ -24,7 +26,7 @@ func (c *conn) planRelay(req *request) (relayPlan, error) {
 	if len(c.srv.relays) == 0 {
 		return relayPlan{}, nil
 	}
-	r := proxy.FrameRequest{Query: req.query, PreparedID: req.id, Batch: req.batch}
+	r := proxy.FrameRequest{Query: req.query, PreparedID: req.id, Batch: req.batch, HasTimestamp: req.params.hasTimestamp}
 	switch req.op {
 	case wire.OpQuery:
 		r.Kind, r.Keyspace = proxy.FrameQuery, req.params.keyspace
@@ -90,6 +92,36 @@ func (c *conn) relayRun(ctx context.Context, p *relayPlan, req *request) []byte 
 	return c.relayAnswer(ctx, start, p, req, ans, err)
 }
 
+// lostError is the answer to a relayed request whose connection to its
+// Cassandra node was lost before the answer, when the relay could not send
+// it again (not idempotent, or no other node took it): what a coordinator
+// answers when it cannot know whether a request was applied, a timeout,
+// WriteTimeout with the statement's write type (CAS, COUNTER, BATCH,
+// UNLOGGED_BATCH, SIMPLE) for a write, ReadTimeout for a read. Drivers'
+// default retry policies (gocql, the Python driver, the Java driver 4)
+// send neither again on their own, except a BATCH_LOG write timeout
+// (never answered here) and a read timeout whose replicas answered
+// without data (received 0 < block_for here): the application decides,
+// as it does when a coordinator times out. docs/ARCHITECTURE.md, "Node
+// loss behind the relay", says why not ServerError, Overloaded or
+// Unavailable.
+func (c *conn) lostError(req *request, p *relayPlan, lost *bindings.RelayLostError) error {
+	msg := "dohyo relay: connection to Cassandra node " + lost.Node +
+		" lost before its answer (the request may or may not have been applied): " + lost.Err.Error()
+	if req.op == wire.OpBatch {
+		return proxy.BatchTimeoutError(req.batch.Type, req.batch.Consistency, msg)
+	}
+	text := req.query
+	if req.op == wire.OpExecute {
+		text = p.Prepared.Query
+	}
+	var stmt cql.Statement
+	if parsed, err := c.srv.coord.Parse(text); err == nil {
+		stmt = parsed.Stmt
+	}
+	return proxy.TimeoutError(stmt, req.params.consistency, req.params.serial, msg)
+}
+
 // syncAnswer receives the answer of a relay that waits for it.
 type syncAnswer struct {
 	ans bindings.RelayAnswer
@@ -106,6 +138,10 @@ func (c *conn) relayAnswer(ctx context.Context, start time.Time, p *relayPlan, r
 	var frame []byte
 	var out proxy.Relayed
 	if err != nil {
+		var lost *bindings.RelayLostError
+		if errors.As(err, &lost) {
+			err = c.lostError(req, p, lost)
+		}
 		frame = c.failFrame(ctx, req, err)
 		out.Err = bindings.AsError(err)
 	} else {

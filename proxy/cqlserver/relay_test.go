@@ -19,6 +19,9 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/cassandra/relay"
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/faulty"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/proxy"
 )
 
@@ -31,11 +34,12 @@ import (
 type relayRig struct {
 	node     *testServer // the relayed "Cassandra" node
 	nodeAddr string
-	nodeEmb  *embedded.Backend
+	nodeEmb  *faulty.Backend // the node's engine, with fault injection
+	nodeEng  *engine.Engine
 	front    *testServer // dohyo relaying keyspaces of "cass" to node
 	addr     string
 	relay    *relay.Relay
-	local    *embedded.Backend
+	local    *engine.Engine
 	changes  chan *bindings.SchemaChange
 }
 
@@ -51,12 +55,13 @@ func newRelayRig(t testing.TB, o rigOptions) *relayRig {
 	ctx := context.Background()
 	r := &relayRig{changes: make(chan *bindings.SchemaChange, 64)}
 	var err error
-	if r.nodeEmb, err = embedded.Open(ctx, embedded.Config{}); err != nil {
+	if r.nodeEng, err = stores.Embedded(ctx, embedded.Config{}, engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	r.nodeEmb = faulty.Wrap(r.nodeEng)
 	t.Cleanup(func() { r.nodeEmb.Close() })
 	r.startNode(t, "127.0.0.1:0", o)
-	if r.local, err = embedded.Open(ctx, embedded.Config{}); err != nil {
+	if r.local, err = stores.Embedded(ctx, embedded.Config{}, engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.local.Close() })
@@ -164,7 +169,7 @@ func testRelayRoutes(t *testing.T, timeout time.Duration) {
 	exec(t, s, "CREATE TABLE lk.t (k int PRIMARY KEY, v text)")
 
 	// Relayed keyspaces live on the node, local ones on the local store.
-	if cat, _ := r.nodeEmb.Catalog(context.Background()); cat.Keyspace("rk") == nil || cat.Keyspace("lk") != nil {
+	if cat, _ := r.nodeEng.Catalog(context.Background()); cat.Keyspace("rk") == nil || cat.Keyspace("lk") != nil {
 		t.Fatalf("node catalog: rk=%v lk=%v", cat.Keyspace("rk") != nil, cat.Keyspace("lk") != nil)
 	}
 	if cat, _ := r.local.Catalog(context.Background()); cat.Keyspace("lk") == nil {
@@ -401,7 +406,7 @@ func TestRelayTimeout(t *testing.T) {
 	exec(t, s, "INSERT INTO rk.t (k, v) VALUES (1, 1)")
 	held, nodeDone := make(chan struct{}, 1), make(chan struct{})
 	nodeDoneOnce := sync.OnceFunc(func() { close(nodeDone) })
-	remove := r.nodeEmb.InjectFault(embedded.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: hold,
+	remove := r.nodeEmb.InjectFault(faulty.Fault{Match: "SELECT v FROM rk.t WHERE k = 1", Delay: hold,
 		Hit: func() { held <- struct{}{} }, Done: func(error) { nodeDoneOnce() }})
 	defer remove()
 

@@ -13,12 +13,14 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // embeddedServer is an in-process server over an in-memory embedded backend.
 func embeddedServer(t *testing.T) *testServer {
 	t.Helper()
-	emb, err := embedded.Open(context.Background(), embedded.Config{})
+	emb, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,9 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/bindings/embedded"
-	"github.com/dohyo/dohyo/bindings/hbase"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -41,7 +42,7 @@ func storeBackends(t testing.TB) []storeBackend {
 	t.Helper()
 	out := []storeBackend{{name: "embedded", system: "pebble", kvPrefix: "pebble ", open: func(t testing.TB) bindings.Backend {
 		t.Helper()
-		be, err := embedded.Open(context.Background(), embedded.Config{})
+		be, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func storeBackends(t testing.TB) []storeBackend {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		be, err := hbase.OpenURL(ctx, fmt.Sprintf("hbase://%s?catalog=trace%d", zk, time.Now().UnixNano()))
+		be, err := stores.OpenURL(ctx, fmt.Sprintf("hbase://%s?catalog=trace%d", zk, time.Now().UnixNano()), engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +274,7 @@ func testTraceSpans(t *testing.T, sb storeBackend) {
 // tracing id, and its session and events, built from dohyo's spans, are
 // in system_traces; gocql's trace writer (a real client's) prints them.
 func TestTracingFlag(t *testing.T) {
-	be, err := embedded.Open(context.Background(), embedded.Config{})
+	be, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
+	"github.com/dohyo/dohyo/engine"
 	"github.com/dohyo/dohyo/telemetry"
 )
 
@@ -40,7 +42,7 @@ func BenchmarkTracing(b *testing.B) {
 	}
 	modes := []*mode{{name: "off", ratio: -1}, {name: "sample1pct", ratio: 0.01}, {name: "sample100pct", ratio: 1}}
 	for _, m := range modes {
-		be, err := embedded.Open(context.Background(), embedded.Config{})
+		be, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,9 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/dohyo/dohyo/bindings/embedded"
+	"github.com/dohyo/dohyo/bindings/stores"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/engine"
 )
 
 // trailer is what the probes append to every body: bytes after the last
@@ -102,7 +104,7 @@ func trailingProbe(t *testing.T, addr, ks string) {
 // TestTrailingBytesEmbedded: bytes after a body's last field are ignored
 // through the real listener over the embedded (executed) backend.
 func TestTrailingBytesEmbedded(t *testing.T) {
-	emb, err := embedded.Open(context.Background(), embedded.Config{})
+	emb, err := stores.Embedded(context.Background(), embedded.Config{}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package systemks
 import (
 	"context"
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql"
@@ -15,60 +13,6 @@ import (
 // DESCRIBE statements to the server and prints the rows. Answered here from
 // the merged catalog plus the system keyspaces, in Cassandra's result
 // layout: keyspace_name, type, name[, create_statement].
-
-// IsDescribe reports whether a query text is a DESCRIBE statement
-// (cql.IsDescribe).
-func IsDescribe(q string) bool { return cql.IsDescribe(q) }
-
-// dword is one word of a DESCRIBE statement: norm is lower-cased unless
-// the word was double-quoted.
-type dword struct {
-	norm   string
-	quoted bool
-}
-
-// describeWords splits a DESCRIBE statement into words, with '.' as a
-// separate word and double-quoted identifiers kept verbatim.
-func describeWords(q string) []dword {
-	q = strings.TrimSpace(q)
-	q = strings.TrimSpace(strings.TrimSuffix(q, ";"))
-	var out []dword
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case unicode.IsSpace(rune(c)):
-			i++
-		case c == '.':
-			out = append(out, dword{norm: "."})
-			i++
-		case c == '"':
-			var b strings.Builder
-			i++
-			for i < len(q) {
-				if q[i] == '"' {
-					if i+1 < len(q) && q[i+1] == '"' {
-						b.WriteByte('"')
-						i += 2
-						continue
-					}
-					i++
-					break
-				}
-				b.WriteByte(q[i])
-				i++
-			}
-			out = append(out, dword{norm: b.String(), quoted: true})
-		default:
-			j := i
-			for j < len(q) && !unicode.IsSpace(rune(q[j])) && q[j] != '.' && q[j] != '"' {
-				j++
-			}
-			out = append(out, dword{norm: strings.ToLower(q[i:j])})
-			i = j
-		}
-	}
-	return out
-}
 
 var (
 	listColumns = []string{"keyspace_name", "type", "name"}
@@ -93,23 +37,18 @@ func describeErr(format string, args ...any) error {
 	return bindings.Errorf(bindings.CodeInvalid, format, args...)
 }
 
-// describe runs a DESCRIBE statement for a session whose keyspace is
-// sessionKS.
-func (v *Backend) Describe(ctx context.Context, query, sessionKS string, req *bindings.Request) (*bindings.Result, error) {
-	w := describeWords(query)[1:]
-	// WITH INTERNALS only adds internal details Cassandra keeps; ignore it.
-	if n := len(w); n >= 2 && w[n-2].norm == "with" && w[n-1].norm == "internals" && !w[n-1].quoted {
-		w = w[:n-2]
-	}
+// describe answers a DESCRIBE statement (parsed by cql.Parse) for a
+// session whose keyspace is sessionKS.
+func (v *Backend) describe(ctx context.Context, stmt *cql.Describe, sessionKS string, req *bindings.Request) (*bindings.Result, error) {
 	cat, err := v.cfg.Coordinator.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d := describeStmt{w: w, sessionKS: sessionKS, kss: map[string]*schema.Keyspace{}}
+	d := describeStmt{Describe: stmt, sessionKS: sessionKS, kss: map[string]*schema.Keyspace{}}
 	for _, ks := range v.allKeyspaces(cat) {
 		d.kss[ks.Name] = ks
 	}
-	if len(w) == 1 && d.kw(0, "cluster") {
+	if stmt.Kind == cql.DescribeCluster {
 		return v.describeCluster(ctx, cat, sessionKS)
 	}
 	elems, cols, err := d.elements()
@@ -131,54 +70,46 @@ func (v *Backend) Describe(ctx context.Context, query, sessionKS string, req *bi
 	return page(res, req)
 }
 
-// describeStmt is a DESCRIBE statement's words (after DESCRIBE) over the
-// keyspaces it can see.
+// describeStmt is a DESCRIBE statement over the keyspaces it can see.
 type describeStmt struct {
-	w         []dword
+	*cql.Describe
 	sessionKS string
 	kss       map[string]*schema.Keyspace
-}
-
-// kw tells whether word i is the unquoted keyword s.
-func (d *describeStmt) kw(i int, s string) bool {
-	return i < len(d.w) && !d.w[i].quoted && d.w[i].norm == s
 }
 
 // elements dispatches on the statement's form: a listing (KEYSPACES,
 // TABLES, TYPES, FUNCTIONS, AGGREGATES), a whole schema, or one named
 // element.
 func (d *describeStmt) elements() ([]element, []string, error) {
-	w := d.w
-	switch {
-	case len(w) == 1 && (d.kw(0, "keyspaces") || d.kw(0, "tables") || d.kw(0, "columnfamilies") ||
-		d.kw(0, "types") || d.kw(0, "functions") || d.kw(0, "aggregates")):
+	switch d.Kind {
+	case cql.DescribeKeyspaces, cql.DescribeTables, cql.DescribeTypes, cql.DescribeFunctions, cql.DescribeAggregates:
 		elems, err := d.listing()
 		return elems, listColumns, err
-	case (len(w) == 1 && d.kw(0, "schema")) || (len(w) == 2 && d.kw(0, "full") && d.kw(1, "schema")):
+	case cql.DescribeSchema, cql.DescribeFullSchema:
 		var elems []element
 		for _, name := range sortedKeyspaces(d.kss) {
-			if d.kw(0, "full") || !schema.IsSystemKeyspace(name) {
+			if d.Kind == cql.DescribeFullSchema || !schema.IsSystemKeyspace(name) {
 				elems = append(elems, keyspaceElements(d.kss[name], false)...)
 			}
 		}
 		return elems, elemColumns, nil
-	case d.kw(0, "keyspace") || (d.kw(0, "only") && d.kw(1, "keyspace")):
+	case cql.DescribeKeyspace:
 		elems, err := d.keyspace()
 		return elems, elemColumns, err
-	case d.kw(0, "table") || d.kw(0, "columnfamily"):
-		ksName, name, err := qualifiedName(w[1:], d.sessionKS)
+	case cql.DescribeTable:
+		ksName, err := d.elementKeyspace()
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := findTable(d.kss, ksName, name)
+		t, err := findTable(d.kss, ksName, d.Name)
 		if err != nil {
 			return nil, nil, err
 		}
 		return withViews(d.kss[ksName], t), elemColumns, nil
-	case d.kw(0, "type") || d.kw(0, "function") || d.kw(0, "aggregate") || d.kw(0, "index") || d.kw(0, "materialized"):
+	case cql.DescribeType, cql.DescribeFunction, cql.DescribeAggregate, cql.DescribeIndex, cql.DescribeView:
 		elems, err := d.namedElement()
 		return elems, elemColumns, err
-	case len(w) == 1 || (len(w) == 3 && w[1].norm == "." && !w[1].quoted):
+	case cql.DescribeName:
 		elems, err := d.bareName()
 		return elems, elemColumns, err
 	}
@@ -190,12 +121,12 @@ func (d *describeStmt) elements() ([]element, []string, error) {
 func (d *describeStmt) listing() ([]element, error) {
 	var elems []element
 	names := sortedKeyspaces(d.kss)
-	switch {
-	case d.kw(0, "keyspaces"):
+	switch d.Kind {
+	case cql.DescribeKeyspaces:
 		for _, name := range names {
 			elems = append(elems, element{ks: name, typ: "keyspace", name: name})
 		}
-	case d.kw(0, "tables") || d.kw(0, "columnfamilies"):
+	case cql.DescribeTables:
 		if d.sessionKS != "" {
 			if d.kss[d.sessionKS] == nil {
 				return nil, describeErr("'%s' not found in keyspaces", d.sessionKS)
@@ -209,13 +140,13 @@ func (d *describeStmt) listing() ([]element, error) {
 				}
 			}
 		}
-	case d.kw(0, "types"):
+	case cql.DescribeTypes:
 		for _, name := range names {
 			for _, tn := range d.kss[name].TypeNames() {
 				elems = append(elems, element{ks: name, typ: "type", name: tn})
 			}
 		}
-	case d.kw(0, "functions"):
+	case cql.DescribeFunctions:
 		for _, name := range names {
 			elems = append(elems, functionElements(d.kss[name], "")...)
 		}
@@ -229,16 +160,9 @@ func (d *describeStmt) listing() ([]element, error) {
 
 // keyspace answers DESCRIBE [ONLY] KEYSPACE [name].
 func (d *describeStmt) keyspace() ([]element, error) {
-	only := d.kw(0, "only")
-	rest := d.w[1:]
-	if only {
-		rest = d.w[2:]
-	}
-	name := d.sessionKS
-	if len(rest) == 1 {
-		name = rest[0].norm
-	} else if len(rest) > 1 {
-		return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: unexpected input in DESCRIBE KEYSPACE")
+	name := d.Keyspace
+	if name == "" {
+		name = d.sessionKS
 	}
 	if name == "" {
 		return nil, describeErr("No keyspace specified and no current keyspace")
@@ -247,22 +171,28 @@ func (d *describeStmt) keyspace() ([]element, error) {
 	if ks == nil {
 		return nil, describeErr("'%s' not found in keyspaces", name)
 	}
-	return keyspaceElements(ks, only), nil
+	return keyspaceElements(ks, d.Only), nil
+}
+
+// elementKeyspace is the keyspace of a named element: the one written,
+// else the session's.
+func (d *describeStmt) elementKeyspace() (string, error) {
+	ks := d.Keyspace
+	if ks == "" {
+		ks = d.sessionKS
+	}
+	if ks == "" {
+		return "", describeErr("No keyspace specified and no current keyspace")
+	}
+	return ks, nil
 }
 
 // namedElement answers DESCRIBE TYPE, FUNCTION, AGGREGATE, INDEX and
 // MATERIALIZED VIEW of one (possibly qualified) name.
 func (d *describeStmt) namedElement() ([]element, error) {
-	rest := d.w[1:]
-	what := map[string]string{"type": "User defined type", "function": "User defined function",
-		"aggregate": "User defined aggregate", "index": "Index", "materialized": "Materialized view"}[d.w[0].norm]
-	if d.kw(0, "materialized") {
-		if !d.kw(1, "view") {
-			return nil, bindings.Errorf(bindings.CodeSyntaxError, "line 1: expecting VIEW after MATERIALIZED")
-		}
-		rest = d.w[2:]
-	}
-	ksName, name, err := qualifiedName(rest, d.sessionKS)
+	what := map[cql.DescribeKind]string{cql.DescribeType: "User defined type", cql.DescribeFunction: "User defined function",
+		cql.DescribeAggregate: "User defined aggregate", cql.DescribeIndex: "Index", cql.DescribeView: "Materialized view"}[d.Kind]
+	ksName, err := d.elementKeyspace()
 	if err != nil {
 		return nil, err
 	}
@@ -271,22 +201,22 @@ func (d *describeStmt) namedElement() ([]element, error) {
 		return nil, describeErr("'%s' not found in keyspaces", ksName)
 	}
 	var elems []element
-	switch {
-	case d.kw(0, "type"):
-		if u := ks.Types[name]; u != nil {
+	switch d.Kind {
+	case cql.DescribeType:
+		if u := ks.Types[d.Name]; u != nil {
 			elems = []element{typeElement(u)}
 		}
-	case d.kw(0, "materialized"):
-		if t := ks.Tables[name]; t.IsView() {
+	case cql.DescribeView:
+		if t := ks.Tables[d.Name]; t.IsView() {
 			elems = []element{tableElement(t)}
 		}
-	case d.kw(0, "function"):
-		elems = functionElements(ks, name)
-	case d.kw(0, "aggregate"):
-		elems = aggregateElements(ks, name)
+	case cql.DescribeFunction:
+		elems = functionElements(ks, d.Name)
+	case cql.DescribeAggregate:
+		elems = aggregateElements(ks, d.Name)
 	}
 	if len(elems) == 0 {
-		return nil, describeErr("%s '%s' not found in '%s'", what, name, ksName)
+		return nil, describeErr("%s '%s' not found in '%s'", what, d.Name, ksName)
 	}
 	return elems, nil
 }
@@ -294,24 +224,24 @@ func (d *describeStmt) namedElement() ([]element, error) {
 // bareName answers DESCRIBE name and DESCRIBE ks.name: a keyspace, else a
 // table (in that order).
 func (d *describeStmt) bareName() ([]element, error) {
-	w := d.w
-	if len(w) == 1 {
-		if ks := d.kss[w[0].norm]; ks != nil {
+	if d.Keyspace == "" {
+		if ks := d.kss[d.Name]; ks != nil {
 			return keyspaceElements(ks, false), nil
 		}
 	}
-	ksName, name := d.sessionKS, w[len(w)-1].norm
-	if len(w) == 3 {
-		ksName = w[0].norm
-	} else if ksName == "" {
-		ksName = name // as Cassandra: then "'name' not found in keyspaces"
+	ksName := d.Keyspace
+	if ksName == "" {
+		ksName = d.sessionKS
+	}
+	if ksName == "" {
+		ksName = d.Name // as Cassandra: then "'name' not found in keyspaces"
 	}
 	if d.kss[ksName] == nil {
 		return nil, describeErr("'%s' not found in keyspaces", ksName)
 	}
-	t := d.kss[ksName].Tables[name]
+	t := d.kss[ksName].Tables[d.Name]
 	if t == nil {
-		return nil, describeErr("'%s' not found in keyspace '%s'", name, ksName)
+		return nil, describeErr("'%s' not found in keyspace '%s'", d.Name, ksName)
 	}
 	return []element{tableElement(t)}, nil
 }
@@ -323,22 +253,6 @@ func sortedKeyspaces(kss map[string]*schema.Keyspace) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// qualifiedName reads "name" or "ks . name".
-func qualifiedName(w []dword, sessionKS string) (ks, name string, err error) {
-	switch {
-	case len(w) == 1:
-		ks, name = sessionKS, w[0].norm
-	case len(w) == 3 && w[1].norm == "." && !w[1].quoted:
-		ks, name = w[0].norm, w[2].norm
-	default:
-		return "", "", bindings.Errorf(bindings.CodeSyntaxError, "line 1: expecting a name in DESCRIBE")
-	}
-	if ks == "" {
-		return "", "", describeErr("No keyspace specified and no current keyspace")
-	}
-	return ks, name, nil
 }
 
 func findTable(kss map[string]*schema.Keyspace, ks, name string) (*schema.Table, error) {

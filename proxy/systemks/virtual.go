@@ -199,11 +199,13 @@ func (v *Backend) Execute(ctx context.Context, req *bindings.Request) (*bindings
 		}
 		parsed = p
 	}
-	sel, ok := parsed.Stmt.(*cql.Select)
-	if !ok {
-		return nil, notModifiable(statementKeyspace(parsed.Stmt, req.Keyspace))
+	switch st := parsed.Stmt.(type) {
+	case *cql.Select:
+		return v.selectRows(ctx, st, parsed, req)
+	case *cql.Describe:
+		return v.describe(ctx, st, req.Keyspace, req)
 	}
-	return v.selectRows(ctx, sel, parsed, req)
+	return nil, notModifiable(statementKeyspace(parsed.Stmt, req.Keyspace))
 }
 
 // statementKeyspace names the keyspace of a refused statement for the

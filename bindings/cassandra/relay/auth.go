@@ -10,7 +10,7 @@ import (
 func (rl *Relay) Authenticate(ctx context.Context, user, pass string) error {
 	creds := &Credentials{User: user, Password: pass}
 	var errs []error
-	for _, node := range rl.pickNodes() {
+	for _, node := range rl.pickNodes(nil) {
 		_, err := rl.conn(ctx, poolKey{node: node, version: 4, creds: credsKey(creds)}, creds)
 		if err == nil {
 			return nil

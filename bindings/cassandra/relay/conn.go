@@ -80,10 +80,15 @@ type Conn struct {
 
 	authenticated bool // the node asked for credentials
 
-	lastRead atomic.Int64 // unix nanos of the last frame read
-	inflight atomic.Int32
-	orphans  atomic.Int32 // stream ids reserved by abandoned requests
-	onEvent  func(h wire.Header, body []byte)
+	lastRead  atomic.Int64 // unix nanos of the last frame read
+	busySince atomic.Int64 // unix nanos when inflight last rose from 0
+	inflight  atomic.Int32
+	orphans   atomic.Int32 // stream ids reserved by abandoned requests
+	probing   atomic.Bool  // a stall probe runs (health.go)
+	onEvent   func(h wire.Header, body []byte)
+	// onLost, when set, is told first when the connection fails (fail),
+	// before the requests waiting on it are answered.
+	onLost atomic.Pointer[func(*Conn, error)]
 }
 
 // dialBackend connects to addr, runs STARTUP (and SASL PLAIN when the node
@@ -354,7 +359,9 @@ func (bc *Conn) queue(id int16, flags, op byte, body []byte, w waiter, timeout t
 		bc.setDeadline(id, timeout)
 	}
 	bc.mu.Unlock()
-	bc.inflight.Add(1)
+	if bc.inflight.Add(1) == 1 {
+		bc.busySince.Store(time.Now().UnixNano())
+	}
 	f := bufpool.Get()
 	f = append(f, bc.version, flags&^wire.FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
@@ -370,7 +377,7 @@ func (bc *Conn) queue(id int16, flags, op byte, body []byte, w waiter, timeout t
 // submits the requests it has read together, then flushes once.
 func (bc *Conn) Flush() {
 	if err := bc.wq.flush(); err != nil {
-		bc.close(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
+		bc.fail(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
 	}
 }
 
@@ -444,7 +451,7 @@ func (bc *Conn) readLoop(next frameReader, buffered func() bool) {
 		}
 		h, body, err := next()
 		if err != nil {
-			bc.close(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, wire.UnexpectedEOF(err)))
+			bc.fail(fmt.Errorf("connection to Cassandra node %s lost: %w", bc.addr, wire.UnexpectedEOF(err)))
 			return
 		}
 		bc.lastRead.Store(time.Now().UnixNano())
@@ -478,6 +485,20 @@ func (bc *Conn) readLoop(next frameReader, buffered func() bool) {
 			return
 		}
 	}
+}
+
+// fail ends a connection that failed (not one closed on purpose): its
+// onLost hook hears of it before the waiting requests are answered with
+// err, so that none of them is re-sent to the same node. A connection
+// closed already is left as it is (a read error after close is not news).
+func (bc *Conn) fail(err error) {
+	if bc.isClosed() {
+		return
+	}
+	if f := bc.onLost.Load(); f != nil {
+		(*f)(bc, err)
+	}
+	bc.close(err)
 }
 
 // close ends the connection and answers every waiting request with err.
@@ -534,7 +555,7 @@ func (bc *Conn) heartbeat(timeout time.Duration) {
 		err = fmt.Errorf("unexpected %s in answer to OPTIONS", wire.OpName(r.Header.Op))
 	}
 	if err != nil {
-		bc.close(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))
+		bc.fail(fmt.Errorf("heartbeat to Cassandra node %s failed: %w", bc.addr, err))
 	}
 }
 

@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
@@ -25,18 +26,28 @@ type Request struct {
 	// Group is the keyspace the connection must be using (USE) for the
 	// statement's unqualified names; "" for none.
 	Group string
+	// Idempotent: the request may be sent to another node when its
+	// connection is lost (bindings.RelayRequest.Idempotent).
+	Idempotent bool
 }
 
 // Do relays one request and waits for its answer: to a connection of the
-// next node that can be reached, re-preparing transparently when the node
-// answers UNPREPARED for a statement the relay has seen prepared. The
+// next node that can be reached (those up first, see pickNodes),
+// re-preparing transparently when the node answers UNPREPARED for a
+// statement the relay has seen prepared, and sending an idempotent request
+// to the next node when its connection is lost before the answer. The
 // answer's body is the caller's. An error stands for an answer that never
-// came (ctx ended, the node could not be reached or the connection was
-// lost).
+// came (ctx ended, no node could be reached, or the connection was lost:
+// bindings.RelayLostError).
 func (rl *Relay) Do(ctx context.Context, req Request) (Response, error) {
 	rl.requests.Add(1)
+	return rl.do(ctx, &req)
+}
+
+// do is Do without counting the request (re-sends are counted apart).
+func (rl *Relay) do(ctx context.Context, req *Request) (Response, error) {
 	var lastErr error
-	for _, node := range rl.pickNodes() {
+	for _, node := range rl.pickNodes(rl.replicasFor(req.Op, req.Version, req.Body)) {
 		key := poolKey{node: node, version: req.Version, keyspace: req.Group, creds: credsKey(req.Creds)}
 		bc, err := rl.conn(ctx, key, req.Creds)
 		if err != nil {
@@ -46,9 +57,19 @@ func (rl *Relay) Do(ctx context.Context, req Request) (Response, error) {
 			}
 			continue // nothing was sent: the next node may take it
 		}
-		resp, err := rl.send(ctx, bc, key, &req)
+		rl.health(node).requests.Add(1)
+		resp, err := rl.send(ctx, bc, key, req)
 		resp.Node = node
+		var lost *bindings.RelayLostError
+		if err != nil && req.Idempotent && ctx.Err() == nil && errors.As(err, &lost) {
+			rl.resends.Add(1)
+			lastErr = err
+			continue // safe to send again: the next node may answer
+		}
 		return resp, err
+	}
+	if lastErr == nil {
+		lastErr = bindings.Errorf(bindings.CodeUnavailable, "dohyo relay: no Cassandra node to send the request to")
 	}
 	return Response{}, lastErr
 }
@@ -62,7 +83,7 @@ func (rl *Relay) send(ctx context.Context, bc *Conn, key poolKey, req *Request) 
 			if ctx.Err() != nil {
 				return Response{}, ctx.Err()
 			}
-			return Response{}, rl.lost(err)
+			return Response{}, rl.lost(key.node, err)
 		}
 		if resp.Header.Op != wire.OpError || (req.Op != wire.OpExecute && req.Op != wire.OpBatch) || attempt > 8 {
 			return resp, nil
@@ -111,9 +132,10 @@ func (rl *Relay) reprepare(ctx context.Context, key poolKey, rp *Prepared) (chan
 	return rp.shape != nil && rp.version == key.version && !bytes.Equal(shape, rp.shape), nil
 }
 
-// lost counts a request whose connection failed and returns the error its
-// client is answered.
-func (rl *Relay) lost(err error) error {
+// lost counts a request whose connection to node failed after it was
+// sent and returns the error that stands for its answer.
+func (rl *Relay) lost(node string, err error) error {
 	rl.failures.Add(1)
-	return bindings.Errorf(bindings.CodeServerError, "dohyo relay: %v", err)
+	rl.health(node).lost.Add(1)
+	return &bindings.RelayLostError{Node: node, Err: err}
 }

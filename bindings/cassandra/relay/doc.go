@@ -19,6 +19,15 @@
 // answer heartbeats, reconnect with backoff and sweep request deadlines
 // with one timer each.
 //
+// Nodes are up, suspect or down (health.go): a node is down from its first
+// failed connection, before the requests waiting there are answered, and
+// probed until it answers again; a connection that stays silent with
+// requests waiting is probed and, unanswered, closed. Requests go to the
+// nodes that are up; a request lost with its connection is sent to the
+// next node when the coordinator found it idempotent
+// (bindings.RelayRequest.Idempotent), else answered
+// bindings.RelayLostError.
+//
 // The package imports the codec (cql/wire) and bindings, never proxy
 // (import_test.go).
 package relay

@@ -23,12 +23,13 @@ import (
 func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv bindings.RelayReceiver) bool {
 	creds := rl.credsFor(req.Creds)
 	if req.Timeout <= 0 {
-		resp, err := rl.Do(ctx, Request{Version: req.Version, Flags: req.Flags, Op: req.Op, Body: req.Body, Creds: creds, Group: req.Group})
+		resp, err := rl.Do(ctx, Request{Version: req.Version, Flags: req.Flags, Op: req.Op, Body: req.Body, Creds: creds,
+			Group: req.Group, Idempotent: req.Idempotent})
 		rl.answered(req, creds, resp, err)
 		rcv.Relayed(answerOf(resp), err)
 		return true
 	}
-	route, ok := rl.pickRoute(req.Version, creds, req.Group)
+	route, ok := rl.pickRoute(req, creds)
 	if !ok {
 		return false
 	}
@@ -39,7 +40,7 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 	// or close): once submitted, they may be answered and reused before
 	// submit returns.
 	ok, err := route.submit(req.Flags, req.Op, req.Body, w, req.Timeout)
-	if !ok {
+	if !ok || err != nil { // nothing was sent (the connection closed meanwhile)
 		w.recycle()
 		return false
 	}
@@ -47,9 +48,6 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 		cork.Add(route.conn())
 	} else {
 		route.conn().Flush()
-	}
-	if err != nil {
-		w.Deliver(Response{}, err)
 	}
 	return true
 }
@@ -120,8 +118,34 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 	}
 	if err != nil {
 		err = w.route.lost(err)
+		if w.req.Idempotent && time.Since(w.start) < w.req.Timeout {
+			go w.resend() // waits for another node: off this goroutine
+			return
+		}
 	}
 	resp.Node = w.route.Node()
+	w.finish(resp, err)
+}
+
+// resend sends an idempotent request whose connection was lost to the
+// next node that takes it (the lost node is down already, so it comes
+// last), within what is left of its timeout (issue #46: clients of dohyo
+// see a node's death no more than clients of a driver do).
+func (w *frameWaiter) resend() {
+	ctx, cancel := context.WithTimeout(w.ctx, w.req.Timeout-time.Since(w.start))
+	defer cancel()
+	w.rl.resends.Add(1)
+	req := Request{Version: w.req.Version, Flags: w.req.Flags, Op: w.req.Op, Body: w.req.Body, Creds: w.creds,
+		Group: w.req.Group, Idempotent: true}
+	resp, err := w.rl.do(ctx, &req)
+	if err != nil && ctx.Err() != nil {
+		rcv := w.rcv
+		w.recycle()
+		if rcv.Expire() { // off its stream already: the sweep cannot answer
+			rcv.Expired()
+		}
+		return
+	}
 	w.finish(resp, err)
 }
 

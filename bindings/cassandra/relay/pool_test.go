@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/lru"
 )
 
 // readyNode is a fake Cassandra node (unit test) that answers STARTUP with
@@ -42,11 +43,26 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 // for the pool's own logic.
 func testRelay(connsPerNode int) *Relay {
 	log := slog.New(slog.DiscardHandler)
-	return &Relay{
-		cfg:   Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, Logger: log},
-		log:   log,
-		pools: map[poolKey]*subPool{},
+	rl := &Relay{
+		cfg:      Config{ConnsPerNode: connsPerNode, ConnectTimeout: 5 * time.Second, SuspectAfter: time.Second, Logger: log},
+		log:      log,
+		pools:    map[poolKey]*subPool{},
+		stop:     make(chan struct{}),
+		prepared: lru.New[string, *Prepared](100),
 	}
+	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	rl.lostHook = rl.lostConn
+	return rl
+}
+
+// shutdown ends a testRelay: its probes, then its connections.
+func (rl *Relay) shutdown() {
+	close(rl.stop)
+	rl.cancel()
+	for _, bc := range rl.allConns() {
+		bc.close(errBackendClosed)
+	}
+	rl.bg.Wait()
 }
 
 // TestRelayPoolBurstDialsOnce: many requests that find a node's pool empty

@@ -26,6 +26,8 @@ type Prepared struct {
 	// the result metadata id), at protocol version; see reprepare.
 	version byte
 	shape   []byte
+	// pk are the bind indexes of the partition key columns (token.go).
+	pk []int
 }
 
 // Prepared returns the statement prepared with id through this relay.
@@ -45,7 +47,7 @@ func (rl *Relay) Remember(req Request, query, keyspace string, resp Response) {
 	}
 	rl.prepared.Put(string(id), &Prepared{
 		Query: query, Keyspace: keyspace, group: req.Group, creds: req.Creds,
-		version: req.Version, shape: shape,
+		version: req.Version, shape: shape, pk: pkIndexes(shape, req.Version),
 	})
 }
 

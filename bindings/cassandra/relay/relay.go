@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,11 @@ type Config struct {
 	// Heartbeat is the idle time after which a connection is probed with
 	// OPTIONS (default 30s; negative disables).
 	Heartbeat time.Duration
+	// SuspectAfter is how long a connection with requests waiting may read
+	// nothing before it is probed with OPTIONS, its node suspect (no new
+	// requests), and, without an answer within as long again, closed and
+	// its node down (health.go; default 1s, negative disables).
+	SuspectAfter time.Duration
 	// User and Password authenticate dohyo's own control connection when
 	// Cassandra requires authentication; clients' requests are relayed
 	// with the clients' own credentials.
@@ -59,6 +65,7 @@ type Relay struct {
 	nodesMu sync.RWMutex
 	nodes   []string
 	next    atomic.Uint64
+	ring    atomic.Pointer[ring] // token.go; nil until discovered
 
 	poolsMu sync.Mutex
 	pools   map[poolKey]*subPool
@@ -75,8 +82,14 @@ type Relay struct {
 
 	waiters sync.Pool // *frameWaiter (frames.go)
 
+	healthMap sync.Map        // node address -> *nodeHealth (health.go)
+	bg        sync.WaitGroup  // probes (health.go)
+	ctx       context.Context // ends with Close (probes)
+	cancel    context.CancelFunc
+	lostHook  func(*Conn, error) // lostConn, as connections' onLost
+
 	// Counters.
-	requests, reprepares, failures atomic.Uint64
+	requests, reprepares, failures, resends atomic.Uint64
 }
 
 type poolKey struct {
@@ -102,6 +115,9 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = 30 * time.Second
 	}
+	if cfg.SuspectAfter == 0 {
+		cfg.SuspectAfter = time.Second
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -116,8 +132,11 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 
 		rediscoverCh: make(chan struct{}, 1),
 	}
+	rl.ctx, rl.cancel = context.WithCancel(context.Background())
+	rl.lostHook = rl.lostConn
 	if err := rl.connectControl(ctx); err != nil {
 		if !rl.needsAuth.Load() || cfg.User != "" {
+			rl.cancel()
 			return nil, fmt.Errorf("relay: %w", err)
 		}
 		// Cassandra wants credentials and dohyo has none of its own:
@@ -152,7 +171,10 @@ func (rl *Relay) Nodes() []string {
 // Stats are the relay's counters.
 type Stats struct {
 	Requests, Reprepares, Failures uint64
-	Connections                    int
+	// Resends are requests re-sent to another node after their
+	// connection was lost (idempotent ones only).
+	Resends     uint64
+	Connections int
 	// Orphans are the stream ids held by requests that were abandoned
 	// (timed out) before their answer came, over every connection.
 	Orphans int
@@ -161,7 +183,8 @@ type Stats struct {
 // Stats returns the relay's counters, its open connections and their
 // orphaned stream ids.
 func (rl *Relay) Stats() Stats {
-	st := Stats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load()}
+	st := Stats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load(),
+		Resends: rl.resends.Load()}
 	rl.poolsMu.Lock()
 	for _, p := range rl.pools {
 		st.Connections += p.live()
@@ -193,6 +216,7 @@ func (rl *Relay) connectControl(ctx context.Context) error {
 		}
 		rl.needsAuth.Store(bc.authenticated)
 		bc.onEvent = rl.event
+		bc.onLost.Store(&rl.lostHook)
 		if err := rl.register(ctx, bc); err != nil {
 			bc.close(err)
 			errs = append(errs, err)
@@ -222,13 +246,20 @@ func (rl *Relay) register(ctx context.Context, bc *Conn) error {
 }
 
 // discover sets the cluster's nodes: the contact point plus every peer's
-// native address (peers_v2 has the port; peers predates it).
+// native address (peers_v2 has the port; peers predates it), and the token
+// ring (token.go).
 func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 	_, defPort, _ := net.SplitHostPort(contact)
 	nodes := []string{contact}
-	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port FROM system.peers_v2")
+	var entries []ringEntry
+	if rows, err := rl.controlQuery(ctx, bc, "SELECT tokens FROM system.local"); err == nil && len(rows) == 1 {
+		for _, t := range decodeTokens(rows[0][0]) {
+			entries = append(entries, ringEntry{t, contact})
+		}
+	}
+	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, tokens, native_port FROM system.peers_v2")
 	if err != nil {
-		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address FROM system.peers"); err != nil {
+		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address, tokens FROM system.peers"); err != nil {
 			return err
 		}
 	}
@@ -238,14 +269,19 @@ func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 			continue
 		}
 		port := defPort
-		if len(row) > 1 && len(row[1]) == 4 {
-			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[1]))))
+		if len(row) > 2 && len(row[2]) == 4 {
+			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[2]))))
 		}
-		nodes = append(nodes, net.JoinHostPort(ip.String(), port))
+		node := net.JoinHostPort(ip.String(), port)
+		nodes = append(nodes, node)
+		for _, t := range decodeTokens(row[1]) {
+			entries = append(entries, ringEntry{t, node})
+		}
 	}
 	rl.nodesMu.Lock()
 	rl.nodes = nodes
 	rl.nodesMu.Unlock()
+	rl.ring.Store(newRing(entries))
 	return nil
 }
 
@@ -275,8 +311,13 @@ func (rl *Relay) event(h wire.Header, body []byte) {
 			rl.cfg.OnSchemaChange(eventWorthy(schemaChangeOf(Response{Header: h, Body: body}, true)))
 		}
 	case "TOPOLOGY_CHANGE", "STATUS_CHANGE":
-		if r.Str() == "UP" {
+		change := r.Str()
+		addr := eventInet(r)
+		if change == "UP" || change == "NEW_NODE" {
 			rl.retryNow()
+			if addr != "" {
+				rl.wakeProber(addr)
+			}
 		}
 		rl.log.Info("relay: Cassandra topology or status changed; rediscovering nodes")
 		select {
@@ -286,6 +327,21 @@ func (rl *Relay) event(h wire.Header, body []byte) {
 	}
 }
 
+// eventInet reads an event's [inet] (address bytes and port) as host:port,
+// "" when malformed.
+func eventInet(r *wire.Reader) string {
+	n := int(r.Byte())
+	ip := r.Take(n)
+	port := r.Int()
+	if r.Err() != nil || (n != 4 && n != 16) {
+		return ""
+	}
+	return net.JoinHostPort(net.IP(ip).String(), strconv.Itoa(int(port)))
+}
+
+// lostConn is every connection's onLost (lostHook): its node is down.
+func (rl *Relay) lostConn(bc *Conn, err error) { rl.nodeLost(bc.addr, err) }
+
 // maintain keeps the control connection up (reconnecting with backoff),
 // rediscovers nodes on topology events and now and then, sends heartbeats
 // on idle connections and drops dead ones.
@@ -293,6 +349,12 @@ func (rl *Relay) maintain() {
 	defer close(rl.done)
 	tick := time.NewTicker(rl.tickInterval())
 	defer tick.Stop()
+	var stalls <-chan time.Time
+	if rl.cfg.SuspectAfter > 0 {
+		st := time.NewTicker(max(rl.cfg.SuspectAfter/4, 10*time.Millisecond))
+		defer st.Stop()
+		stalls = st.C
+	}
 	backoff := 100 * time.Millisecond
 	var retryAt, discoverAt time.Time
 	for {
@@ -300,6 +362,9 @@ func (rl *Relay) maintain() {
 		select {
 		case <-rl.stop:
 			return
+		case <-stalls:
+			rl.checkStalls()
+			continue
 		case <-tick.C:
 		case <-rl.rediscoverCh:
 			discover = true
@@ -380,10 +445,12 @@ func (rl *Relay) prune() {
 func (rl *Relay) Close() error {
 	rl.once.Do(func() {
 		close(rl.stop)
+		rl.cancel()
 		<-rl.done
 		for _, bc := range rl.allConns() {
 			bc.close(errors.New("relay closed"))
 		}
+		rl.bg.Wait()
 	})
 	return nil
 }
@@ -467,13 +534,30 @@ func (p *subPool) startDial() {
 	p.dialed = make(chan struct{})
 }
 
-// liveConn returns a live connection of the next node's pool for a
-// version, credentials and keyspace group, or nil (without dialing) when
-// that pool has none.
-func (rl *Relay) liveConn(version byte, creds *Credentials, group string) (poolKey, *Conn) {
+// liveConn returns a live connection of the first of replicas that is up
+// (token.go), else of the next node that is up (round robin over those),
+// for a version, credentials and keyspace group, or nil (without dialing)
+// when that pool has none, or no node is up.
+func (rl *Relay) liveConn(version byte, creds *Credentials, group string, replicas []string) (poolKey, *Conn) {
+	node := ""
+	for _, c := range replicas {
+		if rl.usable(c) {
+			node = c
+			break
+		}
+	}
 	rl.nodesMu.RLock()
-	node := rl.nodes[int(rl.next.Add(1)%uint64(len(rl.nodes)))]
+	n := len(rl.nodes)
+	start := int(rl.next.Add(1) % uint64(n))
+	for i := 0; i < n && node == ""; i++ {
+		if c := rl.nodes[(start+i)%n]; rl.usable(c) {
+			node = c
+		}
+	}
 	rl.nodesMu.RUnlock()
+	if node == "" {
+		return poolKey{}, nil
+	}
 	key := poolKey{node: node, version: version, keyspace: group, creds: credsKey(creds)}
 	return key, rl.pick(rl.pool(key), key, creds)
 }
@@ -526,25 +610,37 @@ func (rl *Relay) pick(p *subPool, key poolKey, creds *Credentials) *Conn {
 
 func (rl *Relay) dial(ctx context.Context, p *subPool, key poolKey, creds *Credentials) (*Conn, error) {
 	bc, err := dialBackend(ctx, key.node, key.version, creds, key.keyspace, rl.cfg.ConnectTimeout, rl.log)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	close(p.dialed)
-	p.dialed = nil
 	if err != nil {
-		rl.failures.Add(1)
-		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), maxDialBackoff)
-		p.downUntil = time.Now().Add(p.backoff)
 		var be *bindings.Error
 		if !errors.As(err, &be) {
+			if ctx.Err() == nil { // the node did not answer in time
+				rl.nodeLost(key.node, err)
+			}
 			// Nothing was sent: Unavailable tells drivers to try elsewhere.
 			err = bindings.Errorf(bindings.CodeUnavailable, "dohyo relay: Cassandra node %s unreachable: %v", key.node, err)
 		}
+		rl.failures.Add(1)
+		p.mu.Lock()
+		close(p.dialed)
+		p.dialed = nil
+		p.backoff = min(max(2*p.backoff, 100*time.Millisecond), maxDialBackoff)
+		p.downUntil = time.Now().Add(p.backoff)
 		p.lastErr = err
-		rl.log.Warn("relay: connect failed", "node", key.node, "err", err, "retry_after", p.backoff)
+		backoff := p.backoff
+		p.mu.Unlock()
+		rl.log.Warn("relay: connect failed", "node", key.node, "err", err, "retry_after", backoff)
 		return nil, err
 	}
+	bc.onLost.Store(&rl.lostHook)
+	p.mu.Lock()
+	close(p.dialed)
+	p.dialed = nil
 	p.backoff, p.lastErr = 0, nil
 	p.conns = append(p.conns, bc)
+	p.mu.Unlock()
+	if h := rl.health(key.node); h.get() == nodeDown {
+		rl.nodeBack(h)
+	}
 	return bc, nil
 }
 
@@ -569,18 +665,34 @@ func (rl *Relay) retryNow() {
 	}
 }
 
-// pickNode returns the nodes in the order to try for one request (round
-// robin over the cluster).
-func (rl *Relay) pickNodes() []string {
+// pickNodes returns the nodes in the order to try for one request: those
+// up first (replicas first, in their order, then round robin over the
+// others), then the suspect and down ones (when none is up, a request
+// still tries them).
+func (rl *Relay) pickNodes(replicas []string) []string {
 	rl.nodesMu.RLock()
 	defer rl.nodesMu.RUnlock()
 	n := len(rl.nodes)
 	start := int(rl.next.Add(1) % uint64(n))
-	out := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, rl.nodes[(start+i)%n])
+	out := make([]string, 0, n+len(replicas))
+	var rest []string
+	add := func(node string) {
+		if slices.Contains(out, node) || slices.Contains(rest, node) {
+			return
+		}
+		if rl.usable(node) {
+			out = append(out, node)
+		} else {
+			rest = append(rest, node)
+		}
 	}
-	return out
+	for _, node := range replicas {
+		add(node)
+	}
+	for i := 0; i < n; i++ {
+		add(rl.nodes[(start+i)%n])
+	}
+	return append(out, rest...)
 }
 
 // eventWorthy returns ch when dohyo's clients can be told about it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
 )
 
@@ -27,11 +28,11 @@ type fastRoute struct {
 	creds *Credentials
 }
 
-// pickRoute returns a live connection of the next node's pool for a protocol
-// version, credentials and keyspace group, or ok=false (without dialing)
-// when that pool has none.
-func (rl *Relay) pickRoute(version byte, creds *Credentials, group string) (r fastRoute, ok bool) {
-	key, bc := rl.liveConn(version, creds, group)
+// pickRoute returns a live connection for req (its partition's replicas
+// first, else the next node's pool) at its protocol version and keyspace
+// group with creds, or ok=false (without dialing) when that pool has none.
+func (rl *Relay) pickRoute(req *bindings.RelayRequest, creds *Credentials) (r fastRoute, ok bool) {
+	key, bc := rl.liveConn(req.Version, creds, req.Group, rl.replicasFor(req.Op, req.Version, req.Body))
 	if bc == nil {
 		return fastRoute{}, false
 	}
@@ -46,8 +47,9 @@ func (rl *Relay) pickRoute(version byte, creds *Credentials, group string) (r fa
 // answers). Once submitted, w may run before submit returns.
 func (r fastRoute) submit(flags, op byte, body []byte, w expirer, timeout time.Duration) (ok bool, err error) {
 	_, ok, err = r.bc.submitTimeout(flags, op, body, w, timeout)
-	if ok {
+	if ok && err == nil {
 		r.rl.requests.Add(1)
+		r.rl.health(r.key.node).requests.Add(1)
 	}
 	return ok, err
 }
@@ -59,8 +61,8 @@ func (r fastRoute) conn() *Conn { return r.bc }
 func (r fastRoute) Node() string { return r.key.node }
 
 // lost counts a request whose connection failed (the error a waiter got)
-// and returns the error its client is answered.
-func (r fastRoute) lost(err error) error { return r.rl.lost(err) }
+// and returns the error that stands for its answer.
+func (r fastRoute) lost(err error) error { return r.rl.lost(r.key.node, err) }
 
 // retry prepares rp again on the route's node (the node answered
 // UNPREPARED for it) and relays the request once more on the route's

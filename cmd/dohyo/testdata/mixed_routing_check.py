@@ -19,7 +19,7 @@ def expect(cond, msg):
         raise SystemExit("FAIL: " + msg)
 
 
-profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=30)
+profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
 for version in (4, 5):
     cluster = Cluster([HOST], port=PORT, protocol_version=version,
                       execution_profiles={EXEC_PROFILE_DEFAULT: profile}, connect_timeout=30)

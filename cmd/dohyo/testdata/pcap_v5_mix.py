@@ -14,7 +14,7 @@ from cassandra.query import BatchStatement, BatchType, SimpleStatement
 HOST, PORT, KS = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 for compression in (False, "lz4"):
-    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=30)
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
     cluster = Cluster([HOST], port=PORT, protocol_version=5, compression=compression,
                       execution_profiles={EXEC_PROFILE_DEFAULT: profile}, connect_timeout=30)
     s = cluster.connect(KS)

@@ -16,7 +16,7 @@ HOST, PORT, USER, PASSWORD = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.arg
 
 
 def connect(user, password):
-    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=20)
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
     cluster = Cluster([HOST], port=PORT, execution_profiles={EXEC_PROFILE_DEFAULT: profile},
                       auth_provider=PlainTextAuthProvider(username=user, password=password),
                       connect_timeout=20, protocol_version=4)

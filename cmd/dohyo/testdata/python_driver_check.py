@@ -25,7 +25,7 @@ def expect(cond, msg):
 
 
 def connect(**kw):
-    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=20)
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
     cluster = Cluster([HOST], port=PORT, execution_profiles={EXEC_PROFILE_DEFAULT: profile},
                       connect_timeout=20, **kw)
     return cluster, cluster.connect()

@@ -27,7 +27,7 @@ APP, APPPW = "app", "app-pw"
 
 
 def connect(host, port, user, password):
-    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=20)
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
     cluster = Cluster([host], port=int(port), execution_profiles={EXEC_PROFILE_DEFAULT: profile},
                       auth_provider=PlainTextAuthProvider(username=user, password=password),
                       connect_timeout=20, protocol_version=4)

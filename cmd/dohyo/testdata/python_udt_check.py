@@ -17,7 +17,7 @@ def expect(cond, msg):
 
 
 for proto in (4, 5):
-    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=20)
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
     cluster = Cluster([HOST], port=PORT, protocol_version=proto,
                       execution_profiles={EXEC_PROFILE_DEFAULT: profile}, connect_timeout=20)
     s = cluster.connect()

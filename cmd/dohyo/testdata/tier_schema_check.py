@@ -19,7 +19,7 @@ def expect(cond, msg):
         raise SystemExit("FAIL: " + msg)
 
 
-profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=20)
+profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=120)
 cluster = Cluster([HOST], port=PORT, execution_profiles={EXEC_PROFILE_DEFAULT: profile},
                   connect_timeout=20, max_schema_agreement_wait=10)
 s = cluster.connect()

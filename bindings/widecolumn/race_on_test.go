@@ -1,5 +1,0 @@
-//go:build race
-
-package widecolumn
-
-const raceEnabled = true

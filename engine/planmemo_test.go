@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/dohyo/dohyo/bindings"
+	"github.com/dohyo/dohyo/cql"
+)
+
+// TestPlanMemo: a statement's plan kept with its Parsed (planFor) is used
+// only for the engine, session keyspace, statement and schema it was built
+// for. The same prepared SELECT of an unqualified table, run by sessions in
+// two keyspaces, reads each keyspace's table; after ALTER TABLE it sees the
+// new column; a copy of the Parsed holding another statement runs that
+// statement; a second engine sharing the Parsed runs on its own catalog.
+func TestPlanMemo(t *testing.T) {
+	ctx := context.Background()
+	engines := newSharedEngines(t, 1, 0)
+	e := engines[0]
+	other, err := New(ctx, newMemKV(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	for _, ks := range []string{"a", "b"} {
+		mustExecOn(t, e, "", fmt.Sprintf(sharedKSDDL, ks))
+		mustExecOn(t, e, ks, "CREATE TABLE t (k int PRIMARY KEY, v text)")
+		mustExecOn(t, e, ks, "INSERT INTO t (k, v) VALUES (1, 'in "+ks+"')")
+	}
+	mustExecOn(t, other, "", fmt.Sprintf(sharedKSDDL, "a"))
+	mustExecOn(t, other, "a", "CREATE TABLE t (k int PRIMARY KEY, v text, w int)")
+	mustExecOn(t, other, "a", "INSERT INTO t (k, v, w) VALUES (1, 'other engine', 7)")
+
+	const q = "SELECT * FROM t WHERE k = 1"
+	p, err := cql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(e *Engine, ks string, p *cql.Parsed) *bindings.Result {
+		t.Helper()
+		res, err := e.Execute(ctx, &bindings.Request{Keyspace: ks, Query: q, Parsed: p})
+		if err != nil {
+			t.Fatalf("%s in %q: %v", q, ks, err)
+		}
+		return res
+	}
+	// row renders a one-row result as column=value pairs.
+	row := func(res *bindings.Result) string {
+		t.Helper()
+		if len(res.Rows) != 1 {
+			t.Fatalf("%d rows, want 1", len(res.Rows))
+		}
+		s := ""
+		for i, c := range res.Columns {
+			s += fmt.Sprintf("%s=%x ", c.Name, res.Rows[0][i])
+		}
+		return s
+	}
+	inA, inB := row(run(e, "a", p)), row(run(e, "b", p))
+	if inA == inB {
+		t.Fatalf("keyspaces a and b read the same row: %s", inA)
+	}
+	m, ok := p.Memo().(*planMemo)
+	if !ok || m.e != e || m.ks != "a" {
+		t.Fatalf("memo %+v: want the plan of engine e in keyspace a (the first)", p.Memo())
+	}
+	for range 3 { // alternating sessions keep reading their own keyspace
+		if got := row(run(e, "b", p)); got != inB {
+			t.Fatalf("keyspace b read %s, want %s", got, inB)
+		}
+		if got := row(run(e, "a", p)); got != inA {
+			t.Fatalf("keyspace a read %s, want %s", got, inA)
+		}
+	}
+	// The other engine's table a.t has a column w: its own plan, its row.
+	if got := row(run(other, "a", p)); got == inA {
+		t.Fatalf("the other engine read engine e's row: %s", got)
+	}
+	// A schema change: the memo's plan is stale, the new column shows.
+	mustExecOn(t, e, "a", "ALTER TABLE t ADD x int")
+	if res := run(e, "a", p); len(res.Columns) != 3 {
+		t.Fatalf("after ALTER TABLE ADD: columns %v, want k, v, x", res.Columns)
+	}
+	// A copy of the Parsed with another statement (the memo comes along).
+	p2, err := cql.Parse("SELECT v FROM t WHERE k = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := &cql.Parsed{Stmt: p2.Stmt, Markers: p2.Markers, Text: p2.Text}
+	cp.SetMemo(p.Memo())
+	res, err := e.Execute(ctx, &bindings.Request{Keyspace: "a", Query: p2.Text, Parsed: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Columns) != 1 || res.Columns[0].Name != "v" {
+		t.Fatalf("the copy ran the memo's statement: columns %v, want v", res.Columns)
+	}
+}
