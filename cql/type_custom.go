@@ -2,6 +2,7 @@ package cql
 
 import (
 	"encoding/hex"
+	"sort"
 	"strings"
 )
 
@@ -29,9 +30,8 @@ var marshalNative = map[string]Kind{
 // marshalCustom lists the non-native classes dohyo accepts as custom types,
 // with the name Cassandra reports for them.
 var marshalCustom = map[string]string{
-	"LexicalUUIDType":      marshalPackage + "LexicalUUIDType",
-	"DynamicCompositeType": marshalPackage + "DynamicCompositeType()",
-	"EmptyType":            marshalPackage + "EmptyType",
+	"LexicalUUIDType": marshalPackage + "LexicalUUIDType",
+	"EmptyType":       marshalPackage + "EmptyType",
 }
 
 // customClassType resolves a class name written as a type; ok is false (with
@@ -78,6 +78,12 @@ func customClassType(class string) (t *Type, msg string) {
 		return SetOf(e), ""
 	case "VectorType":
 		return parseVectorClass(c, args)
+	case "CompositeType", "DynamicCompositeType":
+		name, ok := compositeClass(short, parts)
+		if !ok {
+			return nil, "Error setting type " + c + ": Invalid definition for comparator " + marshalPackage + short + "."
+		}
+		return &Type{Kind: KindBlob, Custom: name}, ""
 	case "TupleType":
 		elems := make([]*Type, len(parts))
 		for i := range parts {
@@ -162,4 +168,112 @@ func parseUserTypeClass(c string, parts []string) (*Type, string) {
 		u.Elems = append(u.Elems, e)
 	}
 	return u, ""
+}
+
+// ParseClass resolves a type class name as protocol metadata carries it
+// (a custom type's): the CQL type for native and vector classes, a custom
+// type keeping the name for Cassandra's other known classes; ok is false
+// for a class dohyo does not know.
+func ParseClass(class string) (*Type, bool) {
+	t, _ := customClassType(class)
+	return t, t != nil
+}
+
+// IsCompositeClass reports a custom type of Cassandra's CompositeType or
+// DynamicCompositeType: opaque bytes to dohyo, which Cassandra orders
+// component by component.
+func IsCompositeClass(t *Type) bool {
+	return t != nil && (strings.HasPrefix(t.Custom, marshalPackage+"CompositeType(") ||
+		strings.HasPrefix(t.Custom, marshalPackage+"DynamicCompositeType("))
+}
+
+// compositeClass is the name Cassandra reports for CompositeType(...) or
+// DynamicCompositeType(...) with these parameters: each a type class
+// (fully qualified, as Cassandra prints it), a dynamic composite's as
+// alias=>class with a one-character alias, in the order of Java's
+// HashMap<Byte, ...> of the aliases. ok is false for an invalid definition.
+func compositeClass(short string, params []string) (string, bool) {
+	var out []string
+	var aliases []byte
+	for _, p := range params {
+		p = strings.TrimSpace(p)
+		if short == "DynamicCompositeType" {
+			a, cls, ok := strings.Cut(p, "=>")
+			a = strings.TrimSpace(a)
+			if !ok || len(a) != 1 {
+				return "", false
+			}
+			p = cls
+			aliases = append(aliases, a[0])
+		}
+		name, ok := canonicalClass(p)
+		if !ok {
+			return "", false
+		}
+		if short == "DynamicCompositeType" {
+			name = string(aliases[len(aliases)-1]) + "=>" + name
+		}
+		out = append(out, name)
+	}
+	if short == "DynamicCompositeType" {
+		out = javaByteMapOrder(aliases, out)
+	}
+	return marshalPackage + short + "(" + strings.Join(out, ",") + ")", true
+}
+
+// canonicalClass is a type class as Cassandra prints it: every class
+// fully qualified, no spaces; ok is false for a class it would not find.
+func canonicalClass(class string) (string, bool) {
+	t, _ := customClassType(class)
+	if t == nil {
+		return "", false
+	}
+	c := strings.TrimSpace(class)
+	name, args := c, ""
+	if i := strings.IndexByte(c, '('); i >= 0 && strings.HasSuffix(c, ")") {
+		name, args = c[:i], c[i+1:len(c)-1]
+	}
+	short := strings.TrimPrefix(name, marshalPackage)
+	switch {
+	case t.Custom != "":
+		return t.Custom, true
+	case short == "VectorType" || short == "TupleType" || short == "UserType":
+		return marshalClassName(t), true
+	case args == "":
+		return marshalPackage + short, true
+	}
+	parts := splitClassArgs(args)
+	for i, p := range parts {
+		cp, ok := canonicalClass(p)
+		if !ok {
+			return "", false
+		}
+		parts[i] = cp
+	}
+	return marshalPackage + short + "(" + strings.Join(parts, ",") + ")", true
+}
+
+// javaByteMapOrder orders items keyed by distinct bytes as a
+// java.util.HashMap<Byte, ...> built in that order iterates them: by
+// bucket (the byte's value modulo a capacity of 16, doubling past a 0.75
+// load), insertion order within a bucket.
+func javaByteMapOrder(keys []byte, items []string) []string {
+	capacity := 16
+	for len(keys) > capacity*3/4 {
+		capacity *= 2
+	}
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	bucket := func(i int) int {
+		h := uint32(int32(int8(keys[i]))) // Byte.hashCode, then HashMap.hash
+		return int((h ^ h>>16) & uint32(capacity-1))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return bucket(idx[a]) < bucket(idx[b]) })
+	out := make([]string, len(items))
+	for i, j := range idx {
+		out[i] = items[j]
+	}
+	return out
 }

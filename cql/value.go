@@ -377,6 +377,11 @@ func Canonicalize(t *Type, b []byte) ([]byte, error) {
 	if err := Validate(t, b); err != nil {
 		return nil, err
 	}
+	if IsCompositeClass(t) {
+		if err := validateComposite(t, b); err != nil {
+			return nil, err
+		}
+	}
 	return canonical(t, b), nil
 }
 

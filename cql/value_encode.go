@@ -99,6 +99,9 @@ func literalAssignable(k LitKind, t *Type) bool {
 	if k == LitNull {
 		return t.Kind != KindCounter
 	}
+	if IsCompositeClass(t) {
+		return true // custom types take any constant (their fromString)
+	}
 	switch t.Kind {
 	case KindList, KindSet, KindMap, KindTuple, KindUDT, KindVector:
 		return false
@@ -137,6 +140,9 @@ func encodeLiteral(t *Type, lit *Literal, recv string, r Resolver) ([]byte, erro
 			return nil, valueErrf("Invalid null value for counter increment/decrement")
 		}
 		return nil, nil
+	}
+	if IsCompositeClass(t) && lit.Kind != LitBlob {
+		return compositeFromString(t, lit.Text, r) // any constant, as Cassandra's fromString reads it
 	}
 	if !literalAssignable(lit.Kind, t) {
 		return nil, valueErrf("Invalid %s constant (%s) for \"%s\" of type %s", literalTypeName(lit.Kind), lit.Text, recv, t)

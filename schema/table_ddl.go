@@ -152,6 +152,12 @@ func checkPrimaryKey(s *cql.CreateTable, defs map[string]cql.ColumnDef, types ma
 		if defs[n].Static {
 			return nil, invalidf("Static column '%s' cannot be part of the PRIMARY KEY", n)
 		}
+		if cql.IsCompositeClass(t) && slices.Contains(s.Clustering, n) {
+			// Cassandra orders them component by component, dohyo's key
+			// codec would order their bytes: refused rather than misordered.
+			return nil, &Error{Code: Invalid, Unsupported: true, Message: fmt.Sprintf(
+				"clustering column '%s' of type %s is not supported by dohyo's wide-column engine", n, t)}
+		}
 	}
 	return pk, nil
 }

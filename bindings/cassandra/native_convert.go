@@ -248,5 +248,8 @@ func customType(class string) *cql.Type {
 	if t, ok := cql.ParseVectorClass(class); ok {
 		return t
 	}
+	if t, ok := cql.ParseClass(class); ok && t.Custom != "" {
+		return t // Cassandra's other classes (CompositeType, ...): bytes, named
+	}
 	return cql.Scalar(cql.KindBlob)
 }
