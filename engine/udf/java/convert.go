@@ -324,6 +324,8 @@ func runtimeClass(v any) string {
 		return "java.lang.Double"
 	case string:
 		return "java.lang.String"
+	case *jBuilder:
+		return "java.lang.StringBuilder"
 	case *jList:
 		return "java.util.ArrayList"
 	case *jSet:

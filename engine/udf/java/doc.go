@@ -20,7 +20,10 @@
 // do/while, for, enhanced for, break, continue, return and blocks; the
 // methods of boxed numbers, String, Math, List/Set/Map (and Map.Entry),
 // Cassandra's TupleValue and UDTValue, and udfContext's
-// newReturnTupleValue/newArgTupleValue/newReturnUDTValue/newArgUDTValue.
+// newReturnTupleValue/newArgTupleValue/newReturnUDTValue/newArgUDTValue;
+// the boxed types' constructors, System.currentTimeMillis/nanoTime,
+// Math.random, StringBuilder/StringBuffer, java.util.Objects and Integer's
+// and Long's bit and radix helpers (methods_more.go, methods_builder.go).
 // Not in it: class, method, lambda and array declarations, exceptions
 // (try, throw), switch, labels, instanceof, generics beyond type
 // arguments, and the rest of the JDK.

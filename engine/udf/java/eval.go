@@ -275,6 +275,10 @@ func coerce(t jtype, v any, line int) (any, error) {
 		if _, ok := v.(*jTuple); ok {
 			return v, nil
 		}
+	case kBuilder:
+		if _, ok := v.(*jBuilder); ok {
+			return v, nil
+		}
 	}
 	return nil, jexc("ClassCastException", "class %s cannot be cast (line %d)", runtimeClass(v), line)
 }

@@ -21,7 +21,9 @@ func init() {
 			// TupleValue, UDTValue
 			"getInt getLong getDouble getFloat getShort getByte getBool getString getList getSet getMap " +
 			"getTupleValue getUDTValue getObject isNull setInt setLong setDouble setFloat setShort setByte " +
-			"setBool setString setList setSet setMap setTupleValue setUDTValue setToNull") {
+			"setBool setString setList setSet setMap setTupleValue setUDTValue setToNull " +
+			// StringBuilder, StringBuffer
+			"append insert reverse setLength deleteCharAt delete setCharAt") {
 		instanceMethods[n] = true
 	}
 }
@@ -98,6 +100,8 @@ func callMethod(m *machine, recv any, name string, args []any) (any, error) {
 		return collectionMethod(m, recv, name, args)
 	case *jTuple:
 		return tupleMethod(m, r, name, args)
+	case *jBuilder:
+		return builderMethod(m, r, name, args)
 	}
 	if len(args) == 0 {
 		switch name {

@@ -42,6 +42,8 @@ func (e *newExpr) eval(m *machine) (any, error) {
 		src = nil // an initial capacity
 	}
 	switch e.k {
+	case kBuilder:
+		return newBuilder(m, src)
 	case kList, kSet:
 		var elems []any
 		if src != nil {

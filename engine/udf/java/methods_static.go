@@ -109,6 +109,9 @@ func parseIntegral(s string, bits int, k jkind) (any, error) {
 
 // callStatic runs Class.method(args).
 func callStatic(m *machine, class, name string, a []any) (any, error) {
+	if v, ok, err := callMore(m, class, name, a); ok {
+		return v, err
+	}
 	if class == "Math" || class == "StrictMath" {
 		return callMath(name, a)
 	}

@@ -311,6 +311,24 @@ func (p *parser) method(recv expr, class, name string, line int) expr {
 func (p *parser) newObject(line int) expr {
 	name := p.qualifiedTypeName()
 	class := stripPackage(name)
+	if boxedConstructible[class] {
+		p.expectOp("(")
+		var args []expr
+		for !p.isOp(")") {
+			args = append(args, p.expression())
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		p.expectOp(")")
+		switch {
+		case len(args) == 1:
+			return &boxExpr{class: class, arg: args[0]}
+		case len(args) == 0 && class == "String":
+			return &boxExpr{class: class}
+		}
+		p.fail(unsupportedErr(line, "new "+name+" with these arguments"))
+	}
 	k, ok := constructible[class]
 	if !ok {
 		p.fail(unsupportedErr(line, "new "+name))

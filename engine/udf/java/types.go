@@ -22,6 +22,7 @@ const (
 	kEntry
 	kTuple
 	kUDT
+	kBuilder // StringBuilder, StringBuffer
 )
 
 // jtype is a declared type: its kind and whether it is a reference
@@ -47,13 +48,22 @@ var classNames = map[string]jkind{
 	"Set": kSet, "HashSet": kSet, "LinkedHashSet": kSet,
 	"Map": kMap, "HashMap": kMap, "LinkedHashMap": kMap, "Entry": kEntry,
 	"TupleValue": kTuple, "UDTValue": kUDT,
+	"StringBuilder": kBuilder, "StringBuffer": kBuilder,
 }
 
 // constructible are the classes `new` may create (with no arguments, or
 // a collection to copy).
 var constructible = map[string]jkind{
 	"ArrayList": kList, "LinkedList": kList, "HashSet": kSet, "LinkedHashSet": kSet,
-	"HashMap": kMap, "LinkedHashMap": kMap,
+	"HashMap": kMap, "LinkedHashMap": kMap, "StringBuilder": kBuilder, "StringBuffer": kBuilder,
+}
+
+// boxedConstructible are the classes whose deprecated constructors
+// (new Double(x), new Integer("12")) the subset runs: valueOf of their
+// one argument (new String(s) copies a string).
+var boxedConstructible = map[string]bool{
+	"Integer": true, "Long": true, "Short": true, "Byte": true, "Double": true, "Float": true,
+	"Boolean": true, "Character": true, "String": true,
 }
 
 // staticClasses are the classes whose static methods and fields the
@@ -61,6 +71,7 @@ var constructible = map[string]jkind{
 var staticClasses = map[string]bool{
 	"Math": true, "Integer": true, "Long": true, "Double": true, "Float": true, "Short": true,
 	"Byte": true, "Boolean": true, "Character": true, "String": true, "StrictMath": true,
+	"System": true, "Objects": true,
 }
 
 // stripPackage removes java.lang., java.util. and Cassandra's package

@@ -145,6 +145,8 @@ func javaString(v any) string {
 		return cql.JavaFloatString(float64(x), 32)
 	case float64:
 		return cql.JavaFloatString(x, 64)
+	case *jBuilder:
+		return x.String()
 	case *jList:
 		return "[" + joinStrings(x.elems) + "]"
 	case *jSet:
