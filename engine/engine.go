@@ -401,7 +401,7 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	case *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
 		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType,
 		*cql.CreateView, *cql.AlterView, *cql.DropView,
-		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate:
+		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate, *cql.SetExtensions:
 		if len(req.Values) > 0 {
 			return nil, invalidf("Invalid amount of bind variables: expected 0 but got %d", len(req.Values))
 		}

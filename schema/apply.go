@@ -89,6 +89,8 @@ func (c *Catalog) Apply(stmt cql.Statement, currentKeyspace string) (*Catalog, *
 		ks, ch, err = c.createAggregate(s, currentKeyspace)
 	case *cql.DropAggregate:
 		ks, ch, err = c.dropAggregate(s, currentKeyspace)
+	case *cql.SetExtensions:
+		ks, ch, err = c.setExtensions(s)
 	default:
 		return nil, nil, invalidf("%T is not a schema statement", stmt)
 	}

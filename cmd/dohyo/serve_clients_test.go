@@ -46,6 +46,25 @@ func TestServePythonDriverWarnings(t *testing.T) {
 	}
 }
 
+// TestServePythonDriverExtensions: UPDATE system_schema.tables SET
+// extensions (how the Python driver's tests attach table extensions) is
+// accepted and the driver's table metadata shows the extensions, on the
+// executed backends (dohyo's catalog) and through the relay (Cassandra
+// writes them).
+func TestServePythonDriverExtensions(t *testing.T) {
+	py := externalTool(t, "DOHYO_TEST_PYTHON")
+	for name, backend := range clientBackends(t, "pyext") {
+		t.Run(name, func(t *testing.T) {
+			p := startServe(t, "--backend", backend)
+			host, port, _ := net.SplitHostPort(p.CQLAddr)
+			out, err := runTool(t, 5*time.Minute, py, "testdata/python_extensions_check.py", host, port)
+			if err != nil || !strings.Contains(out, "OK") {
+				t.Fatalf("python extensions check failed: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // TestServeCqlsh runs cqlsh against dohyo serve, including DESCRIBE, which
 // relies on system_schema.
 func TestServeCqlsh(t *testing.T) {

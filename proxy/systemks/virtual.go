@@ -205,6 +205,9 @@ func (v *Backend) Execute(ctx context.Context, req *bindings.Request) (*bindings
 	case *cql.Describe:
 		return v.describe(ctx, st, req.Keyspace, req)
 	}
+	if e, ok := extensionsUpdate(parsed.Stmt, req.Keyspace); ok {
+		return v.executeExtensions(ctx, e, req)
+	}
 	return nil, notModifiable(statementKeyspace(parsed.Stmt, req.Keyspace))
 }
 
@@ -236,6 +239,10 @@ func (v *Backend) Prepare(_ context.Context, keyspace, query string) (*bindings.
 		return nil, bindings.Errorf(bindings.CodeSyntaxError, "%s", err.Error())
 	}
 	sel, ok := parsed.Stmt.(*cql.Select)
+	if e, isExt := extensionsUpdate(parsed.Stmt, keyspace); !ok && isExt {
+		specs, pk := e.bindSpecs(len(parsed.Markers))
+		return &bindings.Prepared{Bind: specs, PKIndexes: pk, Keyspace: "system_schema", Table: map[bool]string{true: "views", false: "tables"}[e.view]}, nil
+	}
 	if !ok {
 		return nil, notModifiable(statementKeyspace(parsed.Stmt, keyspace))
 	}
