@@ -1,6 +1,9 @@
 package cql
 
-import "strings"
+import (
+	"encoding/hex"
+	"strings"
+)
 
 // Custom types are written as a quoted class name of Cassandra's
 // org.apache.cassandra.db.marshal package ('org.apache.cassandra.db.marshal.LexicalUUIDType'
@@ -75,6 +78,21 @@ func customClassType(class string) (t *Type, msg string) {
 		return SetOf(e), ""
 	case "VectorType":
 		return parseVectorClass(c, args)
+	case "TupleType":
+		elems := make([]*Type, len(parts))
+		for i := range parts {
+			e, m := sub(i)
+			if e == nil {
+				return nil, m
+			}
+			elems[i] = e
+		}
+		if len(elems) == 0 {
+			return nil, "Error setting type " + c + ": missing type parameter"
+		}
+		return TupleOf(elems...), ""
+	case "UserType":
+		return parseUserTypeClass(c, parts)
 	case "MapType":
 		k, m := sub(0)
 		if k == nil {
@@ -116,4 +134,32 @@ func splitClassArgs(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// parseUserTypeClass resolves "UserType(ks,hexname,hexfield:class,...)",
+// how Cassandra names a user-defined type in protocol metadata.
+func parseUserTypeClass(c string, parts []string) (*Type, string) {
+	bad := "Error setting type " + c + ": malformed user type"
+	if len(parts) < 2 {
+		return nil, bad
+	}
+	name, err := hex.DecodeString(strings.TrimSpace(parts[1]))
+	if err != nil {
+		return nil, bad
+	}
+	u := &Type{Kind: KindUDT, Keyspace: strings.TrimSpace(parts[0]), Name: string(name)}
+	for _, f := range parts[2:] {
+		fn, fc, ok := strings.Cut(f, ":")
+		field, err := hex.DecodeString(strings.TrimSpace(fn))
+		if !ok || err != nil {
+			return nil, bad
+		}
+		e, m := customClassType(fc)
+		if e == nil {
+			return nil, m
+		}
+		u.Fields = append(u.Fields, string(field))
+		u.Elems = append(u.Elems, e)
+	}
+	return u, ""
 }

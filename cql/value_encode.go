@@ -417,6 +417,9 @@ func assignable(t *Type, term Term) bool {
 	case *CollectionLit:
 		switch effectiveKind(x) {
 		case CollList:
+			if t.Kind == KindVector && len(x.Values) != t.Dim {
+				return false // Cassandra's vector literals match their dimension only
+			}
 			return (t.Kind == KindList || t.Kind == KindVector) && allAssignable(t.Elems[0], x.Values)
 		case CollSet:
 			if t.Kind == KindMap && len(x.Values) == 0 {

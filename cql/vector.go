@@ -2,6 +2,7 @@ package cql
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -32,6 +33,13 @@ func elemFixedSize(t *Type) int {
 		return 8
 	case KindUUID, KindTimeuuid:
 		return 16
+	case KindVector:
+		// A vector of fixed-size elements has a fixed size itself.
+		if len(t.Elems) == 1 && t.Elems[0] != nil {
+			if n := elemFixedSize(t.Elems[0]); n > 0 {
+				return n * t.Dim
+			}
+		}
 	}
 	return -1
 }
@@ -138,6 +146,29 @@ func ParseVectorClass(class string) (*Type, bool) {
 	return t, t != nil && t.Kind == KindVector
 }
 
+// messageType prints a type as Cassandra's messages do (its CQL3Type):
+// as String, except that a frozen tuple shows frozen<> (tuples always are
+// in a vector or a collection).
+func messageType(t *Type) string {
+	switch {
+	case t == nil || t.Custom != "":
+		return t.String()
+	case t.Kind == KindTuple:
+		parts := make([]string, len(t.Elems))
+		for i, e := range t.Elems {
+			parts[i] = messageType(e)
+		}
+		s := "tuple<" + strings.Join(parts, ", ") + ">"
+		if t.Frozen {
+			s = "frozen<" + s + ">"
+		}
+		return s
+	case t.Kind == KindVector && len(t.Elems) == 1:
+		return "vector<" + messageType(t.Elems[0]) + ", " + strconv.Itoa(t.Dim) + ">"
+	}
+	return t.String()
+}
+
 // marshalClassName is the Cassandra class name of a type.
 func marshalClassName(t *Type) string {
 	if t.Custom != "" {
@@ -154,6 +185,20 @@ func marshalClassName(t *Type) string {
 		return frozenClass(t, marshalPackage+"MapType("+marshalClassName(t.Elems[0])+","+marshalClassName(t.Elems[1])+")")
 	case KindVector:
 		return VectorClassName(t)
+	case KindTuple:
+		parts := make([]string, len(t.Elems))
+		for i, e := range t.Elems {
+			parts[i] = marshalClassName(e)
+		}
+		return marshalPackage + "TupleType(" + strings.Join(parts, ",") + ")"
+	case KindUDT:
+		parts := []string{t.Keyspace, hex.EncodeToString([]byte(t.Name))}
+		for i, e := range t.Elems {
+			if i < len(t.Fields) {
+				parts = append(parts, hex.EncodeToString([]byte(t.Fields[i]))+":"+marshalClassName(e))
+			}
+		}
+		return frozenClass(t, marshalPackage+"UserType("+strings.Join(parts, ",")+")")
 	}
 	for name, k := range marshalNative {
 		if k == t.Kind {
@@ -191,14 +236,14 @@ func parseVectorClass(c, args string) (*Type, string) {
 func encodeVector(t *Type, c *CollectionLit, recv string, r Resolver) ([]byte, error) {
 	if len(c.Values) != t.Dim {
 		return nil, valueErrf("Invalid vector literal for %s of type %s; expected %d elements, but given %d",
-			recv, t, t.Dim, len(c.Values))
+			recv, messageType(t), t.Dim, len(c.Values))
 	}
 	for _, e := range c.Values {
 		if l, ok := e.(*Literal); ok && l.Kind == LitNull {
 			return nil, valueErrf("null is not supported inside vectors")
 		}
 		if !assignable(t.Elems[0], e) {
-			return nil, valueErrf("Invalid vector literal for %s: value %s is not of type %s", recv, termText(e), t.Elems[0])
+			return nil, valueErrf("Invalid vector literal for %s: value %s is not of type %s", recv, termText(e), messageType(t.Elems[0]))
 		}
 	}
 	items := make([][]byte, 0, len(c.Values))

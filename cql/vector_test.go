@@ -2,6 +2,7 @@ package cql
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,51 @@ func TestVectorCastDimension(t *testing.T) {
 	}
 	if _, err := EncodeTerm(VectorOf(Scalar(KindFloat), 2), term, "v", nil); err != nil {
 		t.Errorf("same dimension: %v", err)
+	}
+}
+
+// TestVectorOfCompositesClassNames: the protocol class names of vectors
+// of tuples, UDTs, vectors and collections are Cassandra 5.0.9's (as its
+// result metadata spells them), and parse back into the types.
+func TestVectorOfCompositesClassNames(t *testing.T) {
+	const m = "org.apache.cassandra.db.marshal."
+	u := &Type{Kind: KindUDT, Keyspace: "pw", Name: "u", Fields: []string{"a", "b"},
+		Elems: []*Type{Scalar(KindInt), Scalar(KindText)}, Frozen: true}
+	tup := TupleOf(Scalar(KindInt), Scalar(KindText))
+	tup.Frozen = true
+	for _, c := range []struct {
+		t    *Type
+		want string
+	}{
+		{VectorOf(tup, 2), m + "VectorType(" + m + "TupleType(" + m + "Int32Type," + m + "UTF8Type) , 2)"},
+		{VectorOf(u, 2), m + "VectorType(" + m + "FrozenType(" + m + "UserType(pw,75,61:" + m + "Int32Type,62:" + m + "UTF8Type)) , 2)"},
+		{VectorOf(VectorOf(Scalar(KindInt), 2), 2), m + "VectorType(" + m + "VectorType(" + m + "Int32Type , 2) , 2)"},
+		{VectorOf(FrozenOf(ListOf(Scalar(KindInt))), 2), m + "VectorType(" + m + "FrozenType(" + m + "ListType(" + m + "Int32Type)) , 2)"},
+		{VectorOf(ListOf(Scalar(KindInt)), 2), m + "VectorType(" + m + "ListType(" + m + "Int32Type) , 2)"},
+	} {
+		if got := VectorClassName(c.t); got != c.want {
+			t.Errorf("%s: class\n got %s\nwant %s", c.t, got, c.want)
+		}
+		back, ok := ParseVectorClass(c.want)
+		if !ok || back.String() != c.t.String() {
+			t.Errorf("%s: parsed back as %v (%v)", c.want, back, ok)
+		}
+	}
+}
+
+// TestVectorOfVectorsSize: a vector of fixed-size elements is itself of a
+// fixed size, so it is not length-prefixed inside another vector (as
+// Cassandra serializes vector<vector<int, 2>, 2>: 16 bytes).
+func TestVectorOfVectorsSize(t *testing.T) {
+	vv := VectorOf(VectorOf(Scalar(KindInt), 2), 2)
+	b, err := EncodeTerm(vv, &CollectionLit{Kind: CollList, Values: []Term{
+		&CollectionLit{Kind: CollList, Values: []Term{&Literal{Kind: LitInteger, Text: "1"}, &Literal{Kind: LitInteger, Text: "2"}}},
+		&CollectionLit{Kind: CollList, Values: []Term{&Literal{Kind: LitInteger, Text: "3"}, &Literal{Kind: LitInteger, Text: "4"}}},
+	}}, "v", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "00000001000000020000000300000004"; fmt.Sprintf("%x", b) != want {
+		t.Errorf("encoded %x, want %s", b, want)
 	}
 }

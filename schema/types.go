@@ -128,12 +128,6 @@ func checkShape(t *cql.Type) *Error {
 		}
 	case cql.KindVector:
 		want = 1
-		if len(t.Elems) == 1 && t.Elems[0] != nil {
-			switch t.Elems[0].Kind {
-			case cql.KindTuple, cql.KindUDT, cql.KindVector:
-				return invalidf("vectors of %s are not supported by dohyo's wide-column engine", t.Elems[0].Kind)
-			}
-		}
 		if t.Dim <= 0 {
 			return invalidf("vectors may only have positive dimensions; given %d", t.Dim)
 		}
@@ -213,6 +207,14 @@ func validateType(t *cql.Type, ks string, types map[string]*UserType) *Error {
 		}
 		for i := len(t.Elems) - 1; i >= 0; i-- {
 			if err := validateType(t.Elems[i], ks, types); err != nil {
+				return err
+			}
+		}
+	case cql.KindVector:
+		// Cassandra 5.0 takes any element type, composites included;
+		// their own rules still hold (vector<set<list<int>>, 2> is refused).
+		for _, e := range t.Elems {
+			if err := validateType(e, ks, types); err != nil {
 				return err
 			}
 		}

@@ -76,9 +76,9 @@ func TestPrepareVectorType(t *testing.T) {
 		t.Fatalf("got %v %v", p, perr)
 	}
 	for s, msg := range map[string]string{
-		"vector<float, 0>":                   "vectors may only have positive dimensions; given 0",
-		"vector<float, -2>":                  "vectors may only have positive dimensions; given -2",
-		"vector<frozen<tuple<int, int>>, 2>": "vectors of tuple are not supported by dohyo's wide-column engine",
+		"vector<float, 0>":          "vectors may only have positive dimensions; given 0",
+		"vector<float, -2>":         "vectors may only have positive dimensions; given -2",
+		"vector<set<list<int>>, 2>": "Non-frozen collections are not allowed inside collections: set<list<int>>",
 	} {
 		raw, err := cql.ParseType(s)
 		if err != nil {
@@ -86,6 +86,26 @@ func TestPrepareVectorType(t *testing.T) {
 		}
 		if _, perr := prepareType(raw, "ks", nil); perr == nil || perr.Message != msg || perr.Code != Invalid {
 			t.Errorf("%s: got %v, want %q", s, perr, msg)
+		}
+	}
+	// Vectors of composites (Cassandra 5.0's type texts).
+	for s, want := range map[string]string{
+		"vector<tuple<int, text>, 2>":  "vector<frozen<tuple<int, text>>, 2>",
+		"vector<vector<int, 2>, 2>":    "vector<vector<int, 2>, 2>",
+		"vector<list<int>, 2>":         "vector<list<int>, 2>",
+		"vector<frozen<list<int>>, 2>": "vector<frozen<list<int>>, 2>",
+	} {
+		raw, err := cql.ParseType(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, perr := prepareType(raw, "ks", nil)
+		if perr != nil || TypeString(p) != want {
+			t.Errorf("%s: got %v %v, want %s", s, p, perr, want)
+			continue
+		}
+		if back, err := decodeType(encodeType(p)); err != nil || !back.Equal(p) {
+			t.Errorf("%s: catalog JSON round trip: %v %v", s, back, err)
 		}
 	}
 	j := encodeType(cql.VectorOf(cql.Scalar(cql.KindFloat), 5))

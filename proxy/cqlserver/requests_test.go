@@ -139,6 +139,18 @@ func TestTypeOptions(t *testing.T) {
 			datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)")},
 		{cql.ListOf(cql.VectorOf(cql.Scalar(cql.KindText), 2)), 5,
 			datatype.NewList(datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UTF8Type , 2)"))},
+		// Vectors of composites name their elements' classes, as Cassandra
+		// 5.0.9 does (a frozen UDT wrapped in FrozenType, a tuple not).
+		{cql.VectorOf(cql.TupleOf(cql.Scalar(cql.KindInt), cql.Scalar(cql.KindText)), 2), 4,
+			datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.TupleType(" +
+				"org.apache.cassandra.db.marshal.Int32Type,org.apache.cassandra.db.marshal.UTF8Type) , 2)")},
+		{cql.VectorOf(udt, 2), 5,
+			datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UserType(ks,61646472," +
+				"737472656574:org.apache.cassandra.db.marshal.UTF8Type,7a6970:org.apache.cassandra.db.marshal.Int32Type) , 2)")},
+		{cql.VectorOf(cql.FrozenOf(udt), 2), 5,
+			datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FrozenType(" +
+				"org.apache.cassandra.db.marshal.UserType(ks,61646472,737472656574:org.apache.cassandra.db.marshal.UTF8Type," +
+				"7a6970:org.apache.cassandra.db.marshal.Int32Type)) , 2)")},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/v%d", tc.typ, tc.v), func(t *testing.T) {
