@@ -5,7 +5,9 @@
 #                 Cassandra and HBase started by scripts/with-backends.sh —
 #                 every Go test under the race detector (real clients
 #                 included; one progress line per package) and a short run
-#                 of every fuzz target. Every step runs even when an earlier
+#                 of every fuzz target, then — the single-node servers
+#                 stopped — the 3-node Cassandra cluster tests
+#                 (scripts/with-cluster.sh). Every step runs even when an earlier
 #                 one failed; the summary at the end lists each step's
 #                 outcome. README.md "Running the tests" says what it
 #                 needs. `make -n fmt-check vet integration` prints the

@@ -83,9 +83,15 @@ start_node() {
     return 0
   fi
   local a="${addrs[$idx]}" jmx="${jmx_ports[$idx]}"
-  local hp
+  local hp tries
   for hp in "$a:$port" "$a:$storage_port" "127.0.0.1:$jmx"; do
-    if it_port_open "${hp%:*}" "${hp##*:}"; then
+    # A node just stopped may hold its listening sockets a moment longer
+    # (restart): wait up to 10 s before calling the port taken.
+    for ((tries = 0; tries < 50; tries++)); do
+      it_port_open "${hp%:*}" "${hp##*:}" || break
+      sleep 0.2
+    done
+    if ((tries == 50)); then
       it_die "$hp is already in use (node $i); stop whatever listens there or set CLUSTER_ADDRS / CLUSTER_PORT / CLUSTER_JMX_PORTS"
     fi
   done
@@ -123,7 +129,6 @@ cmd_start() {
   cass_install
   "$IT_DIR/python/setup.sh" >/dev/null
   mkdir -p "$root"
-  date +%s.%N >"$root.started_at"
   local i
   for ((i = 1; i <= n; i++)); do start_node "$i"; done
 }
@@ -159,9 +164,10 @@ cmd_wait() {
     done
     if ((ready == n)); then
       local t0 took
-      t0="$(cat "$root.started_at" 2>/dev/null || echo "$start")"
-      took="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
-      it_log "cluster ready: $n nodes UN in every node's view and answering CQL (${took}s since start)"
+      # Since the last launch: the cluster's start, or start-node N's.
+      t0="$(cat "$root"/node*/started_at 2>/dev/null | sort -n | tail -n1)"
+      took="$(awk -v a="${t0:-$start}" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
+      it_log "cluster ready: $n nodes UN in every node's view and answering CQL (${took}s since the last node was launched)"
       return 0
     fi
     if (($(date +%s) - start >= timeout)); then
@@ -229,7 +235,7 @@ case "${1:-}" in
   logs) node_index "${2:-}" >/dev/null && tail -n "${3:-80}" "$(node_run "$2")/logs/cassandra.log" ;;
   check) idx="$(node_index "${2:-}")" && cass_cql_check "$(node_run "$2")" "${addrs[$idx]}" "$port" ;;
   nodetool) idx="$(node_index "${2:-}")" && shift 2 && cass_nodetool "$(node_run "$((idx + 1))")" "${jmx_ports[$idx]}" "$@" ;;
-  clean) cmd_stop && rm -rf "$root" "$root.started_at" ;;
+  clean) cmd_stop && rm -rf "$root" ;;
   *)
     sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
     exit 2

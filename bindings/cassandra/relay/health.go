@@ -101,10 +101,27 @@ func (rl *Relay) nodeLost(addr string, err error) {
 	start := !h.probing
 	h.probing = true
 	h.mu.Unlock()
-	if start {
-		rl.bg.Add(1)
-		go rl.probeDown(h)
+	if start && !rl.goBG(func() { rl.probeDown(h) }) {
+		h.mu.Lock()
+		h.probing = false // closed: nothing to probe for
+		h.mu.Unlock()
 	}
+}
+
+// goBG runs f on a goroutine Close waits for, unless the relay is closing
+// (false).
+func (rl *Relay) goBG(f func()) bool {
+	rl.bgMu.Lock()
+	defer rl.bgMu.Unlock()
+	if rl.closing {
+		return false
+	}
+	rl.bg.Add(1)
+	go func() {
+		defer rl.bg.Done()
+		f()
+	}()
+	return true
 }
 
 // nodeBack marks addr up again.
@@ -127,7 +144,6 @@ func (rl *Relay) wakeProber(addr string) {
 // probeDown dials h's node until it answers, with backoff, then marks it
 // up. It ends with the relay.
 func (rl *Relay) probeDown(h *nodeHealth) {
-	defer rl.bg.Done()
 	backoff := 100 * time.Millisecond
 	for {
 		t := time.NewTimer(backoff)
@@ -217,8 +233,9 @@ func (rl *Relay) checkStalls() {
 		if now-quiet < int64(d) || !bc.probing.CompareAndSwap(false, true) {
 			continue
 		}
-		rl.bg.Add(1)
-		go rl.stallProbe(bc)
+		if !rl.goBG(func() { rl.stallProbe(bc) }) {
+			bc.probing.Store(false)
+		}
 	}
 }
 
@@ -226,7 +243,6 @@ func (rl *Relay) checkStalls() {
 // deadline, the node suspect meanwhile; without an answer the connection
 // is closed and its node is down (unless no other node is up).
 func (rl *Relay) stallProbe(bc *Conn) {
-	defer rl.bg.Done()
 	defer bc.probing.Store(false)
 	h := rl.health(bc.addr)
 	h.state.CompareAndSwap(int32(nodeUp), int32(nodeSuspect))

@@ -388,3 +388,21 @@ func TestRelayFastPathResends(t *testing.T) {
 		}
 	}
 }
+
+// TestEventInet: a STATUS_CHANGE or TOPOLOGY_CHANGE event names its node by
+// [inet] (address bytes and port), read as the node's host:port.
+func TestEventInet(t *testing.T) {
+	body := wire.AppendString(nil, "STATUS_CHANGE")
+	body = wire.AppendString(body, "UP")
+	body = append(body, 4, 127, 0, 0, 3)
+	body = wire.AppendInt(body, 9042)
+	r := wire.NewReader(body)
+	r.Str()
+	r.Str()
+	if got := eventInet(r); got != "127.0.0.3:9042" {
+		t.Errorf("eventInet = %q, want 127.0.0.3:9042", got)
+	}
+	if got := eventInet(wire.NewReader([]byte{4, 127})); got != "" {
+		t.Errorf("eventInet of a short body = %q, want \"\"", got)
+	}
+}

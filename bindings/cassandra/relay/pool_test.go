@@ -59,6 +59,9 @@ func testRelay(connsPerNode int) *Relay {
 func (rl *Relay) shutdown() {
 	close(rl.stop)
 	rl.cancel()
+	rl.bgMu.Lock()
+	rl.closing = true
+	rl.bgMu.Unlock()
 	for _, bc := range rl.allConns() {
 		bc.close(errBackendClosed)
 	}

@@ -83,7 +83,9 @@ type Relay struct {
 	waiters sync.Pool // *frameWaiter (frames.go)
 
 	healthMap sync.Map        // node address -> *nodeHealth (health.go)
-	bg        sync.WaitGroup  // probes (health.go)
+	bg        sync.WaitGroup  // probes (health.go), started by goBG
+	bgMu      sync.Mutex      // guards closing and bg.Add
+	closing   bool            // Close has begun: no new probes
 	ctx       context.Context // ends with Close (probes)
 	cancel    context.CancelFunc
 	lostHook  func(*Conn, error) // lostConn, as connections' onLost
@@ -447,6 +449,9 @@ func (rl *Relay) Close() error {
 		close(rl.stop)
 		rl.cancel()
 		<-rl.done
+		rl.bgMu.Lock()
+		rl.closing = true
+		rl.bgMu.Unlock()
 		for _, bc := range rl.allConns() {
 			bc.close(errors.New("relay closed"))
 		}
