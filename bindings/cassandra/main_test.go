@@ -67,7 +67,8 @@ func exec(t *testing.T, b bindings.Backend, ks, q string, vals ...bindings.Value
 
 // TestConformance runs the whole conformance suite through the backend
 // against real Cassandra: every scenario must pass, as with the reference
-// adapter in bindingtest, but the two that read a LexicalUUIDType column:
+// adapter in bindingtest, but the one whose BATCH message warns (gocql
+// cannot return those warnings) and the two that read a LexicalUUIDType column:
 // gocql v1.7.0's framer turns that custom class into uuid in result
 // metadata (the class name is gone before the binding sees it), so this
 // binding labels the column uuid. Its bytes are unchanged; the native
@@ -83,5 +84,8 @@ func TestConformance(t *testing.T) {
 		return b
 	}, bindingtest.KeyspacePrefix("bcs"),
 		bindingtest.SkipScenarios("custom type short class name|custom type by class name stores opaque bytes",
-			"gocql v1.7.0 reports LexicalUUIDType columns as uuid"))
+			"gocql v1.7.0 reports LexicalUUIDType columns as uuid"),
+		bindingtest.SkipScenarios("unlogged batch over many partitions warns",
+			"gocql v1.7.0's batch API drops a BATCH message's warnings (ExecuteBatch closes the iterator; "+
+				"ExecuteBatchCAS reads a void result as not found); the native adapter and the relay pass them"))
 }
