@@ -28,11 +28,16 @@ func tierSession(t testing.TB, addrs ...string) *gocql.Session {
 	c := gocql.NewCluster(hosts...)
 	fmt.Sscan(port, &c.Port)
 	c.ProtoVersion = 4
-	c.Timeout = 10 * time.Second
+	// Timeouts bound a hang only: DDL from three instances at once on one
+	// HBase (each table a region to create, commits that retry on
+	// conflict) takes seconds each, more when the machine or the HBase
+	// master is busy (a fresh-clone run saw 10 s exceeded).
+	c.Timeout = 60 * time.Second
 	c.ConnectTimeout = 10 * time.Second
 	c.Consistency = gocql.One
-	// Schema agreement after DDL must complete: fail instead of waiting.
-	c.MaxWaitSchemaAgreement = 10 * time.Second
+	// Schema agreement after DDL must complete (gocql fails the statement
+	// when it is not reached in time, instead of going on).
+	c.MaxWaitSchemaAgreement = 60 * time.Second
 	if len(addrs) == 1 {
 		c.DisableInitialHostLookup = true
 		c.HostFilter = gocql.WhiteListHostFilter(host)
