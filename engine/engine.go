@@ -148,6 +148,16 @@ type tableKey struct{ ks, name string }
 
 type planKey struct{ ks, query string }
 
+// Open is New for a store the engine is to own: when New fails, the store
+// is closed too (on success the engine's Close closes it).
+func Open(ctx context.Context, store kv.KV, opts Options) (*Engine, error) {
+	e, err := New(ctx, store, opts)
+	if err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	return e, nil
+}
+
 // New opens an engine on store, loading the persisted catalog.
 func New(ctx context.Context, store kv.KV, opts Options) (*Engine, error) {
 	if store == nil {

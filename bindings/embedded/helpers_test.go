@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/dohyo/dohyo/bindings"
@@ -58,11 +57,7 @@ func openEngine(ctx context.Context, cfg Config) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(ctx, st, engine.Options{Logger: cfg.Logger})
-	if err != nil {
-		return nil, errors.Join(err, st.Close())
-	}
-	return e, nil
+	return engine.Open(ctx, st, engine.Options{Logger: cfg.Logger})
 }
 
 // storeOf is the store under an engine opened by openEngine.

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"os"
 	"testing"
 	"time"
@@ -137,11 +136,7 @@ func openEngine(ctx context.Context, cfg Config) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(ctx, st, engine.Options{Logger: cfg.Logger})
-	if err != nil {
-		return nil, errors.Join(err, st.Close())
-	}
-	return e, nil
+	return engine.Open(ctx, st, engine.Options{Logger: cfg.Logger})
 }
 
 // openEngineURL is openEngine for an hbase:// URL.

@@ -2,7 +2,6 @@ package stores
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -67,11 +66,11 @@ func OpenURL(ctx context.Context, rawURL string, opts engine.Options) (*engine.E
 	return nil, fmt.Errorf("stores: %q is not an embedded:// or hbase:// URL", name)
 }
 
-// on opens the engine on st, closing st when that fails.
+// on opens the engine on st (closed when that fails).
 func on(ctx context.Context, what string, st kv.KV, opts engine.Options) (*engine.Engine, error) {
-	e, err := engine.New(ctx, st, opts)
+	e, err := engine.Open(ctx, st, opts)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("%s: open engine: %w", what, err), st.Close())
+		return nil, fmt.Errorf("%s: open engine: %w", what, err)
 	}
 	return e, nil
 }

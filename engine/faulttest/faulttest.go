@@ -62,10 +62,9 @@ func newHarness(t *testing.T, st kv.KV, opts engine.Options) *harness {
 	sw := &kvfault.Switch{}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	e, err := engine.New(ctx, kvfault.Wrap(st, sw), opts)
+	e, err := engine.Open(ctx, kvfault.Wrap(st, sw), opts)
 	if err != nil {
-		_ = st.Close()
-		t.Fatalf("engine.New: %v", err)
+		t.Fatalf("engine.Open: %v", err)
 	}
 	t.Cleanup(func() {
 		sw.Set(nil)

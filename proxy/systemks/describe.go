@@ -160,12 +160,9 @@ func (d *describeStmt) listing() ([]element, error) {
 
 // keyspace answers DESCRIBE [ONLY] KEYSPACE [name].
 func (d *describeStmt) keyspace() ([]element, error) {
-	name := d.Keyspace
-	if name == "" {
-		name = d.sessionKS
-	}
-	if name == "" {
-		return nil, describeErr("No keyspace specified and no current keyspace")
+	name, err := d.elementKeyspace()
+	if err != nil {
+		return nil, err
 	}
 	ks := d.kss[name]
 	if ks == nil {
@@ -174,7 +171,7 @@ func (d *describeStmt) keyspace() ([]element, error) {
 	return keyspaceElements(ks, d.Only), nil
 }
 
-// elementKeyspace is the keyspace of a named element: the one written,
+// elementKeyspace is the keyspace a statement names: the one written,
 // else the session's.
 func (d *describeStmt) elementKeyspace() (string, error) {
 	ks := d.Keyspace

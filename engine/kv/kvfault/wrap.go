@@ -2,6 +2,7 @@ package kvfault
 
 import (
 	"context"
+	"slices"
 
 	"github.com/dohyo/dohyo/engine/kv"
 )
@@ -87,16 +88,12 @@ func (b *base) TruncateTable(ctx context.Context, t *kv.TableSpec) error {
 func (b *base) Apply(ctx context.Context, muts []kv.Mutation) error {
 	c := Call{Op: OpApply}
 	for _, m := range muts {
-		name := tableName(m.Table)
-		if c.Table == "" {
-			c.Table = name
-		}
-		if !touches(c, name) {
+		if name := tableName(m.Table); !slices.Contains(c.Tables, name) {
 			c.Tables = append(c.Tables, name)
 		}
 	}
-	if c.Table != "" {
-		c.Tables = append([]string{c.Table}, c.Tables...)
+	if len(c.Tables) > 0 {
+		c.Table = c.Tables[0]
 	}
 	if err := check(b.in, c); err != nil {
 		return err
