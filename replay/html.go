@@ -8,217 +8,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dohyo/dohyo/internal/svgchart"
 )
-
-// series is one line of a chart.
-type series struct {
-	Name string
-	X, Y []float64
-	Grey []bool // per point: drawn grey (warm-up)
-}
-
-var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"}
-
-// axis maps values to pixels, linearly or on a log10 scale.
-type axis struct {
-	lo, hi   float64
-	p0, p1   float64
-	log      bool
-	reversed bool
-}
-
-func (a axis) px(v float64) float64 {
-	lo, hi := a.lo, a.hi
-	if a.log {
-		v, lo, hi = math.Log10(math.Max(v, a.lo)), math.Log10(lo), math.Log10(hi)
-	}
-	f := (v - lo) / (hi - lo)
-	if a.reversed {
-		f = 1 - f
-	}
-	return a.p0 + f*(a.p1-a.p0)
-}
-
-// ticks are 5 linear ticks, or one per power of ten on a log axis.
-func (a axis) ticks() []float64 {
-	var out []float64
-	if a.log {
-		for e := math.Floor(math.Log10(a.lo)); e <= math.Ceil(math.Log10(a.hi)); e++ {
-			if v := math.Pow(10, e); v >= a.lo && v <= a.hi {
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-	for i := 0; i <= 4; i++ {
-		out = append(out, a.lo+(a.hi-a.lo)*float64(i)/4)
-	}
-	return out
-}
-
-type chartOpts struct {
-	title, xlabel, ylabel string
-	w, h                  float64
-	logX                  bool
-	points                bool
-	yMax                  float64 // shared scale (small multiples); 0: from the data
-	legend                bool    // direct labels at the end of each line
-	color                 string  // one colour for every series ("" : palette)
-}
-
-// svgChart draws series as an inline SVG line chart with axes. Lines are
-// labelled directly at their last point, so overlapping lines can still be
-// told apart; grey points (warm-up) are drawn grey.
-func svgChart(o chartOpts, ss []series) template.HTML {
-	w, h := o.w, o.h
-	if w == 0 {
-		w, h = 640, 300
-	}
-	const ml, mt, mb = 60.0, 26.0, 36.0
-	mr := 20.0
-	if o.legend {
-		mr = 130
-	}
-	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
-	for _, s := range ss {
-		for i := range s.X {
-			if o.logX && s.X[i] <= 0 {
-				continue
-			}
-			minX, maxX = math.Min(minX, s.X[i]), math.Max(maxX, s.X[i])
-			maxY = math.Max(maxY, s.Y[i])
-		}
-	}
-	if o.yMax > 0 {
-		maxY = o.yMax
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
-	fmt.Fprintf(&b, `<text x="%g" y="15" font-size="12" font-weight="bold">%s</text>`, ml, template.HTMLEscapeString(o.title))
-	if math.IsInf(minX, 1) {
-		b.WriteString(`<text x="80" y="80">no data</text></svg>`)
-		return template.HTML(b.String())
-	}
-	if maxX == minX {
-		maxX = minX + 1
-		if o.logX {
-			maxX = minX * 10
-		}
-	}
-	if maxY <= 0 {
-		maxY = 1
-	}
-	xa := axis{lo: minX, hi: maxX, p0: ml, p1: w - mr, log: o.logX}
-	ya := axis{lo: 0, hi: maxY, p0: h - mb, p1: mt}
-	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, ml, mt, w-ml-mr, h-mt-mb)
-	for _, yv := range ya.ticks() {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end">%s</text><line x1="%g" x2="%g" y1="%g" y2="%g" stroke="#eee"/>`,
-			ml-4, ya.px(yv)+4, num(yv), ml, w-mr, ya.px(yv), ya.px(yv))
-	}
-	for _, xv := range xa.ticks() {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, xa.px(xv), h-mb+14, num(xv))
-	}
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, (ml+w-mr)/2, h-6, template.HTMLEscapeString(o.xlabel))
-	fmt.Fprintf(&b, `<text x="12" y="%g" transform="rotate(-90 12 %g)" text-anchor="middle">%s</text>`, (mt+h-mb)/2, (mt+h-mb)/2, template.HTMLEscapeString(o.ylabel))
-	for si, s := range ss {
-		col := o.color
-		if col == "" {
-			col = palette[si%len(palette)]
-		}
-		var pts []string
-		flush := func(c string) {
-			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`, c, strings.Join(pts, " "))
-			}
-		}
-		grey := false
-		lastX, lastY := 0.0, 0.0
-		for i := range s.X {
-			if o.logX && s.X[i] <= 0 {
-				continue
-			}
-			g := i < len(s.Grey) && s.Grey[i]
-			if g != grey && len(pts) > 0 {
-				c := col
-				if grey {
-					c = "#bbb"
-				}
-				flush(c)
-				pts = pts[len(pts)-1:] // join the segments
-			}
-			grey = g
-			x, y := xa.px(s.X[i]), ya.px(math.Min(s.Y[i], maxY))
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
-			lastX, lastY = x, y
-			if o.points {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, x, y, col)
-			}
-		}
-		c := col
-		if grey {
-			c = "#bbb"
-		}
-		flush(c)
-		if o.legend {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`, lastX+4, lastY+4+float64(si%3-1)*10, col, template.HTMLEscapeString(s.Name))
-		}
-	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
-}
-
-// barChart draws grouped horizontal bars: one group per class, one bar per
-// target, each labelled with its value.
-func barChart(title, unit string, groups []string, targets []string, val func(g, t int) float64) template.HTML {
-	const ml, bh, gap, w = 300.0, 12.0, 10.0, 760.0
-	h := 30 + float64(len(groups))*(float64(len(targets))*bh+gap) + 20
-	maxV := 0.0
-	for g := range groups {
-		for t := range targets {
-			if v := val(g, t); !math.IsNaN(v) {
-				maxV = math.Max(maxV, v)
-			}
-		}
-	}
-	if maxV <= 0 {
-		maxV = 1
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
-	fmt.Fprintf(&b, `<text x="4" y="15" font-size="12" font-weight="bold">%s</text>`, template.HTMLEscapeString(title))
-	y := 28.0
-	for g, name := range groups {
-		fmt.Fprintf(&b, `<text x="4" y="%g">%s</text>`, y+bh, template.HTMLEscapeString(short40(name)))
-		for t, tn := range targets {
-			v := val(g, t)
-			bw := 0.0
-			label := "–"
-			if !math.IsNaN(v) {
-				bw, label = v/maxV*(w-ml-150), num3(v)+" "+unit
-			}
-			fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%.1f" height="%g" fill="%s"><title>%s</title></rect><text x="%.1f" y="%g">%s %s</text>`,
-				ml, y, bw, bh-2, palette[t%len(palette)], template.HTMLEscapeString(tn), ml+bw+4, y+bh-3, template.HTMLEscapeString(tn), label)
-			y += bh
-		}
-		y += gap
-	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
-}
-
-func num(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case a >= 1e4:
-		return fmt.Sprintf("%.0fk", v/1e3)
-	case a >= 100 || v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	case a < 0.1:
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
 
 type htmlRow struct {
 	Run, Target                           string
@@ -334,8 +126,8 @@ func runCharts(run *Run, v *Verdict) []template.HTML {
 	}
 	var tput, lat strings.Builder
 	for i, t := range run.Targets {
-		ts := series{Name: t.Name}
-		p50, p99 := series{Name: "p50"}, series{Name: "p99"}
+		ts := svgchart.Series{Name: t.Name}
+		p50, p99 := svgchart.Series{Name: "p50"}, svgchart.Series{Name: "p99"}
 		for _, b := range t.Timeline {
 			ts.X, ts.Y, ts.Grey = append(ts.X, float64(b.Sec)), append(ts.Y, float64(b.Ops)), append(ts.Grey, b.Round == 0)
 			if b.Ops > 0 {
@@ -344,22 +136,22 @@ func runCharts(run *Run, v *Verdict) []template.HTML {
 				p99.X, p99.Y, p99.Grey = append(p99.X, x), append(p99.Y, b.Quantile(.99)/1e6), append(p99.Grey, g)
 			}
 		}
-		col := palette[i%len(palette)]
-		tput.WriteString(string(svgChart(chartOpts{title: t.Name, xlabel: "seconds (grey: warm-up)", ylabel: "ops/s", w: 330, h: 200, yMax: maxT, color: col}, []series{ts})))
-		lat.WriteString(string(svgChart(chartOpts{title: t.Name, xlabel: "seconds (grey: warm-up)", ylabel: "ms", w: 330, h: 200, yMax: maxL, legend: true, color: col}, []series{p99, p50})))
+		col := svgchart.Color(i)
+		tput.WriteString(string(svgchart.Line(svgchart.Options{Title: t.Name, XLabel: "seconds (grey: warm-up)", YLabel: "ops/s", W: 330, H: 200, YMax: maxT, Color: col}, []svgchart.Series{ts})))
+		lat.WriteString(string(svgchart.Line(svgchart.Options{Title: t.Name, XLabel: "seconds (grey: warm-up)", YLabel: "ms", W: 330, H: 200, YMax: maxL, Legend: true, Color: col}, []svgchart.Series{p99, p50})))
 	}
 	out = append(out,
 		template.HTML(`<h3>`+template.HTMLEscapeString(run.Label)+`: throughput over time, per target (same scale)</h3><div class="sm">`+tput.String()+`</div>`),
 		template.HTML(`<h3>`+template.HTMLEscapeString(run.Label)+`: intended latency per second (p50 and p99), per target (same scale)</h3><div class="sm">`+strings.ReplaceAll(lat.String(), "ms, log? no: linear", "ms")+`</div>`))
-	var cdf []series
+	var cdf []svgchart.Series
 	for _, t := range run.Targets {
-		cs := series{Name: t.Name}
+		cs := svgchart.Series{Name: t.Name}
 		for _, p := range t.Intended.CDF() {
 			cs.X, cs.Y = append(cs.X, p[0]/1e6), append(cs.Y, p[1]*100)
 		}
 		cdf = append(cdf, cs)
 	}
-	out = append(out, svgChart(chartOpts{title: run.Label + ": intended latency CDF (log x)", xlabel: "ms (log scale)", ylabel: "% of ops", logX: true, legend: true}, cdf))
+	out = append(out, svgchart.Line(svgchart.Options{Title: run.Label + ": intended latency CDF (log x)", XLabel: "ms (log scale)", YLabel: "% of ops", LogX: true, Legend: true}, cdf))
 	var groups []string
 	for _, tf := range v.Figures[:min(1, len(v.Figures))] {
 		for _, f := range tf.Classes {
@@ -377,14 +169,14 @@ func runCharts(run *Run, v *Verdict) []template.HTML {
 		n string
 		f func(Figures) Spread
 	}{{"p50", func(f Figures) Spread { return f.P50 }}, {"p99", func(f Figures) Spread { return f.P99 }}} {
-		out = append(out, barChart(run.Label+": "+q.n+" per statement class (median over rounds)", "ms", groups, names, func(g, t int) float64 {
+		out = append(out, svgchart.Bars(run.Label+": "+q.n+" per statement class (median over rounds)", "ms", groups, names, func(g, t int) float64 {
 			for _, f := range v.Figures[t].Classes {
 				if f.Class == groups[g] && f.Ops > 0 {
 					return q.f(f).Median
 				}
 			}
 			return math.NaN()
-		}))
+		}, short40, num3))
 	}
 	return out
 }
@@ -392,13 +184,13 @@ func runCharts(run *Run, v *Verdict) []template.HTML {
 // sweepCharts are the saturation curves of a sweep: throughput and p99
 // against the offered rate.
 func sweepCharts(runs []*Run) []template.HTML {
-	byName := map[string]*[2]series{}
+	byName := map[string]*[2]svgchart.Series{}
 	var names []string
 	for _, run := range runs {
 		for _, t := range run.Targets {
 			s := byName[t.Name]
 			if s == nil {
-				s = &[2]series{{Name: t.Name}, {Name: t.Name}}
+				s = &[2]svgchart.Series{{Name: t.Name}, {Name: t.Name}}
 				byName[t.Name] = s
 				names = append(names, t.Name)
 			}
@@ -411,13 +203,13 @@ func sweepCharts(runs []*Run) []template.HTML {
 			s[1].X, s[1].Y = append(s[1].X, offered), append(s[1].Y, f.P99.Median)
 		}
 	}
-	var tp, p99 []series
+	var tp, p99 []svgchart.Series
 	for _, n := range names {
 		tp, p99 = append(tp, byName[n][0]), append(p99, byName[n][1])
 	}
 	return []template.HTML{
-		svgChart(chartOpts{title: "sweep: throughput vs offered rate", xlabel: "offered ops/s (ops / schedule span)", ylabel: "achieved ops/s", points: true, legend: true}, tp),
-		svgChart(chartOpts{title: "sweep: intended p99 vs offered rate", xlabel: "offered ops/s", ylabel: "p99 ms", points: true, legend: true}, p99),
+		svgchart.Line(svgchart.Options{Title: "sweep: throughput vs offered rate", XLabel: "offered ops/s (ops / schedule span)", YLabel: "achieved ops/s", Points: true, Legend: true}, tp),
+		svgchart.Line(svgchart.Options{Title: "sweep: intended p99 vs offered rate", XLabel: "offered ops/s", YLabel: "p99 ms", Points: true, Legend: true}, p99),
 	}
 }
 

@@ -50,6 +50,6 @@ func newRootCmd() *cobra.Command {
 	}
 	// --version prints the same line as `dohyo version`.
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd(), newWorkloadCmd(), newMirrorCmd())
+	root.AddCommand(newVersionCmd(), newServeCmd(), newCaptureCmd(), newConfigCmd(), newHealthCmd(), newReplayCmd(), newReportCmd(), newWorkloadCmd(), newMirrorCmd(), newSoakCmd())
 	return root
 }
