@@ -6,7 +6,8 @@
 #                 every Go test under the race detector (real clients
 #                 included; one progress line per package) and a short run
 #                 of every fuzz target, then — the single-node servers
-#                 stopped — the 3-node Cassandra cluster tests
+#                 stopped — the cluster tests and the short soak on a
+#                 3-node Cassandra and a two-region-server HBase
 #                 (scripts/with-cluster.sh). Every step runs even when an earlier
 #                 one failed; the summary at the end lists each step's
 #                 outcome. README.md "Running the tests" says what it
@@ -51,8 +52,8 @@ vet:
 # every step's outcome, and `make test` fails when any step failed.
 STATIC_STEPS = fmt-check vet
 SERVER_STEPS = go-test go-test-disruptive gocql-suite fuzz-smoke
-# Run by scripts/with-cluster.sh (3-node Cassandra on 127.0.0.1-3) after the
-# single-node servers are stopped.
+# Run by scripts/with-cluster.sh (3-node Cassandra on 127.0.0.1-3, HBase
+# with two region servers) after the single-node servers are stopped.
 CLUSTER_STEPS = cluster-test
 
 go-test:
@@ -76,11 +77,12 @@ fuzz-smoke:
 	@bash scripts/fuzz-smoke.sh $(FUZZTIME)
 
 # Issue #46: node loss through the relay, side by side with gocql straight
-# to the cluster (needs scripts/with-cluster.sh's environment). -v: the
-# errors counted per fault are printed on success too.
+# to the cluster; region server loss, split and move on HBase; the short
+# soak (needs scripts/with-cluster.sh's environment). -v: the errors
+# counted per fault and the soak's verdict are printed on success too.
 cluster-test:
-	@echo "[make] 3-node Cassandra: a node killed and restarted, a node frozen 30 s, through dohyo and direct (errors per fault)"
-	set -o pipefail; $(GO) test -count=1 -race -timeout 20m -v -run 'TestRelayCluster' ./cmd/dohyo/ | grep -Ev '^=== (RUN|PAUSE|CONT)'
+	@echo "[make] clusters: 3-node Cassandra (a node killed and restarted, a node frozen 30 s, through dohyo and direct), HBase with two region servers (split, move, kill -9), a short soak with one fault of each kind"
+	set -o pipefail; $(GO) test -count=1 -race -timeout 30m -v -run 'TestRelayCluster|TestHBaseCluster|TestSoakClusters' ./cmd/dohyo/ | grep -Ev '^=== (RUN|PAUSE|CONT)'
 
 # integration runs inside scripts/with-backends.sh (servers up, env set).
 integration: go-test go-test-disruptive gocql-suite fuzz-smoke

@@ -153,3 +153,26 @@ it_rotate_log() {
 it_rss_mib() {
   awk '/^VmRSS:/ {printf "%d\n", $2/1024}' "/proc/$1/status" 2>/dev/null
 }
+
+# it_run_child CMD [ARGS...] runs CMD in the background (stdin passed on)
+# and waits for it, returning its status. INT or TERM while it runs is
+# passed on to CMD, then the caller exits 130 or 143 (its EXIT trap stops
+# what it started). Background + wait: the traps fire at once.
+IT_CHILD=""
+it_forward_signal() {
+  if [[ -n "$IT_CHILD" ]]; then
+    kill -"$1" "$IT_CHILD" 2>/dev/null
+    wait "$IT_CHILD" 2>/dev/null
+  fi
+  exit "$2"
+}
+it_run_child() {
+  trap 'it_forward_signal INT 130' INT
+  trap 'it_forward_signal TERM 143' TERM
+  "$@" <&0 &
+  IT_CHILD=$!
+  local rc=0
+  wait "$IT_CHILD" || rc=$?
+  IT_CHILD=""
+  return "$rc"
+}

@@ -111,7 +111,6 @@ fi
 check_ports || exit 1
 
 started=()
-child=""
 stop_all() {
   local i
   # Reverse start order.
@@ -120,18 +119,11 @@ stop_all() {
   done
   started=()
 }
-# A signal while CMD runs is passed on to CMD; the EXIT trap then stops the
-# servers. (CMD runs in the background + wait so that traps fire at once.)
-on_signal() {
-  if [[ -n "$child" ]]; then
-    kill -"$1" "$child" 2>/dev/null
-    wait "$child" 2>/dev/null
-  fi
-  exit "$2"
-}
+# A signal while CMD runs is passed on to CMD (it_run_child); the EXIT
+# trap then stops the servers.
 trap stop_all EXIT
-trap 'on_signal INT 130' INT
-trap 'on_signal TERM 143' TERM
+trap 'it_forward_signal INT 130' INT
+trap 'it_forward_signal TERM 143' TERM
 
 show_logs() {
   local s
@@ -190,11 +182,8 @@ for b in $backends; do
 done
 
 log "backends ready; running: $*"
-"$@" <&0 &
-child=$!
-wait "$child"
-rc=$?
-child=""
+rc=0
+it_run_child "$@" || rc=$?
 if [[ $rc -ne 0 ]]; then
   log "command failed with status $rc"
   show_logs
