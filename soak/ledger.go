@@ -27,6 +27,23 @@ type ledger struct {
 	counters [counterKeys]pending
 	lwt      [lwtKeys]pending
 	lwtSeen  [lwtKeys]int64 // last value seen per LWT key (the next CAS's guess)
+
+	// lwtBusy holds one CAS in flight per LWT key: the soak's own clients
+	// never contend for a key (Paxos contention would time out LWTs on a
+	// healthy cluster and be counted against it).
+	lwtBusy [lwtKeys]sync.Mutex
+}
+
+// claimLWT picks a free LWT key from r's start (ok false: all busy) and
+// holds it until the returned release is called.
+func (l *ledger) claimLWT(start int) (key int, release func(), ok bool) {
+	for i := range lwtKeys {
+		k := (start + i) % lwtKeys
+		if l.lwtBusy[k].TryLock() {
+			return k, l.lwtBusy[k].Unlock, true
+		}
+	}
+	return 0, nil, false
 }
 
 // pending counts one key's operations by outcome.

@@ -228,3 +228,26 @@ func TestErrorClass(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestClaimLWT: one CAS in flight per key; a claim moves on to a free key
+// and fails only when every key is held.
+func TestClaimLWT(t *testing.T) {
+	var l ledger
+	var releases []func()
+	seen := map[int]bool{}
+	for range lwtKeys {
+		k, rel, ok := l.claimLWT(3)
+		if !ok || seen[k] {
+			t.Fatalf("claim %d: key %d ok %v", len(releases), k, ok)
+		}
+		seen[k] = true
+		releases = append(releases, rel)
+	}
+	if _, _, ok := l.claimLWT(0); ok {
+		t.Fatal("a claim succeeded with every key held")
+	}
+	releases[2]()
+	if k, _, ok := l.claimLWT(0); !ok || k != 5 { // claims from 3 took 3..7, 0..2: the third was key 5
+		t.Fatalf("after a release: key %d ok %v, want key 5", k, ok)
+	}
+}

@@ -117,7 +117,11 @@ func (k *keyspace) do(ctx context.Context, s *gocql.Session, op string, r *rand.
 		l.counter(key, err == nil)
 		return op, outcome{err: err}
 	default: // OpLWT
-		key := r.IntN(lwtKeys)
+		key, release, ok := l.claimLWT(r.IntN(lwtKeys))
+		if !ok { // every key has a CAS in flight: a write instead
+			return k.do(ctx, s, OpWrite, r)
+		}
+		defer release()
 		guess := l.lwtGuess(key)
 		var seen int64
 		applied, err := s.Query(k.cas, guess+1, key, guess).WithContext(ctx).ScanCAS(&seen)

@@ -28,6 +28,25 @@ func (resp Response) Err() *bindings.Error {
 	return decodeErrorBody(r.Rest())
 }
 
+// refusedUnrun reports an ERROR answer by which a node refused a request
+// before running it, so that another node may take it: IsBootstrapping (a
+// joining node runs nothing), any request; Overloaded (Cassandra answers
+// it before processing: "Server is shutting down" while a node drains,
+// native-transport rate limits), the requests dohyo can tell are
+// idempotent, as the Java driver's default policy re-sends them.
+func refusedUnrun(resp Response, idempotent bool) bool {
+	if resp.Header.Op != wire.OpError {
+		return false
+	}
+	switch resp.Err().Code {
+	case bindings.CodeBootstrapping:
+		return true
+	case bindings.CodeOverloaded:
+		return idempotent
+	}
+	return false
+}
+
 // preparedResult returns the id of a RESULT Prepared response and the rest
 // of its body, as copies; nil when resp is not one.
 func preparedResult(resp Response) (id, shape []byte) {

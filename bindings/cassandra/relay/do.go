@@ -35,7 +35,8 @@ type Request struct {
 // next node that can be reached (those up first, see pickNodes),
 // re-preparing transparently when the node answers UNPREPARED for a
 // statement the relay has seen prepared, and sending an idempotent request
-// to the next node when its connection is lost before the answer. The
+// to the next node when its connection is lost before the answer, and a
+// request a node refused before running it (refusedUnrun) to the next. The
 // answer's body is the caller's. An error stands for an answer that never
 // came (ctx ended, no node could be reached, or the connection was lost:
 // bindings.RelayLostError).
@@ -47,6 +48,7 @@ func (rl *Relay) Do(ctx context.Context, req Request) (Response, error) {
 // do is Do without counting the request (re-sends are counted apart).
 func (rl *Relay) do(ctx context.Context, req *Request) (Response, error) {
 	var lastErr error
+	var refused *Response // the last refusal, answered when no node takes the request
 	for _, node := range rl.pickNodes(rl.replicasFor(req.Op, req.Version, req.Body)) {
 		key := poolKey{node: node, version: req.Version, keyspace: req.Group, creds: credsKey(req.Creds)}
 		bc, err := rl.conn(ctx, key, req.Creds)
@@ -66,7 +68,15 @@ func (rl *Relay) do(ctx context.Context, req *Request) (Response, error) {
 			lastErr = err
 			continue // safe to send again: the next node may answer
 		}
+		if err == nil && ctx.Err() == nil && refusedUnrun(resp, req.Idempotent) {
+			rl.resends.Add(1)
+			refused = &resp
+			continue // refused before it ran: the next node may take it
+		}
 		return resp, err
+	}
+	if refused != nil {
+		return *refused, nil
 	}
 	if lastErr == nil {
 		lastErr = bindings.Errorf(bindings.CodeUnavailable, "dohyo relay: no Cassandra node to send the request to")

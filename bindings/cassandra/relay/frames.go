@@ -122,21 +122,25 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 			go w.resend() // waits for another node: off this goroutine
 			return
 		}
+	} else if refusedUnrun(resp, w.req.Idempotent) && time.Since(w.start) < w.req.Timeout {
+		go w.resend() // refused before it ran: another node may take it
+		return
 	}
 	resp.Node = w.route.Node()
 	w.finish(resp, err)
 }
 
-// resend sends an idempotent request whose connection was lost to the
-// next node that takes it (the lost node is down already, so it comes
-// last), within what is left of its timeout (issue #46: clients of dohyo
+// resend sends an idempotent request whose connection was lost (or one a
+// node refused before running it) to the next node that takes it (a lost
+// node is down already, so it comes last), within what is left of its
+// timeout (issue #46: clients of dohyo
 // see a node's death no more than clients of a driver do).
 func (w *frameWaiter) resend() {
 	ctx, cancel := context.WithTimeout(w.ctx, w.req.Timeout-time.Since(w.start))
 	defer cancel()
 	w.rl.resends.Add(1)
 	req := Request{Version: w.req.Version, Flags: w.req.Flags, Op: w.req.Op, Body: w.req.Body, Creds: w.creds,
-		Group: w.req.Group, Idempotent: true}
+		Group: w.req.Group, Idempotent: w.req.Idempotent}
 	resp, err := w.rl.do(ctx, &req)
 	if err != nil && ctx.Err() != nil {
 		rcv := w.rcv

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -27,6 +28,9 @@ type clusterNode struct {
 	addr string
 	hold atomic.Bool
 	got  chan struct{} // a request (not STARTUP) arrived while holding
+	// refuse answers requests (not STARTUP or OPTIONS) with this error code
+	// (0: none), as a draining or joining node does.
+	refusing atomic.Int32
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -74,6 +78,8 @@ func (n *clusterNode) serve(nc net.Conn) {
 			continue
 		case h[4] == wire.OpOptions:
 			out = answerFrame(h, wire.OpSupported, wire.AppendShort(nil, 0))
+		case n.refusing.Load() != 0:
+			out = answerFrame(h, wire.OpError, wire.AppendString(wire.AppendInt(nil, n.refusing.Load()), "Server is shutting down"))
 		default:
 			out = answerFrame(h, wire.OpResult, wire.AppendInt(nil, wire.ResultVoid))
 		}
@@ -385,6 +391,66 @@ func TestRelayFastPathResends(t *testing.T) {
 		var lost *bindings.RelayLostError
 		if !errors.As(err, &lost) || lost.Node != a.addr {
 			t.Errorf("not idempotent: %v, want RelayLostError for %s", err, a.addr)
+		}
+	}
+}
+
+// TestRelayRefusedUnrun: a node that refuses a request before running it
+// (Overloaded while it drains, IsBootstrapping while it joins) passes the
+// request on to the next node, on both paths: idempotent requests after
+// Overloaded, every request after IsBootstrapping; a non-idempotent one
+// refused with Overloaded gets the node's answer.
+func TestRelayRefusedUnrun(t *testing.T) {
+	for _, tc := range []struct {
+		code       bindings.ErrorCode
+		idempotent bool
+		moved      bool
+	}{
+		{bindings.CodeOverloaded, true, true},
+		{bindings.CodeOverloaded, false, false},
+		{bindings.CodeBootstrapping, false, true},
+	} {
+		for _, fast := range []bool{false, true} {
+			name := fmt.Sprintf("%v idempotent=%v fast=%v", tc.code, tc.idempotent, fast)
+			a, b := newClusterNode(t), newClusterNode(t)
+			a.refusing.Store(int32(tc.code))
+			rl := clusterRelay(t, a, b)
+			rl.first()
+			var node string
+			var op byte
+			if fast {
+				for _, n := range []*clusterNode{a, b} {
+					k := poolKey{node: n.addr, version: 4}
+					if _, err := rl.dial(context.Background(), startDialing(rl.pool(k)), k, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rl.first()
+				rcv := &testReceiver{got: make(chan bindings.RelayAnswer, 1), errs: make(chan error, 1)}
+				req := &bindings.RelayRequest{Version: 4, Op: wire.OpQuery, Body: queryBody("SELECT * FROM t", 4),
+					Timeout: 20 * time.Second, Idempotent: tc.idempotent}
+				if !rl.RelayFrame(context.Background(), req, rcv) {
+					t.Fatal("the fast path did not take the request")
+				}
+				if err := awaitChan(t, rcv.errs, "the answer"); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				ans := <-rcv.got
+				node, op = ans.Node, ans.Op
+			} else {
+				resp, err := rl.Do(context.Background(), queryReq(tc.idempotent))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				node, op = resp.Node, resp.Header.Op
+			}
+			want, wantOp := a.addr, byte(wire.OpError)
+			if tc.moved {
+				want, wantOp = b.addr, wire.OpResult
+			}
+			if node != want || op != wantOp {
+				t.Errorf("%s: answer op %#x from %s, want op %#x from %s", name, op, node, wantOp, want)
+			}
 		}
 	}
 }
