@@ -176,3 +176,9 @@ it_run_child() {
   IT_CHILD=""
   return "$rc"
 }
+
+# it_zk_ruok PORT prints ZooKeeper's answer to the four-letter word "ruok"
+# on 127.0.0.1:PORT ("imok" when it serves).
+it_zk_ruok() {
+  timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1 && printf ruok >&3 && cat <&3" 2>/dev/null || true
+}

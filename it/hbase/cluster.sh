@@ -132,16 +132,12 @@ cmd_start() {
   render zk
   launch zk 128m "$root/zk/conf/zoo.cfg"
   for ((i = 0; i < 150; i++)); do
-    [[ "$(zk_ruok)" == imok ]] && break
+    [[ "$(it_zk_ruok "$zk_port")" == imok ]] && break
     sleep 0.2
   done
   render master
   launch master "${HBASE_CLUSTER_HEAP:-512m}" start
   for ((i = 1; i <= nrs; i++)); do start_rs "$i"; done
-}
-
-zk_ruok() {
-  timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$zk_port && printf ruok >&3 && cat <&3" 2>/dev/null || true
 }
 
 cmd_wait() {
@@ -155,7 +151,7 @@ cmd_wait() {
         return 1
       fi
     done
-    if [[ "$(zk_ruok)" == imok ]]; then
+    if [[ "$(it_zk_ruok "$zk_port")" == imok ]]; then
       stage="master initialization"
       if grep -q "Master has completed initialization" "$(logfile master)" 2>/dev/null; then
         stage="region servers registering"

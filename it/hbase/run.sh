@@ -118,11 +118,6 @@ cmd_start() {
   echo $! >"$pidfile"
 }
 
-# zk_ruok prints ZooKeeper's answer to the four-letter word "ruok".
-zk_ruok() {
-  timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$zk_port && printf ruok >&3 && cat <&3" 2>/dev/null || true
-}
-
 master_ready() {
   grep -q "Master has completed initialization" "$logfile" 2>/dev/null
 }
@@ -142,7 +137,7 @@ cmd_wait() {
       tail -n 80 "$logfile" 2>/dev/null | cut -c1-400 >&2 || true
       return 1
     fi
-    if [[ "$(zk_ruok)" == imok ]]; then
+    if [[ "$(it_zk_ruok "$zk_port")" == imok ]]; then
       stage="master initialization"
       if master_ready; then
         stage="gohbase check"
