@@ -140,8 +140,15 @@ func routingToken(body []byte, version byte, pk []int) (t int64, ok bool) {
 	if r.Err() != nil || flags&flagValues == 0 || flags&flagNames != 0 {
 		return 0, false
 	}
+	return tokenOfValues(r, pk)
+}
+
+// tokenOfValues reads positional values (<n> then n [bytes]) at r and
+// returns the token of those at the partition key's bind indexes pk
+// (ok false: a key value is missing or null, or the values are cut short).
+func tokenOfValues(r *wire.Reader, pk []int) (t int64, ok bool) {
 	n := int(r.Short())
-	values := make([][]byte, 0, n)
+	values := make([][]byte, 0, min(n, 64))
 	for i := 0; i < n; i++ {
 		l := r.Int()
 		if l < 0 {
@@ -169,10 +176,13 @@ func routingToken(body []byte, version byte, pk []int) (t int64, ok bool) {
 	return murmur3.Token(key), true
 }
 
-// replicasFor returns the nodes that hold the partition an EXECUTE
-// addresses, the owner first, or nil when it is not known (see
-// routingToken).
+// replicasFor returns the nodes that hold the partition an EXECUTE (or a
+// BATCH, by its first statement) addresses, the owner first, or nil when
+// it is not known (see routingToken).
 func (rl *Relay) replicasFor(op byte, version byte, body []byte) []string {
+	if op == wire.OpBatch {
+		return rl.batchReplicas(body)
+	}
 	if op != wire.OpExecute {
 		return nil
 	}
@@ -186,6 +196,30 @@ func (rl *Relay) replicasFor(op byte, version byte, body []byte) []string {
 		return nil
 	}
 	t, ok := routingToken(body, version, rp.pk)
+	if !ok {
+		return nil
+	}
+	return rl.ring.Load().replicas(t)
+}
+
+// batchReplicas returns the nodes of the partition a BATCH's first
+// statement addresses when that statement is prepared with its key bound
+// (drivers route a batch by its first statement's routing key), else nil.
+func (rl *Relay) batchReplicas(body []byte) []string {
+	r := wire.NewReader(body)
+	r.Byte() // batch type
+	if r.Short() == 0 || r.Byte() != 1 || r.Err() != nil {
+		return nil // empty, or a first statement given as text
+	}
+	id := r.ShortBytes()
+	if r.Err() != nil {
+		return nil
+	}
+	rp, ok := rl.prepared.Get(string(id))
+	if !ok || len(rp.pk) == 0 {
+		return nil
+	}
+	t, ok := tokenOfValues(r, rp.pk)
 	if !ok {
 		return nil
 	}

@@ -110,7 +110,7 @@ func TestRingReplicas(t *testing.T) {
 
 // TestRelayTokenAware: EXECUTEs of a prepared statement whose key is bound
 // go to the node that owns the key's token, and to the next node along the
-// ring while the owner is down.
+// ring while the owner is down; so do BATCHes led by such a statement.
 func TestRelayTokenAware(t *testing.T) {
 	a, b := newClusterNode(t), newClusterNode(t)
 	rl := clusterRelay(t, a, b)
@@ -144,10 +144,48 @@ func TestRelayTokenAware(t *testing.T) {
 	if ra, rb := nodeStats(rl, a.addr).Requests, nodeStats(rl, b.addr).Requests; ra != 10 || rb != 0 {
 		t.Fatalf("requests: owner %d, other %d; want 10 and 0", ra, rb)
 	}
+	// A BATCH goes where its first statement's key is, when that statement
+	// is prepared with its key bound; a batch led by a text statement
+	// round-robins.
+	batch := func(first byte) []byte {
+		b := []byte{0}             // logged
+		b = wire.AppendShort(b, 2) // two statements
+		if first == 1 {
+			b = append(b, 1)
+			b = wire.AppendShortBytes(b, []byte("id"))
+		} else {
+			b = append(b, 0)
+			b = wire.AppendLongString(b, "INSERT INTO ks.t (k) VALUES (5)")
+		}
+		b = wire.AppendShort(b, 1)
+		b = wire.AppendBytes(b, intValue(1))
+		b = append(b, 1)
+		b = wire.AppendShortBytes(b, []byte("id"))
+		b = wire.AppendShort(b, 1)
+		b = wire.AppendBytes(b, intValue(2))
+		return append(wire.AppendShort(b, uint16(bindings.Quorum)), 0)
+	}
+	for range 6 {
+		if _, err := rl.Do(context.Background(), Request{Version: 4, Op: wire.OpBatch, Body: batch(1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ra, rb := nodeStats(rl, a.addr).Requests, nodeStats(rl, b.addr).Requests; ra != 16 || rb != 0 {
+		t.Fatalf("batches: owner %d, other %d; want 16 and 0", ra, rb)
+	}
+	for range 6 {
+		if _, err := rl.Do(context.Background(), Request{Version: 4, Op: wire.OpBatch, Body: batch(0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rb := nodeStats(rl, b.addr).Requests; rb == 0 {
+		t.Fatalf("batches led by a text statement all went to one node")
+	}
 	a.hold.Store(true)
 	rl.nodeLost(a.addr, context.Canceled)
+	before := nodeStats(rl, b.addr).Requests
 	run(5)
-	if rb := nodeStats(rl, b.addr).Requests; rb != 5 {
+	if rb := nodeStats(rl, b.addr).Requests - before; rb != 5 {
 		t.Fatalf("with the owner down: %d requests to the next node, want 5", rb)
 	}
 }
