@@ -110,6 +110,9 @@ func (r *Report) Summary() string {
 	for _, n := range r.Verdict.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
+	for _, f := range r.Faults {
+		fmt.Fprintf(&b, "  fault %s at %.1f s (ran %.1f s): %s\n", f.Name, f.Start, f.End-f.Start, f.Cost())
+	}
 	for _, p := range r.Periods {
 		fmt.Fprintf(&b, "  %5.0f–%5.0f s: %d ops, p50 %.2f ms, p99 %.2f ms\n", p.From, p.To, p.Ops, p.P50, p.P99)
 	}
@@ -223,8 +226,8 @@ td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;text-align:right}td.l
 <tr><th class="l">errors by class</th><td class="l">{{range $k := keys .R.ErrorClasses}}{{$k}} {{index $.R.ErrorClasses $k}} (e.g. {{index $.R.ErrorExamples $k}})<br>{{else}}none{{end}}</td></tr>
 </table>
 <h2>Faults</h2>
-{{if .R.Faults}}<table><tr><th class="l">fault</th><th>due s</th><th>ran s</th><th>ended s</th><th>window s</th><th class="l">command</th><th class="l">result</th></tr>
-{{range .R.Faults}}<tr><td class="l">{{.Name}}</td><td>{{f1 .At}}</td><td>{{f1 .Start}}</td><td>{{f1 .End}}</td><td>{{f1 .Window}}</td><td class="l">{{.Command}}</td><td class="l">{{if .Err}}<span class="fail">{{.Err}}</span>{{else}}ok{{end}}</td></tr>
+{{if .R.Faults}}<table><tr><th class="l">fault</th><th>due s</th><th>ran s</th><th>ended s</th><th>window s</th><th class="l">cost to the clients</th><th class="l">command</th><th class="l">result</th></tr>
+{{range .R.Faults}}<tr><td class="l">{{.Name}}</td><td>{{f1 .At}}</td><td>{{f1 .Start}}</td><td>{{f1 .End}}</td><td>{{f1 .Window}}</td><td class="l">{{.Cost}}</td><td class="l">{{.Command}}</td><td class="l">{{if .Err}}<span class="fail">{{.Err}}</span>{{else}}ok{{end}}</td></tr>
 {{end}}</table>{{else}}<p>No faults scheduled.</p>{{end}}
 <h2>End checks</h2>
 <table><tr><th class="l">keyspace</th><th>writes attempted</th><th>acknowledged</th><th>rows found</th><th>lost</th><th>wrong value</th><th>phantom</th><th class="l">counters (value / acked / unknown)</th><th class="l">LWT (value / applied / unknown)</th><th class="l">error</th></tr>

@@ -69,6 +69,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	t := rec.totals()
 	r.Ops, r.ErrorClasses, r.ErrorExamples, r.Errors, r.ErrorsDropped, r.Stale, r.Periods =
 		t.Ops, t.Classes, t.Examples, t.Events, t.Dropped, t.Stale, t.Periods
+	countFaultErrors(r.Errors, r.Faults)
 	logf(progress, "soak: reading back %d keyspace(s)", len(kss))
 	for _, k := range kss {
 		r.ReadBack = append(r.ReadBack, k.readBack(ctx, setup))

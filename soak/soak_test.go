@@ -152,9 +152,15 @@ func TestFaultWindowExtends(t *testing.T) {
 	if from, to := f.Covers(); from != 10 || to != 40 {
 		t.Fatalf("covers %v–%v", from, to)
 	}
-	n, _ := errorsOutside([]ErrorEvent{{Due: 39, End: 45}, {Due: 5, End: 10.5}, {Due: 41, End: 42, Class: "x"}}, []FaultRun{f})
+	events := []ErrorEvent{{Due: 39, End: 45, Class: "WriteTimeout"}, {Due: 5, End: 10.5, Class: "EOF"}, {Due: 41, End: 42, Class: "x"}}
+	n, _ := errorsOutside(events, []FaultRun{f})
 	if n != 1 {
 		t.Fatalf("outside = %d, want 1", n)
+	}
+	fs := []FaultRun{f}
+	countFaultErrors(events, fs)
+	if got := fs[0].Cost(); got != "2 errors (EOF 1, WriteTimeout 1), the last 35.0 s after it began" {
+		t.Fatalf("cost: %s", got)
 	}
 }
 

@@ -16,6 +16,43 @@ type FaultRun struct {
 	End     float64 `json:"end"`
 	Err     string  `json:"error,omitempty"`
 	Output  string  `json:"output,omitempty"`
+	// Errors are the failed requests that overlap the fault's window, by
+	// class; LastError is when the last of them ended (seconds since the
+	// run's start): what the fault cost the clients.
+	Errors    map[string]int64 `json:"errors,omitempty"`
+	LastError float64          `json:"last_error,omitempty"`
+}
+
+// Cost says what the fault cost the clients: its errors by class and when
+// the last one ended, relative to the fault's start.
+func (f FaultRun) Cost() string {
+	if len(f.Errors) == 0 {
+		return "no errors"
+	}
+	var parts []string
+	var n int64
+	for _, c := range sortedKeys(f.Errors) {
+		parts = append(parts, fmt.Sprintf("%s %d", c, f.Errors[c]))
+		n += f.Errors[c]
+	}
+	return fmt.Sprintf("%d errors (%s), the last %.1f s after it began", n, strings.Join(parts, ", "), f.LastError-f.Start)
+}
+
+// countFaultErrors fills each fault's Errors and LastError.
+func countFaultErrors(events []ErrorEvent, faults []FaultRun) {
+	for i := range faults {
+		f := &faults[i]
+		from, to := f.Covers()
+		for _, e := range events {
+			if e.End >= from && e.Due <= to {
+				if f.Errors == nil {
+					f.Errors = map[string]int64{}
+				}
+				f.Errors[e.Class]++
+				f.LastError = math.Max(f.LastError, e.End)
+			}
+		}
+	}
 }
 
 // Covers is the stretch in which errors are expected: from the fault's
