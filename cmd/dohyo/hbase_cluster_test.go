@@ -329,6 +329,7 @@ func (l *hbLoad) check(t *testing.T, s *gocql.Session, windows []window) {
 	// Errors: inside a window (a request overlapping it, plus dohyo's 5 s
 	// budget after it) and of a retryable class.
 	classes := map[string]int{}
+	perWindow := map[string]int{}
 	outside := 0
 	var sample error
 	for _, o := range l.ops {
@@ -340,6 +341,7 @@ func (l *hbLoad) check(t *testing.T, s *gocql.Session, windows []window) {
 		for _, w := range windows {
 			if !o.ret.Before(w.from) && !o.call.After(w.to.Add(5*time.Second)) {
 				in = true
+				perWindow[w.name]++
 			}
 		}
 		if !in {
@@ -347,7 +349,7 @@ func (l *hbLoad) check(t *testing.T, s *gocql.Session, windows []window) {
 			sample = o.err
 		}
 	}
-	t.Logf("%d requests, errors by class %v", len(l.ops), classes)
+	t.Logf("%d requests, errors by class %v, by fault window %v", len(l.ops), classes, perWindow)
 	if outside > 0 {
 		t.Errorf("%d requests failed outside the move and kill windows, e.g. %v", outside, sample)
 	}
