@@ -70,6 +70,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	r.Ops, r.ErrorClasses, r.ErrorExamples, r.Errors, r.ErrorsDropped, r.Stale, r.Periods =
 		t.Ops, t.Classes, t.Examples, t.Events, t.Dropped, t.Stale, t.Periods
 	countFaultErrors(r.Errors, r.Faults)
+	if n := len(r.Periods); n > 0 && r.Periods[n-1].To > r.Elapsed {
+		r.Periods[n-1].To = r.Elapsed // the last period ends with the run
+	}
 	logf(progress, "soak: reading back %d keyspace(s)", len(kss))
 	for _, k := range kss {
 		r.ReadBack = append(r.ReadBack, k.readBack(ctx, setup))
@@ -114,35 +117,47 @@ func session(cfg Config, c gocql.Consistency, timeout time.Duration) (*gocql.Ses
 
 // drive sends requests at cfg.Rate (open loop: each has an intended send
 // time, and latency counts from it) until cfg.Duration has passed, then
-// waits for those in flight.
+// waits for those in flight. Each keyspace has its own schedule (its share
+// of the rate) and its own workers (its share of cfg.Workers), so a
+// backend that stalls delays its own requests, not the others'.
 func drive(ctx context.Context, cfg Config, s *gocql.Session, kss []*keyspace, rec *recorder) {
-	type job struct {
-		due time.Time
-		n   uint64
-	}
-	jobs := make(chan job, cfg.Workers)
 	var wg sync.WaitGroup
-	for w := range cfg.Workers {
+	for i, k := range kss {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), uint64(rec.start.UnixNano())))
-			for j := range jobs {
-				k := kss[j.n%uint64(len(kss))]
+			driveKeyspace(ctx, cfg, s, k, i, len(kss), rec)
+		}()
+	}
+	wg.Wait()
+}
+
+// driveKeyspace is keyspace k's share (the i-th of n) of drive.
+func driveKeyspace(ctx context.Context, cfg Config, s *gocql.Session, k *keyspace, i, n int, rec *recorder) {
+	workers := max(1, cfg.Workers/n)
+	jobs := make(chan time.Time, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(i*cfg.Workers+w), uint64(rec.start.UnixNano())))
+			for due := range jobs {
 				rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 				op, o := k.do(rctx, s, pickOp(cfg.Mix, rng), rng)
 				cancel()
-				rec.record(k.name, op, j.due, time.Now(), o)
+				rec.record(k.name, op, due, time.Now(), o)
 			}
 		}()
 	}
-	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	interval := time.Duration(float64(time.Second) * float64(n) / cfg.Rate)
+	first := rec.start.Add(time.Duration(i) * interval / time.Duration(n)) // keyspaces interleave
 	end := rec.start.Add(cfg.Duration)
 	t := time.NewTimer(0)
 	defer t.Stop()
 loop:
-	for n := uint64(0); ; n++ {
-		due := rec.start.Add(time.Duration(n) * interval)
+	for j := int64(0); ; j++ {
+		due := first.Add(time.Duration(j) * interval)
 		if !due.Before(end) {
 			break
 		}
@@ -155,7 +170,7 @@ loop:
 			}
 		}
 		select {
-		case jobs <- job{due: due, n: n}:
+		case jobs <- due:
 		case <-ctx.Done():
 			break loop
 		}
