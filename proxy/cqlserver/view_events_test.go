@@ -45,8 +45,8 @@ var viewEventSteps = []struct {
 // checkViewSchemaEvents runs viewEventSteps on addr and compares the
 // SCHEMA_CHANGE events a connection registered for them receives. After
 // each statement a table is created in a marker keyspace; its event ends
-// the step
-// (events arrive in order on the registered connection).
+// the step (events arrive in order on the registered connection). Events
+// of other keyspaces (other tests sharing the server) are not the step's.
 func checkViewSchemaEvents(t *testing.T, addr, ks string) {
 	t.Helper()
 	dial := func() *client {
@@ -93,6 +93,9 @@ func checkViewSchemaEvents(t *testing.T, addr, ks string) {
 			}
 			if e.Keyspace == mark {
 				break
+			}
+			if e.Keyspace != ks {
+				continue // another test's DDL on a shared Cassandra
 			}
 			s := fmt.Sprintf("%s %s %s", e.ChangeType, e.Target, e.Keyspace)
 			if e.Target != primitive.SchemaChangeTargetKeyspace {
