@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/dohyo/dohyo/bindings"
 )
 
 // Operation names.
@@ -140,7 +142,7 @@ func ErrorClass(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &re):
-		return errorCodeName(re.Code())
+		return bindings.ErrorCode(re.Code()).String()
 	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return "client timeout"
 	case errors.Is(err, gocql.ErrNoConnections):
@@ -154,34 +156,4 @@ func ErrorClass(err error) string {
 		s = s[:60]
 	}
 	return s
-}
-
-func errorCodeName(code int) string {
-	switch code {
-	case gocql.ErrCodeServer:
-		return "ServerError"
-	case gocql.ErrCodeProtocol:
-		return "ProtocolError"
-	case gocql.ErrCodeUnavailable:
-		return "Unavailable"
-	case gocql.ErrCodeOverloaded:
-		return "Overloaded"
-	case gocql.ErrCodeBootstrapping:
-		return "IsBootstrapping"
-	case gocql.ErrCodeTruncate:
-		return "TruncateError"
-	case gocql.ErrCodeWriteTimeout:
-		return "WriteTimeout"
-	case gocql.ErrCodeReadTimeout:
-		return "ReadTimeout"
-	case gocql.ErrCodeReadFailure:
-		return "ReadFailure"
-	case gocql.ErrCodeWriteFailure:
-		return "WriteFailure"
-	case gocql.ErrCodeInvalid:
-		return "Invalid"
-	case gocql.ErrCodeUnprepared:
-		return "Unprepared"
-	}
-	return fmt.Sprintf("error 0x%04x", code)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/dohyo/dohyo/internal/lwtcheck"
+	"github.com/dohyo/dohyo/soak"
 )
 
 // The HBase half of the cluster tests (issue #46) runs against the
@@ -336,7 +337,7 @@ func (l *hbLoad) check(t *testing.T, s *gocql.Session, windows []window) {
 		if o.err == nil {
 			continue
 		}
-		classes[errClass(o.err)]++
+		classes[soak.ErrorClass(o.err)]++
 		in := false
 		for _, w := range windows {
 			if !o.ret.Before(w.from) && !o.call.After(w.to.Add(5*time.Second)) {
@@ -393,24 +394,4 @@ func (l *hbLoad) check(t *testing.T, s *gocql.Session, windows []window) {
 		}
 	}
 	l.history.Check(t)
-}
-
-// errClass names an error by its protocol class.
-func errClass(err error) string {
-	var re gocql.RequestError
-	switch {
-	case errors.As(err, &re):
-		switch re.Code() {
-		case gocql.ErrCodeWriteTimeout:
-			return "WriteTimeout"
-		case gocql.ErrCodeReadTimeout:
-			return "ReadTimeout"
-		case gocql.ErrCodeUnavailable:
-			return "Unavailable"
-		}
-		return fmt.Sprintf("code 0x%04x", re.Code())
-	case errors.Is(err, gocql.ErrTimeoutNoResponse):
-		return "client timeout"
-	}
-	return err.Error()
 }

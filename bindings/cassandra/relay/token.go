@@ -122,11 +122,19 @@ const (
 // bind indexes; ok=false when it cannot tell (named values, a key value
 // null or unset, a malformed body).
 func routingToken(body []byte, version byte, pk []int) (t int64, ok bool) {
-	if len(pk) == 0 {
+	_, r, ok := executeValues(body, version)
+	if !ok || len(pk) == 0 {
 		return 0, false
 	}
-	r := wire.NewReader(body)
-	r.ShortBytes() // id
+	return tokenOfValues(r, pk)
+}
+
+// executeValues reads an EXECUTE body up to its values: the statement's id
+// and a reader at the values (ok=false: no values, named values, or a
+// malformed body).
+func executeValues(body []byte, version byte) (id []byte, r *wire.Reader, ok bool) {
+	r = wire.NewReader(body)
+	id = r.ShortBytes()
 	if version >= 5 {
 		r.ShortBytes() // result metadata id
 	}
@@ -138,9 +146,9 @@ func routingToken(body []byte, version byte, pk []int) (t int64, ok bool) {
 		flags = int32(r.Byte())
 	}
 	if r.Err() != nil || flags&flagValues == 0 || flags&flagNames != 0 {
-		return 0, false
+		return nil, nil, false
 	}
-	return tokenOfValues(r, pk)
+	return id, r, true
 }
 
 // tokenOfValues reads positional values (<n> then n [bytes]) at r and
@@ -180,26 +188,17 @@ func tokenOfValues(r *wire.Reader, pk []int) (t int64, ok bool) {
 // BATCH, by its first statement) addresses, the owner first, or nil when
 // it is not known (see routingToken).
 func (rl *Relay) replicasFor(op byte, version byte, body []byte) []string {
-	if op == wire.OpBatch {
+	switch op {
+	case wire.OpExecute:
+		id, r, ok := executeValues(body, version)
+		if !ok {
+			return nil
+		}
+		return rl.preparedReplicas(id, r)
+	case wire.OpBatch:
 		return rl.batchReplicas(body)
 	}
-	if op != wire.OpExecute {
-		return nil
-	}
-	r := wire.NewReader(body)
-	id := r.ShortBytes()
-	if r.Err() != nil {
-		return nil
-	}
-	rp, ok := rl.prepared.Get(string(id))
-	if !ok || len(rp.pk) == 0 {
-		return nil
-	}
-	t, ok := routingToken(body, version, rp.pk)
-	if !ok {
-		return nil
-	}
-	return rl.ring.Load().replicas(t)
+	return nil
 }
 
 // batchReplicas returns the nodes of the partition a BATCH's first
@@ -215,6 +214,13 @@ func (rl *Relay) batchReplicas(body []byte) []string {
 	if r.Err() != nil {
 		return nil
 	}
+	return rl.preparedReplicas(id, r)
+}
+
+// preparedReplicas returns the replicas of the partition whose key the
+// statement prepared as id binds among the positional values at r (the
+// owner first), or nil when the statement or its key is not known.
+func (rl *Relay) preparedReplicas(id []byte, r *wire.Reader) []string {
 	rp, ok := rl.prepared.Get(string(id))
 	if !ok || len(rp.pk) == 0 {
 		return nil
