@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,6 +25,7 @@ type Config struct {
 	Faults      []Fault
 	Timeout     time.Duration // per request
 	Connect     time.Duration // bound on reaching a target or metrics URL at start
+	FaultGrace  time.Duration // how long a fault command may outlive the run before it is stopped
 	Mix         Mix
 	Consistency string // gocql consistency name (default QUORUM)
 	Replication int    // replication factor of keyspaces the soak creates
@@ -64,6 +66,7 @@ func (c Config) Defaults() Config {
 	set(&c.Period, 10*time.Minute)
 	set(&c.Timeout, 10*time.Second)
 	set(&c.Connect, 10*time.Second)
+	set(&c.FaultGrace, 2*time.Minute)
 	if c.Workers == 0 {
 		c.Workers = 64
 	}
@@ -123,8 +126,8 @@ func (c Config) Validate() error {
 	if c.Period < c.Sample {
 		bad("--period %v: must be at least --sample (%v)", c.Period, c.Sample)
 	}
-	if c.Timeout <= 0 || c.Connect <= 0 {
-		bad("--timeout and --connect-timeout must be positive")
+	if c.Timeout <= 0 || c.Connect <= 0 || c.FaultGrace <= 0 {
+		bad("--timeout, --connect-timeout and --fault-grace must be positive")
 	}
 	m := c.Mix
 	if m.Read < 0 || m.Write < 0 || m.LWT < 0 || m.Counter < 0 || m.Read+m.Write+m.LWT+m.Counter <= 0 {
@@ -193,7 +196,14 @@ func (f Fault) run(ctx context.Context) (string, error) {
 	if f.Run != nil {
 		return "", f.Run(ctx)
 	}
-	out, err := exec.CommandContext(ctx, "sh", "-c", f.Command).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "sh", "-c", f.Command)
+	// The command's whole process group ends with ctx (a shell's children
+	// too), and output pipes a stray grandchild keeps open stop being waited
+	// for soon after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 

@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	rec := newRecorder(r.Started, cfg.Period)
 	logf(progress, "soak: %.0f requests/s on %s through %s for %s, %d fault(s)", cfg.Rate, strings.Join(cfg.Keyspaces, ", "),
 		strings.Join(cfg.Targets, ", "), cfg.Duration, len(cfg.Faults))
-	faults := runFaults(ctx, cfg.Faults, rec, progress)
+	faults := runFaults(ctx, cfg.Faults, cfg.Duration, cfg.FaultGrace, rec, progress)
 	samples := sampleLoop(ctx, cfg, hc, rec, progress)
 	drive(ctx, cfg, s, kss, rec)
 	r.Elapsed = time.Since(r.Started).Seconds()
@@ -180,8 +180,12 @@ loop:
 }
 
 // runFaults starts each fault at its time; the returned function waits for
-// them (those not yet due when the run ends are recorded as not run).
-func runFaults(ctx context.Context, faults []Fault, rec *recorder, progress io.Writer) func() []FaultRun {
+// them (those not yet due when the run ends are recorded as not run). A
+// fault still running at deadline (the run's end plus its grace) is
+// stopped, its process group killed, and recorded as failed: a hung
+// command does not hang the soak.
+func runFaults(ctx context.Context, faults []Fault, run, grace time.Duration, rec *recorder, progress io.Writer) func() []FaultRun {
+	deadline := rec.start.Add(run + grace)
 	out := make([]FaultRun, len(faults))
 	var wg sync.WaitGroup
 	for i, f := range faults {
@@ -197,10 +201,16 @@ func runFaults(ctx context.Context, faults []Fault, rec *recorder, progress io.W
 			}
 			out[i].Start = rec.since(time.Now())
 			logf(progress, "soak: fault %s: running", f.Name)
-			text, err := f.run(ctx)
+			fctx, cancel := context.WithDeadline(ctx, deadline)
+			text, err := f.run(fctx)
+			hung := fctx.Err() == context.DeadlineExceeded
+			cancel()
 			out[i].End = rec.since(time.Now())
 			out[i].Output = tail(text, 2048)
-			if err != nil {
+			switch {
+			case hung:
+				out[i].Err = fmt.Sprintf("still running %s after the run ended: stopped", grace)
+			case err != nil:
 				out[i].Err = err.Error()
 			}
 			logf(progress, "soak: fault %s: done after %.1f s (%v)", f.Name, out[i].End-out[i].Start, cmpOr(out[i].Err, "ok"))

@@ -2,10 +2,22 @@ package soak
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 func TestParseFault(t *testing.T) {
@@ -230,30 +242,70 @@ func TestParseMetrics(t *testing.T) {
 }
 
 func TestErrorClass(t *testing.T) {
-	if got := ErrorClass(nil); got != "" {
-		t.Fatal(got)
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{fmt.Errorf("read: %w", reset), "connection lost"},
+		{gocql.ErrConnectionClosed, "connection lost"},
+		{io.EOF, "connection lost"},
+		{errors.New("read tcp 127.0.0.1:5->127.0.0.1:9042: read: connection reset by peer"), "connection lost"},
+		{gocql.ErrTimeoutNoResponse, "client timeout"},
+		{gocql.ErrNoConnections, "no connections"},
+		{errors.New("something odd: detail"), "something odd"},
+	} {
+		if got := ErrorClass(c.err); got != c.want {
+			t.Errorf("ErrorClass(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
 
-// TestClaimLWT: one CAS in flight per key; a claim moves on to a free key
-// and fails only when every key is held.
-func TestClaimLWT(t *testing.T) {
-	var l ledger
-	var releases []func()
-	seen := map[int]bool{}
-	for range lwtKeys {
-		k, rel, ok := l.claimLWT(3)
-		if !ok || seen[k] {
-			t.Fatalf("claim %d: key %d ok %v", len(releases), k, ok)
+// TestHungFaultIsStopped: a fault command that never ends is stopped at
+// the run's end plus the grace, its whole process group with it, and is
+// recorded as failed (so the verdict's faults-ran rule fails).
+func TestHungFaultIsStopped(t *testing.T) {
+	rec := newRecorder(time.Now(), time.Minute)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	f := Fault{Name: "hang", Command: "sleep 300 & echo $! > " + pidFile + "; wait"}
+	wait := runFaults(context.Background(), []Fault{f}, 100*time.Millisecond, 200*time.Millisecond, rec, io.Discard)
+	done := make(chan []FaultRun)
+	go func() { done <- wait() }()
+	var runs []FaultRun
+	select {
+	case runs = <-done:
+	case <-time.After(time.Minute): // a hang bound only: the stop is due after 0.3 s
+		t.Fatal("a hung fault command hung the soak")
+	}
+	if !strings.Contains(runs[0].Err, "still running") {
+		t.Fatalf("fault recorded as %+v", runs[0])
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	// SIGKILL went to the group before the wait returned; the child's exit
+	// itself is the kernel's to finish: poll its state, bounded.
+	for i := 0; alive(pid); i++ {
+		if i == 500 {
+			t.Fatalf("the fault's child %d outlived the stop", pid)
 		}
-		seen[k] = true
-		releases = append(releases, rel)
+		time.Sleep(10 * time.Millisecond)
 	}
-	if _, _, ok := l.claimLWT(0); ok {
-		t.Fatal("a claim succeeded with every key held")
+	if v := judge(&Report{Faults: runs}); v.Pass || !slices.Contains(v.Fails(), "faults ran") {
+		t.Fatalf("a stopped fault: verdict %+v", v)
 	}
-	releases[2]()
-	if k, _, ok := l.claimLWT(0); !ok || k != 5 { // claims from 3 took 3..7, 0..2: the third was key 5
-		t.Fatalf("after a release: key %d ok %v, want key 5", k, ok)
+}
+
+// alive reports whether pid is a process that has not exited (a zombie
+// waiting for its parent counts as exited).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
 	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -147,8 +149,14 @@ func ErrorClass(err error) string {
 		return "client timeout"
 	case errors.Is(err, gocql.ErrNoConnections):
 		return "no connections"
+	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return "connection lost"
 	}
 	s := err.Error()
+	if strings.Contains(s, "connection reset") || strings.Contains(s, "broken pipe") || strings.HasSuffix(s, "EOF") {
+		return "connection lost" // a driver that flattened the error to text
+	}
 	if i := strings.Index(s, ":"); i > 0 {
 		s = s[:i]
 	}

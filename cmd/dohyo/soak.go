@@ -106,6 +106,7 @@ Exit status: 0 the verdict passed, 3 it failed, 1 the run could not be made
 	fl.StringArrayVar(&faults, "fault", nil, "fault NAME@AT/WINDOW:COMMAND (repeatable)")
 	fl.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "per-request timeout")
 	fl.DurationVar(&cfg.Connect, "connect-timeout", 10*time.Second, "bound on reaching a target or metrics URL at start")
+	fl.DurationVar(&cfg.FaultGrace, "fault-grace", 2*time.Minute, "how long a fault command may still run after the run ends before it is stopped and recorded as failed")
 	fl.StringVar(&mix, "mix", "", "operation weights, e.g. read=45,write=45,lwt=5,counter=5 (the default)")
 	fl.StringVar(&cfg.Consistency, "consistency", "QUORUM", "consistency of every request")
 	fl.IntVar(&cfg.Replication, "replication", 1, "replication factor of keyspaces the soak creates")
