@@ -1,12 +1,13 @@
 package capture
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/dohyo/dohyo/internal/reorder"
 )
 
 // DefaultMergeWindow is the reorder window of Merge. Records enter a
@@ -23,25 +24,24 @@ type MergeOptions struct {
 	Window time.Duration
 }
 
+// maxHeld bounds the records a Merger holds back for reordering, whatever
+// the window: a capture whose times stall (or a damaged one) must not fill
+// memory. Past it the earliest held record is released.
+const maxHeld = 1 << 16
+
 // Merger yields the records of many segments, of one or more nodes, ordered
 // by time and, for equal times, by node, session and sequence. Each node's
 // segments are read one after another, so only one file per node is open.
 type Merger struct {
-	ctx    context.Context // the merger's own lifetime
-	window int64
-	inputs inputHeap
-	out    recordHeap
-	all    []*mergeInput
-	n      uint64
-	err    error
+	m   *reorder.Merger[*Record]
+	all []*mergeInput
 }
 
-// mergeInput reads one node's segments in order.
+// mergeInput reads one node's segments in order (a reorder.Source).
 type mergeInput struct {
 	segs []SegmentInfo
 	idx  int
 	r    *Reader
-	head *Record
 	torn []string
 	hdrs []Header
 }
@@ -62,7 +62,7 @@ func NewMerger(ctx context.Context, opts MergeOptions, paths ...string) (*Merger
 	if w == 0 {
 		w = DefaultMergeWindow
 	}
-	m := &Merger{ctx: ctx, window: max(int64(w), 0)}
+	m := &Merger{}
 	byNode := map[string]*mergeInput{}
 	for _, s := range segs {
 		key := s.Node
@@ -77,42 +77,44 @@ func NewMerger(ctx context.Context, opts MergeOptions, paths ...string) (*Merger
 		}
 		in.segs = append(in.segs, s)
 	}
-	for _, in := range m.all {
-		if err := in.advance(); err != nil {
-			m.Close()
-			return nil, err
-		}
-		if in.head != nil {
-			heap.Push(&m.inputs, in)
-		}
+	sources := make([]reorder.Source[*Record], len(m.all))
+	for i, in := range m.all {
+		sources[i] = in
+	}
+	m.m, err = reorder.New(ctx, reorder.Options[*Record]{
+		Key:    func(r *Record) int64 { return r.Time },
+		Less:   (*Record).less,
+		Window: int64(w), MaxHeld: maxHeld,
+	}, sources...)
+	if err != nil {
+		m.Close()
+		return nil, err
 	}
 	return m, nil
 }
 
-// advance reads the input's next record into head (nil at its end).
-func (in *mergeInput) advance() error {
+// Next reads the input's next record (ok false at its end).
+func (in *mergeInput) Next() (*Record, bool, error) {
 	for {
 		if in.r == nil {
 			if in.idx >= len(in.segs) {
-				in.head = nil
-				return nil
+				return nil, false, nil
 			}
 			path := in.segs[in.idx].Path
 			in.idx++
 			r, err := Open(path)
 			if err != nil {
-				return err
+				return nil, false, err
 			}
 			in.r = r
 			in.hdrs = append(in.hdrs, r.Header())
 		}
 		rec, err := in.r.Next()
 		if err == nil {
-			in.head = rec
-			return nil
+			return rec, true, nil
 		}
 		if err != io.EOF {
-			return fmt.Errorf("%s: %w", in.segs[in.idx-1].Path, err)
+			return nil, false, fmt.Errorf("%s: %w", in.segs[in.idx-1].Path, err)
 		}
 		if in.r.Torn() {
 			in.torn = append(in.torn, in.segs[in.idx-1].Path)
@@ -123,40 +125,7 @@ func (in *mergeInput) advance() error {
 }
 
 // Next returns the next record in time order, or io.EOF after the last.
-func (m *Merger) Next() (*Record, error) {
-	if m.err != nil {
-		return nil, m.err
-	}
-	m.n++
-	if m.n%1024 == 0 {
-		if err := m.ctx.Err(); err != nil {
-			m.err = err
-			return nil, err
-		}
-	}
-	for len(m.inputs) > 0 {
-		low := m.inputs[0].head.Time // no input will yield earlier than low-window
-		if len(m.out) > 0 && m.out[0].Time+m.window < low {
-			return heap.Pop(&m.out).(*Record), nil
-		}
-		in := m.inputs[0]
-		heap.Push(&m.out, in.head)
-		if err := in.advance(); err != nil {
-			m.err = err
-			return nil, err
-		}
-		if in.head == nil {
-			heap.Pop(&m.inputs)
-		} else {
-			heap.Fix(&m.inputs, 0)
-		}
-	}
-	if len(m.out) > 0 {
-		return heap.Pop(&m.out).(*Record), nil
-	}
-	m.err = io.EOF
-	return nil, io.EOF
-}
+func (m *Merger) Next() (*Record, error) { return m.m.Next() }
 
 // Torn lists the segments read so far whose tail was torn.
 func (m *Merger) Torn() []string {
@@ -188,31 +157,4 @@ func (m *Merger) Close() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-type inputHeap []*mergeInput
-
-func (h inputHeap) Len() int           { return len(h) }
-func (h inputHeap) Less(i, j int) bool { return h[i].head.less(h[j].head) }
-func (h inputHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *inputHeap) Push(x any)        { *h = append(*h, x.(*mergeInput)) }
-func (h *inputHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-type recordHeap []*Record
-
-func (h recordHeap) Len() int           { return len(h) }
-func (h recordHeap) Less(i, j int) bool { return h[i].less(h[j]) }
-func (h recordHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *recordHeap) Push(x any)        { *h = append(*h, x.(*Record)) }
-func (h *recordHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return x
 }

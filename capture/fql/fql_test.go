@@ -416,8 +416,8 @@ func TestMergeHoldsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if e.Seq != n || len(m.out) > maxHeld {
-			t.Fatalf("entry %d has seq %d; %d held", n, e.Seq, len(m.out))
+		if e.Seq != n || m.m.Held() > maxHeld {
+			t.Fatalf("entry %d has seq %d; %d held", n, e.Seq, m.m.Held())
 		}
 	}
 	if n != uint64(len(docs)) {

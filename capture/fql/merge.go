@@ -1,11 +1,12 @@
 package fql
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"io"
 	"time"
+
+	"github.com/dohyo/dohyo/internal/reorder"
 )
 
 // DefaultWindow is Merge's default reorder window. Cassandra writes an
@@ -30,20 +31,15 @@ type Sourced struct {
 // Merger yields the entries of several nodes' logs ordered by start time,
 // then node (path order), then position within the node's log.
 type Merger struct {
-	ctx     context.Context // the merger's own lifetime
-	window  int64           // milliseconds
+	m       *reorder.Merger[*Sourced]
 	readers []*Reader
-	inputs  srcHeap
-	out     entryHeap
-	n       uint64
-	err     error
 }
 
+// mergeSrc reads one node's log (a reorder.Source), numbering its entries.
 type mergeSrc struct {
-	r    *Reader
-	idx  int
-	seq  uint64
-	head *Sourced
+	r   *Reader
+	idx int
+	seq uint64
 }
 
 // Merge opens paths (FQL directories or cycle files, one per node) for a
@@ -53,7 +49,8 @@ func Merge(ctx context.Context, window time.Duration, paths ...string) (*Merger,
 	if window == 0 {
 		window = DefaultWindow
 	}
-	m := &Merger{ctx: ctx, window: max(window.Milliseconds(), 0)}
+	m := &Merger{}
+	sources := make([]reorder.Source[*Sourced], len(paths))
 	for i, p := range paths {
 		r, err := Open(p)
 		if err != nil {
@@ -61,68 +58,36 @@ func Merge(ctx context.Context, window time.Duration, paths ...string) (*Merger,
 			return nil, err
 		}
 		m.readers = append(m.readers, r)
-		s := &mergeSrc{r: r, idx: i}
-		if err := s.advance(); err != nil {
-			m.Close()
-			return nil, err
-		}
-		if s.head != nil {
-			m.inputs = append(m.inputs, s)
-		}
+		sources[i] = &mergeSrc{r: r, idx: i}
 	}
-	heap.Init(&m.inputs)
+	var err error
+	m.m, err = reorder.New(ctx, reorder.Options[*Sourced]{
+		Key:    func(e *Sourced) int64 { return e.StartTime },
+		Less:   less,
+		Window: window.Milliseconds(), MaxHeld: maxHeld,
+	}, sources...)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
 }
 
-func (s *mergeSrc) advance() error {
+// Next reads the source's next entry (ok false at its end).
+func (s *mergeSrc) Next() (*Sourced, bool, error) {
 	e, err := s.r.Next()
 	if errors.Is(err, io.EOF) {
-		s.head = nil
-		return nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	s.seq++
-	s.head = &Sourced{Entry: e, Source: s.idx, Seq: s.seq}
-	return nil
+	return &Sourced{Entry: e, Source: s.idx, Seq: s.seq}, true, nil
 }
 
 // Next returns the next entry in start-time order, or io.EOF.
-func (m *Merger) Next() (*Sourced, error) {
-	if m.err != nil {
-		return nil, m.err
-	}
-	m.n++
-	if m.n%1024 == 0 {
-		if err := m.ctx.Err(); err != nil {
-			m.err = err
-			return nil, err
-		}
-	}
-	for len(m.inputs) > 0 {
-		low := m.inputs[0].head.StartTime
-		if len(m.out) > 0 && (m.out[0].StartTime+m.window < low || len(m.out) >= maxHeld) {
-			return heap.Pop(&m.out).(*Sourced), nil
-		}
-		s := m.inputs[0]
-		heap.Push(&m.out, s.head)
-		if err := s.advance(); err != nil {
-			m.err = err
-			return nil, err
-		}
-		if s.head == nil {
-			heap.Pop(&m.inputs)
-		} else {
-			heap.Fix(&m.inputs, 0)
-		}
-	}
-	if len(m.out) > 0 {
-		return heap.Pop(&m.out).(*Sourced), nil
-	}
-	m.err = io.EOF
-	return nil, io.EOF
-}
+func (m *Merger) Next() (*Sourced, error) { return m.m.Next() }
 
 // Files lists the cycle files of input i (the i-th path).
 func (m *Merger) Files(i int) []string { return m.readers[i].Files() }
@@ -152,31 +117,4 @@ func less(a, b *Sourced) bool {
 		return a.Source < b.Source
 	}
 	return a.Seq < b.Seq
-}
-
-type srcHeap []*mergeSrc
-
-func (h srcHeap) Len() int           { return len(h) }
-func (h srcHeap) Less(i, j int) bool { return less(h[i].head, h[j].head) }
-func (h srcHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *srcHeap) Push(x any)        { *h = append(*h, x.(*mergeSrc)) }
-func (h *srcHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-type entryHeap []*Sourced
-
-func (h entryHeap) Len() int           { return len(h) }
-func (h entryHeap) Less(i, j int) bool { return less(h[i], h[j]) }
-func (h entryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *entryHeap) Push(x any)        { *h = append(*h, x.(*Sourced)) }
-func (h *entryHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return x
 }
