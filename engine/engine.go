@@ -394,9 +394,21 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := e.parse(req.Query, req.Parsed)
-	if err != nil {
-		return nil, err
+	var p *cql.Parsed
+	if h := e.handleFor(req.Handle, req.Keyspace); h != nil {
+		if h.kind == stmtPlanned {
+			cp, err := h.plan(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return e.run(ctx, cp, req)
+		}
+		p = h.parsed
+	} else {
+		var err error
+		if p, err = e.parse(req.Query, req.Parsed); err != nil {
+			return nil, err
+		}
 	}
 	switch s := p.Stmt.(type) {
 	case *cql.Use:
@@ -428,6 +440,11 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	if err != nil {
 		return nil, err
 	}
+	return e.run(ctx, cp, req)
+}
+
+// run executes a planned statement with req's values and options.
+func (e *Engine) run(ctx context.Context, cp *cachedPlan, req *bindings.Request) (*bindings.Result, error) {
 	x, err := newExecCtx(e, cp, req.Values, req.Names)
 	if err != nil {
 		return nil, err
@@ -497,16 +514,26 @@ func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error)
 			return cp, nil
 		}
 	}
+	cp, err := e.newPlan(ks, p)
+	if err != nil {
+		return nil, err
+	}
+	if query != "" {
+		e.plans.Put(key, cp)
+	}
+	return cp, nil
+}
+
+// newPlan plans p against the current schema state, for session keyspace
+// ks.
+func (e *Engine) newPlan(ks string, p *cql.Parsed) (*cachedPlan, error) {
+	st := e.st.Load()
 	b := &planner{e: e, st: st, ks: ks, markers: p.Markers, bind: make([]bindings.ColumnSpec, len(p.Markers))}
 	pl, err := b.build(p.Stmt)
 	if err != nil {
 		return nil, err
 	}
-	cp := &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}
-	if query != "" {
-		e.plans.Put(key, cp)
-	}
-	return cp, nil
+	return &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}, nil
 }
 
 // cqlError converts any error into a *bindings.Error with Cassandra's code.
