@@ -32,8 +32,9 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives operational messages (default: discarded).
 	Logger *slog.Logger
-	// PreparedCacheSize bounds the parsed-statement and plan caches
-	// (default 4096 entries each).
+	// PreparedCacheSize bounds the caches of parsed statements and of the
+	// plans of unprepared statements (default 4096 entries each); a
+	// prepared statement's plan lives in its handle instead.
 	PreparedCacheSize int
 	// Schema tunes DDL application (clock, ids); zero means defaults.
 	Schema schema.Options
@@ -474,38 +475,23 @@ type plan interface {
 	execute(ctx context.Context, x *execCtx) (*bindings.Result, error)
 }
 
-// planFor returns the plan of a parsed DML statement, cached per (keyspace,
-// query) and rebuilt after DDL. A statement naming a keyspace or table
-// this engine does not know is planned again after a schema reload when
-// another engine has committed a newer schema.
+// planFor returns the plan of a parsed DML statement run as a QUERY (or
+// an unprepared batch child), rebuilt after DDL. A statement naming a
+// keyspace or table this engine does not know is planned again after a
+// schema reload when another engine has committed a newer schema.
 //
-// The plan is also kept with the statement (cql.Parsed's memo), so that
-// the executions of a prepared statement, whose Parsed the caller keeps,
-// find it without a lookup; the memo holds for this engine, the schema
-// state and the session keyspace it was built for, and the first session
-// keyspace keeps it.
+// Plans of unprepared statements are kept in e.plans by (session keyspace,
+// text): a QUERY carries nothing else to find its plan by, and drivers
+// repeat the same texts (paging, idempotent retries, ORMs that do not
+// prepare). A prepared statement never comes here: its handle holds its
+// plan (preparedStmt).
 func (e *Engine) planFor(ctx context.Context, ks, query string, p *cql.Parsed) (*cachedPlan, error) {
-	m, _ := p.Memo().(*planMemo)
-	if m != nil && m.e == e && m.ks == ks && m.stmt == p.Stmt && m.cp.st == e.st.Load() {
-		return m.cp, nil
-	}
-	cp, err := retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
-	if err == nil && (m == nil || (m.e == e && m.ks == ks) || m.stmt != p.Stmt || m.cp.st != m.e.st.Load()) {
-		p.SetMemo(&planMemo{e: e, ks: ks, stmt: p.Stmt, cp: cp})
-	}
-	return cp, err
+	return retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
 }
 
-// planMemo is a plan kept with its statement (planFor): valid for engine
-// e, session keyspace ks and the statement stmt (a copy of the Parsed with
-// another statement does not match) while e's schema state is cp's.
-type planMemo struct {
-	e    *Engine
-	ks   string
-	stmt cql.Statement
-	cp   *cachedPlan
-}
-
+// buildPlan returns the plan of query from e.plans when it was built
+// against the current schema state, else plans p and keeps it (an empty
+// query, a statement built without text, is not kept).
 func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
 	st := e.st.Load()
 	key := planKey{ks, query}
