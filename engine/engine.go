@@ -405,6 +405,8 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 			return e.run(ctx, cp, req)
 		}
 		p = h.parsed
+	} else if cp := e.queryPlan(req.Keyspace, req.Query); cp != nil {
+		return e.run(ctx, cp, req) // a QUERY planned before: no parse
 	} else {
 		var err error
 		if p, err = e.parse(req.Query, req.Parsed); err != nil {
@@ -483,29 +485,38 @@ type plan interface {
 // Plans of unprepared statements are kept in e.plans by (session keyspace,
 // text): a QUERY carries nothing else to find its plan by, and drivers
 // repeat the same texts (paging, idempotent retries, ORMs that do not
-// prepare). A prepared statement never comes here: its handle holds its
-// plan (preparedStmt).
+// prepare). A prepared statement does not come here: its handle holds its
+// plan (preparedStmt), unless the handle is another engine's or was
+// prepared in another session keyspace.
 func (e *Engine) planFor(ctx context.Context, ks, query string, p *cql.Parsed) (*cachedPlan, error) {
 	return retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
+}
+
+// queryPlan is the kept plan of an unprepared statement (planFor) when it
+// was built against the current schema state, else nil.
+func (e *Engine) queryPlan(ks, query string) *cachedPlan {
+	if query == "" {
+		return nil
+	}
+	if cp, ok := e.plans.Get(planKey{ks, query}); ok && cp.st == e.st.Load() {
+		return cp
+	}
+	return nil
 }
 
 // buildPlan returns the plan of query from e.plans when it was built
 // against the current schema state, else plans p and keeps it (an empty
 // query, a statement built without text, is not kept).
 func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
-	st := e.st.Load()
-	key := planKey{ks, query}
-	if query != "" {
-		if cp, ok := e.plans.Get(key); ok && cp.st == st {
-			return cp, nil
-		}
+	if cp := e.queryPlan(ks, query); cp != nil {
+		return cp, nil
 	}
 	cp, err := e.newPlan(ks, p)
 	if err != nil {
 		return nil, err
 	}
 	if query != "" {
-		e.plans.Put(key, cp)
+		e.plans.Put(planKey{ks, query}, cp)
 	}
 	return cp, nil
 }
