@@ -109,6 +109,9 @@ type Request struct {
 	Parsed   *cql.Parsed // optional: set when the caller already parsed Query
 	Values   []Value     // bound values by position
 	Names    []string    // when non-nil, Values[i] binds the marker named Names[i]
+	// Handle is the Prepared.Handle of the prepared statement this request
+	// executes (EXECUTE), nil for a QUERY. See Prepared.Handle.
+	Handle any
 
 	Consistency       Consistency
 	SerialConsistency Consistency
@@ -124,6 +127,8 @@ type Request struct {
 type BatchEntry struct {
 	Query  string
 	Parsed *cql.Parsed
+	// Handle is the Prepared.Handle of a prepared child, nil otherwise.
+	Handle any
 	Values []Value
 	Names  []string
 }
@@ -152,6 +157,13 @@ type Prepared struct {
 	Result    []ColumnSpec // result columns (SELECT only; nil otherwise)
 	Keyspace  string       // keyspace the statement resolved to
 	Table     string
+	// Handle is the preparing backend's own form of the statement (its
+	// plan), opaque to everyone else, or nil. The caller keeps it with the
+	// prepared statement and passes it back with every execution
+	// (Request.Handle, BatchEntry.Handle). A backend uses a handle only
+	// when it is its own and still valid for the request (else it plans
+	// from the text, as for a QUERY); backends without handles ignore it.
+	Handle any
 }
 
 // ResultKind is the kind of a RESULT message.

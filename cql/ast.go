@@ -1,7 +1,5 @@
 package cql
 
-import "sync/atomic"
-
 // This file is the typed AST produced by Parse. Identifiers are stored
 // normalised: unquoted identifiers lower-cased, quoted ones exactly as written
 // (without quotes). A Keyspace of "" means "the session's current keyspace".
@@ -21,19 +19,7 @@ type Parsed struct {
 	Markers []*BindMarker
 	// Text is the statement's source text (without a trailing semicolon).
 	Text string
-
-	// memo is what an executor derived from the statement (its plan), kept
-	// for the statement's next executions; cql itself never reads it.
-	memo atomic.Value
 }
-
-// Memo is what an executor last kept with SetMemo, or nil.
-func (p *Parsed) Memo() any { return p.memo.Load() }
-
-// SetMemo keeps v with the statement for its next executions (a prepared
-// statement's Parsed lives as long as the statement is prepared). Every v
-// stored must have the same concrete type.
-func (p *Parsed) SetMemo(v any) { p.memo.Store(v) }
 
 // ---- terms ----
 

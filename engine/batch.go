@@ -94,17 +94,9 @@ func (e *Engine) batch(ctx context.Context, req *bindings.BatchRequest) (*bindin
 	}
 	children := make([]*modPlan, 0, len(req.Entries))
 	xs := make([]*execCtx, 0, len(req.Entries))
-	for _, ent := range req.Entries {
-		p, err := e.parse(ent.Query, ent.Parsed)
-		if err != nil {
-			return nil, err
-		}
-		switch p.Stmt.(type) {
-		case *cql.Insert, *cql.Update, *cql.Delete:
-		default:
-			return nil, invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
-		}
-		cp, err := e.planFor(ctx, req.Keyspace, ent.Query, p)
+	for i := range req.Entries {
+		ent := &req.Entries[i]
+		cp, err := e.batchChildPlan(ctx, req.Keyspace, ent)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +111,30 @@ func (e *Engine) batch(ctx context.Context, req *bindings.BatchRequest) (*bindin
 		xs = append(xs, x)
 	}
 	return e.runBatch(ctx, req.Type, children, xs, false)
+}
+
+// batchChildPlan returns the plan of a batch child: its handle's when it
+// has a valid one (a prepared child), else planned from its text.
+func (e *Engine) batchChildPlan(ctx context.Context, ks string, ent *bindings.BatchEntry) (*cachedPlan, error) {
+	h := e.handleFor(ent.Handle, ks)
+	var p *cql.Parsed
+	if h != nil {
+		p = h.parsed
+	} else {
+		var err error
+		if p, err = e.parse(ent.Query, ent.Parsed); err != nil {
+			return nil, err
+		}
+	}
+	switch p.Stmt.(type) {
+	case *cql.Insert, *cql.Update, *cql.Delete:
+	default:
+		return nil, invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+	}
+	if h != nil {
+		return h.plan(ctx)
+	}
+	return e.planFor(ctx, ks, ent.Query, p)
 }
 
 // runBatch applies a batch: validation of counter/non-counter mixing, one

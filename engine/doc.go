@@ -5,8 +5,11 @@
 //
 // Map of the package:
 //
-//	engine.go     Engine: New, Execute, caches (parsed text, plans per
-//	              keyspace and query), timestamps, stripe locks
+//	engine.go     Engine: New, Execute, caches of unprepared statements
+//	              (parsed text, plans per keyspace and query),
+//	              timestamps, stripe locks
+//	stmt.go       prepared statements: the handle PREPARE returns,
+//	              which carries its plan to every EXECUTE
 //	ddl.go        DDL through schema.Apply; KV tables; the catalog commit
 //	catalog_sync.go  the shared schema: compare-and-set commits, version
 //	              poll, reload on unknown names, change events

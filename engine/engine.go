@@ -32,8 +32,9 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives operational messages (default: discarded).
 	Logger *slog.Logger
-	// PreparedCacheSize bounds the parsed-statement and plan caches
-	// (default 4096 entries each).
+	// PreparedCacheSize bounds the caches of parsed statements and of the
+	// plans of unprepared statements (default 4096 entries each); a
+	// prepared statement's plan lives in its handle instead.
 	PreparedCacheSize int
 	// Schema tunes DDL application (clock, ids); zero means defaults.
 	Schema schema.Options
@@ -394,9 +395,23 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := e.parse(req.Query, req.Parsed)
-	if err != nil {
-		return nil, err
+	var p *cql.Parsed
+	if h := e.handleFor(req.Handle, req.Keyspace); h != nil {
+		if h.kind == stmtPlanned {
+			cp, err := h.plan(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return e.run(ctx, cp, req)
+		}
+		p = h.parsed
+	} else if cp := e.queryPlan(req.Keyspace, req.Query); cp != nil {
+		return e.run(ctx, cp, req) // a QUERY planned before: no parse
+	} else {
+		var err error
+		if p, err = e.parse(req.Query, req.Parsed); err != nil {
+			return nil, err
+		}
 	}
 	switch s := p.Stmt.(type) {
 	case *cql.Use:
@@ -428,6 +443,11 @@ func (e *Engine) execute(ctx context.Context, req *bindings.Request) (*bindings.
 	if err != nil {
 		return nil, err
 	}
+	return e.run(ctx, cp, req)
+}
+
+// run executes a planned statement with req's values and options.
+func (e *Engine) run(ctx context.Context, cp *cachedPlan, req *bindings.Request) (*bindings.Result, error) {
 	x, err := newExecCtx(e, cp, req.Values, req.Names)
 	if err != nil {
 		return nil, err
@@ -457,56 +477,60 @@ type plan interface {
 	execute(ctx context.Context, x *execCtx) (*bindings.Result, error)
 }
 
-// planFor returns the plan of a parsed DML statement, cached per (keyspace,
-// query) and rebuilt after DDL. A statement naming a keyspace or table
-// this engine does not know is planned again after a schema reload when
-// another engine has committed a newer schema.
+// planFor returns the plan of a parsed DML statement run as a QUERY (or
+// an unprepared batch child), rebuilt after DDL. A statement naming a
+// keyspace or table this engine does not know is planned again after a
+// schema reload when another engine has committed a newer schema.
 //
-// The plan is also kept with the statement (cql.Parsed's memo), so that
-// the executions of a prepared statement, whose Parsed the caller keeps,
-// find it without a lookup; the memo holds for this engine, the schema
-// state and the session keyspace it was built for, and the first session
-// keyspace keeps it.
+// Plans of unprepared statements are kept in e.plans by (session keyspace,
+// text): a QUERY carries nothing else to find its plan by, and drivers
+// repeat the same texts (paging, idempotent retries, ORMs that do not
+// prepare). A prepared statement does not come here: its handle holds its
+// plan (preparedStmt), unless the handle is another engine's or was
+// prepared in another session keyspace.
 func (e *Engine) planFor(ctx context.Context, ks, query string, p *cql.Parsed) (*cachedPlan, error) {
-	m, _ := p.Memo().(*planMemo)
-	if m != nil && m.e == e && m.ks == ks && m.stmt == p.Stmt && m.cp.st == e.st.Load() {
-		return m.cp, nil
-	}
-	cp, err := retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
-	if err == nil && (m == nil || (m.e == e && m.ks == ks) || m.stmt != p.Stmt || m.cp.st != m.e.st.Load()) {
-		p.SetMemo(&planMemo{e: e, ks: ks, stmt: p.Stmt, cp: cp})
-	}
-	return cp, err
+	return retryFresh(ctx, e, func() (*cachedPlan, error) { return e.buildPlan(ks, query, p) })
 }
 
-// planMemo is a plan kept with its statement (planFor): valid for engine
-// e, session keyspace ks and the statement stmt (a copy of the Parsed with
-// another statement does not match) while e's schema state is cp's.
-type planMemo struct {
-	e    *Engine
-	ks   string
-	stmt cql.Statement
-	cp   *cachedPlan
+// queryPlan is the kept plan of an unprepared statement (planFor) when it
+// was built against the current schema state, else nil.
+func (e *Engine) queryPlan(ks, query string) *cachedPlan {
+	if query == "" {
+		return nil
+	}
+	if cp, ok := e.plans.Get(planKey{ks, query}); ok && cp.st == e.st.Load() {
+		return cp
+	}
+	return nil
 }
 
+// buildPlan returns the plan of query from e.plans when it was built
+// against the current schema state, else plans p and keeps it (an empty
+// query, a statement built without text, is not kept).
 func (e *Engine) buildPlan(ks, query string, p *cql.Parsed) (*cachedPlan, error) {
-	st := e.st.Load()
-	key := planKey{ks, query}
-	if query != "" {
-		if cp, ok := e.plans.Get(key); ok && cp.st == st {
-			return cp, nil
-		}
+	if cp := e.queryPlan(ks, query); cp != nil {
+		return cp, nil
 	}
+	cp, err := e.newPlan(ks, p)
+	if err != nil {
+		return nil, err
+	}
+	if query != "" {
+		e.plans.Put(planKey{ks, query}, cp)
+	}
+	return cp, nil
+}
+
+// newPlan plans p against the current schema state, for session keyspace
+// ks.
+func (e *Engine) newPlan(ks string, p *cql.Parsed) (*cachedPlan, error) {
+	st := e.st.Load()
 	b := &planner{e: e, st: st, ks: ks, markers: p.Markers, bind: make([]bindings.ColumnSpec, len(p.Markers))}
 	pl, err := b.build(p.Stmt)
 	if err != nil {
 		return nil, err
 	}
-	cp := &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}
-	if query != "" {
-		e.plans.Put(key, cp)
-	}
-	return cp, nil
+	return &cachedPlan{st: st, plan: pl, markers: p.Markers, bind: b.bind, prepared: b.prepared()}, nil
 }
 
 // cqlError converts any error into a *bindings.Error with Cassandra's code.

@@ -289,20 +289,24 @@ func (e *Engine) prepare(ctx context.Context, keyspace, query string) (*bindings
 	if err != nil {
 		return nil, err
 	}
+	h := &preparedStmt{e: e, ks: keyspace, parsed: p}
 	switch s := p.Stmt.(type) {
 	case *cql.Use, *cql.CreateKeyspace, *cql.AlterKeyspace, *cql.DropKeyspace, *cql.CreateTable,
 		*cql.AlterTable, *cql.DropTable, *cql.Truncate, *cql.CreateIndex, *cql.DropIndex, *cql.CreateType, *cql.AlterUserType, *cql.DropType,
 		*cql.CreateView, *cql.AlterView, *cql.DropView,
 		*cql.CreateFunction, *cql.DropFunction, *cql.CreateAggregate, *cql.DropAggregate:
-		return &bindings.Prepared{Keyspace: keyspace}, nil
+		h.kind = stmtOther
+		return &bindings.Prepared{Keyspace: keyspace, Handle: h}, nil
 	case *cql.Unsupported:
 		return nil, unsupportedStatement(s.What)
 	}
-	cp, err := e.planFor(ctx, keyspace, query, p)
+	cp, err := h.plan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return cp.prepared, nil
+	out := *cp.prepared
+	out.Handle = h
+	return &out, nil
 }
 
 // prepared describes the planned statement for PREPARE.

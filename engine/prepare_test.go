@@ -102,6 +102,15 @@ func TestPlanCache(t *testing.T) {
 	if cp1 == nil || cp1 != cp2 {
 		t.Fatalf("plan not reused: %p %p", cp1, cp2)
 	}
+	// A QUERY whose plan is kept is not parsed again.
+	parsed := h.e.parsed.Stats()
+	if _, err := h.e.Execute(context.Background(), &bindings.Request{Keyspace: "ks", Query: q,
+		Values: []bindings.Value{{Bytes: be32(3)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.e.parsed.Stats(); got.Hits+got.Misses != parsed.Hits+parsed.Misses {
+		t.Errorf("a QUERY with a kept plan parsed its text: parse cache %+v, then %+v", parsed, got)
+	}
 	// DDL invalidates: the next execution re-plans against the new schema.
 	h.exec("ALTER TABLE t ADD w int")
 	h.exec("INSERT INTO t (k, v, w) VALUES (1, 1, 1)")

@@ -70,7 +70,7 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 			if err != nil {
 				return nil, err
 			}
-			entry.Query, entry.Parsed = ps.Query, ps.Parsed
+			entry.Query, entry.Parsed, entry.Handle = ps.Query, ps.Parsed, ps.handle()
 			sessionKS = ps.Keyspace
 		} else {
 			cst := *st

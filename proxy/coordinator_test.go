@@ -19,11 +19,13 @@ type fakeBackend struct {
 	mu      sync.Mutex
 	queries []string
 	batches int
+	handles []any // Request.Handle, then each BatchEntry.Handle
 }
 
 func (f *fakeBackend) Execute(_ context.Context, req *bindings.Request) (*bindings.Result, error) {
 	f.mu.Lock()
 	f.queries = append(f.queries, req.Keyspace+"|"+req.Query)
+	f.handles = append(f.handles, req.Handle)
 	f.mu.Unlock()
 	if strings.HasPrefix(req.Query, "CREATE KEYSPACE") {
 		return &bindings.Result{Kind: bindings.ResultSchemaChange,
@@ -35,13 +37,19 @@ func (f *fakeBackend) Execute(_ context.Context, req *bindings.Request) (*bindin
 func (f *fakeBackend) Batch(_ context.Context, req *bindings.BatchRequest) (*bindings.Result, error) {
 	f.mu.Lock()
 	f.batches++
+	for _, e := range req.Entries {
+		f.handles = append(f.handles, e.Handle)
+	}
 	f.mu.Unlock()
 	return &bindings.Result{Kind: bindings.ResultVoid}, nil
 }
 
 func (f *fakeBackend) Prepare(_ context.Context, keyspace, query string) (*bindings.Prepared, error) {
-	return &bindings.Prepared{Keyspace: keyspace}, nil
+	return &bindings.Prepared{Keyspace: keyspace, Handle: fakeHandle(keyspace + "|" + query)}, nil
 }
+
+// fakeHandle is the handle fakeBackend's Prepare returns.
+type fakeHandle string
 
 func (f *fakeBackend) Catalog(context.Context) (*schema.Catalog, error) {
 	c := &schema.Catalog{Version: f.name + "-v1", Keyspaces: map[string]*schema.Keyspace{}}
@@ -204,6 +212,42 @@ func TestPreparedRegistry(t *testing.T) {
 	}
 	if st := c.PreparedStats(); st.Evictions != 1 || st.Size != 2 {
 		t.Errorf("stats = %+v, want 1 eviction and size 2", st)
+	}
+}
+
+// TestPreparedHandlePassedBack: the backend's handle of a prepared
+// statement comes back with each EXECUTE and each prepared batch child; a
+// QUERY and an unprepared child carry none.
+func TestPreparedHandlePassedBack(t *testing.T) {
+	ctx := context.Background()
+	a := &fakeBackend{name: "a"}
+	c, err := New(Config{Backends: map[string]bindings.Backend{"a": a}, Default: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewSession(bindings.SourceCQL)
+	const q = "INSERT INTO k.t (k) VALUES (?)"
+	ps, err := s.Prepare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Execute(ctx, ps.ID, &bindings.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Query(ctx, &bindings.Request{Query: q}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Batch(ctx, &BatchRequest{Entries: []BatchEntry{{PreparedID: ps.ID}, {Query: q}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []any{fakeHandle("|" + q), nil, fakeHandle("|" + q), nil}
+	if len(a.handles) != len(want) {
+		t.Fatalf("handles %v, want %v", a.handles, want)
+	}
+	for i := range want {
+		if a.handles[i] != want[i] {
+			t.Errorf("handle %d: got %v, want %v", i, a.handles[i], want[i])
+		}
 	}
 }
 

@@ -65,6 +65,15 @@ type PreparedStatement struct {
 	fingerprint string
 }
 
+// handle is the backend's own form of the statement (Meta.Handle), which
+// its executions carry back to it.
+func (ps *PreparedStatement) handle() any {
+	if ps.Meta == nil {
+		return nil
+	}
+	return ps.Meta.Handle
+}
+
 // Query executes one statement text.
 func (s *Session) Query(ctx context.Context, req *bindings.Request) (*bindings.Result, error) {
 	start := s.c.now()
@@ -239,8 +248,8 @@ func (c *Coordinator) Lookup(id []byte) (*PreparedStatement, error) {
 	}
 }
 
-// Execute runs a prepared statement by id. It fills req's Query, Parsed
-// and Keyspace in from the statement: req is the caller's request for this
+// Execute runs a prepared statement by id. It fills req's Query, Parsed,
+// Keyspace and Handle in from the statement: req is the caller's request for this
 // one execution (copying it cost an allocation per request).
 func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request) (*bindings.Result, error) {
 	start := s.c.now()
@@ -251,7 +260,7 @@ func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request)
 		return nil, err
 	}
 	r := req
-	r.Query, r.Parsed, r.Keyspace = ps.Query, ps.Parsed, ps.Keyspace
+	r.Query, r.Parsed, r.Keyspace, r.Handle = ps.Query, ps.Parsed, ps.Keyspace, ps.handle()
 	st := stmtTrace{on: telemetry.FromContext(ctx) != nil}
 	if st.on {
 		st.fp = ps.fingerprint
