@@ -18,21 +18,7 @@ import (
 // it runs on its own catalog (both plan from the text).
 func TestPreparedHandle(t *testing.T) {
 	ctx := context.Background()
-	engines := newSharedEngines(t, 1, 0)
-	e := engines[0]
-	other, err := New(ctx, newMemKV(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	for _, ks := range []string{"a", "b"} {
-		mustExecOn(t, e, "", fmt.Sprintf(sharedKSDDL, ks))
-		mustExecOn(t, e, ks, "CREATE TABLE t (k int PRIMARY KEY, v text)")
-		mustExecOn(t, e, ks, "INSERT INTO t (k, v) VALUES (1, 'in "+ks+"')")
-	}
-	mustExecOn(t, other, "", fmt.Sprintf(sharedKSDDL, "a"))
-	mustExecOn(t, other, "a", "CREATE TABLE t (k int PRIMARY KEY, v text, w int)")
-	mustExecOn(t, other, "a", "INSERT INTO t (k, v, w) VALUES (1, 'other engine', 7)")
+	e, other := twoKeyspacesTwoEngines(t)
 
 	const q = "SELECT * FROM t WHERE k = ?"
 	prep, err := e.Prepare(ctx, "a", q)

@@ -17,21 +17,7 @@ import (
 // Parsed runs on its own catalog.
 func TestQueryPlansPerKeyspace(t *testing.T) {
 	ctx := context.Background()
-	engines := newSharedEngines(t, 1, 0)
-	e := engines[0]
-	other, err := New(ctx, newMemKV(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	for _, ks := range []string{"a", "b"} {
-		mustExecOn(t, e, "", fmt.Sprintf(sharedKSDDL, ks))
-		mustExecOn(t, e, ks, "CREATE TABLE t (k int PRIMARY KEY, v text)")
-		mustExecOn(t, e, ks, "INSERT INTO t (k, v) VALUES (1, 'in "+ks+"')")
-	}
-	mustExecOn(t, other, "", fmt.Sprintf(sharedKSDDL, "a"))
-	mustExecOn(t, other, "a", "CREATE TABLE t (k int PRIMARY KEY, v text, w int)")
-	mustExecOn(t, other, "a", "INSERT INTO t (k, v, w) VALUES (1, 'other engine', 7)")
+	e, other := twoKeyspacesTwoEngines(t)
 
 	const q = "SELECT * FROM t WHERE k = 1"
 	p, err := cql.Parse(q)
@@ -79,4 +65,28 @@ func TestQueryPlansPerKeyspace(t *testing.T) {
 	if res := run(e, "a", p); len(res.Columns) != 3 {
 		t.Fatalf("after ALTER TABLE ADD: columns %v, want k, v, x", res.Columns)
 	}
+}
+
+// twoKeyspacesTwoEngines returns an engine with keyspaces a and b, each
+// with table t (k, v) holding row 1 ('in a', 'in b'), and another engine
+// whose keyspace a has a table t of another shape (k, v, w) holding
+// (1, 'other engine', 7): a plan or handle used for the wrong keyspace or
+// engine reads the wrong row.
+func twoKeyspacesTwoEngines(t *testing.T) (e, other *Engine) {
+	t.Helper()
+	e = newSharedEngines(t, 1, 0)[0]
+	other, err := New(context.Background(), newMemKV(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	for _, ks := range []string{"a", "b"} {
+		mustExecOn(t, e, "", fmt.Sprintf(sharedKSDDL, ks))
+		mustExecOn(t, e, ks, "CREATE TABLE t (k int PRIMARY KEY, v text)")
+		mustExecOn(t, e, ks, "INSERT INTO t (k, v) VALUES (1, 'in "+ks+"')")
+	}
+	mustExecOn(t, other, "", fmt.Sprintf(sharedKSDDL, "a"))
+	mustExecOn(t, other, "a", "CREATE TABLE t (k int PRIMARY KEY, v text, w int)")
+	mustExecOn(t, other, "a", "INSERT INTO t (k, v, w) VALUES (1, 'other engine', 7)")
+	return e, other
 }
