@@ -18,6 +18,7 @@ type Config struct {
 	Keyspaces   []string      // keyspaces driven, each routed by dohyo to its backend
 	Rate        float64       // requests per second, all keyspaces together
 	Duration    time.Duration // measured run (setup and the final read-back come on top)
+	Warmup      time.Duration // first part of the run whose errors are reported, not judged
 	Workers     int           // requests in flight at most
 	Sample      time.Duration // sampling interval
 	Period      time.Duration // latency summary period in the report (p99 per period)
@@ -116,6 +117,9 @@ func (c Config) Validate() error {
 	}
 	if c.Duration <= 0 {
 		bad("--duration %v: must be positive", c.Duration)
+	}
+	if c.Warmup < 0 || (c.Duration > 0 && c.Warmup >= c.Duration/2) {
+		bad("--warmup %v: must be at least 0 and less than half of --duration (%v)", c.Warmup, c.Duration)
 	}
 	if c.Workers < 1 {
 		bad("--workers %d: must be at least 1", c.Workers)

@@ -25,6 +25,7 @@ type Report struct {
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	Stale         int64             `json:"stale_reads"`
 	Faults        []FaultRun        `json:"faults"`
+	Warmup        *FaultRun         `json:"warmup,omitempty"` // the warm-up as a window of expected errors, with its cost
 	Samples       []Sample          `json:"samples"`
 	Periods       []PeriodLatency   `json:"latency_periods"`
 	ReadBack      []ReadBack        `json:"read_back"`
@@ -38,6 +39,7 @@ type ReportConfig struct {
 	Keyspaces   []string      `json:"keyspaces"`
 	Rate        float64       `json:"rate"`
 	Duration    time.Duration `json:"duration_ns"`
+	Warmup      time.Duration `json:"warmup_ns,omitempty"`
 	Workers     int           `json:"workers"`
 	Sample      time.Duration `json:"sample_ns"`
 	Period      time.Duration `json:"period_ns"`
@@ -51,12 +53,29 @@ type ReportConfig struct {
 }
 
 func reportConfig(c Config) ReportConfig {
-	return ReportConfig{Targets: c.Targets, Keyspaces: c.Keyspaces, Rate: c.Rate, Duration: c.Duration, Workers: c.Workers,
+	return ReportConfig{Targets: c.Targets, Keyspaces: c.Keyspaces, Rate: c.Rate, Duration: c.Duration, Warmup: c.Warmup, Workers: c.Workers,
 		Sample: c.Sample, Period: c.Period, Metrics: c.Metrics, Timeout: c.Timeout, Mix: c.Mix, Consistency: c.Consistency,
 		Replication: c.Replication, ValueSize: c.ValueSize, Rules: c.Rules}
 }
 
 func (r *Report) procURLs() []string { return r.Config.Metrics }
+
+// windows are the stretches in which errors are expected: the warm-up
+// (if any) and each fault's window.
+func (r *Report) windows() []FaultRun {
+	if r.Warmup == nil {
+		return r.Faults
+	}
+	return append([]FaultRun{*r.Warmup}, r.Faults...)
+}
+
+// warmupRun is the warm-up of a run as a window (nil without one).
+func warmupRun(warmup time.Duration) *FaultRun {
+	if warmup <= 0 {
+		return nil
+	}
+	return &FaultRun{Name: "warm-up", Window: warmup.Seconds()}
+}
 
 // rateOutsideFaults is the clients' completed rate over the samples whose
 // interval touches no fault window, and the offered rate (0: no such sample).
@@ -65,7 +84,7 @@ func (r *Report) rateOutsideFaults() (held, offered float64) {
 	step := r.Config.Sample.Seconds()
 	for _, s := range r.Samples {
 		in := false
-		for _, f := range r.Faults {
+		for _, f := range r.windows() {
 			from, to := f.Covers()
 			if s.T >= from && s.T-step <= to {
 				in = true
@@ -110,6 +129,9 @@ func (r *Report) Summary() string {
 	for _, n := range r.Verdict.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
+	if w := r.Warmup; w != nil {
+		fmt.Fprintf(&b, "  warm-up (first %.0f s, errors not judged): %s\n", w.Window, w.Cost())
+	}
 	for _, f := range r.Faults {
 		fmt.Fprintf(&b, "  fault %s at %.1f s (ran %.1f s): %s\n", f.Name, f.Start, f.End-f.Start, f.Cost())
 	}
@@ -134,7 +156,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 func (r *Report) charts() []template.HTML {
 	var bands []svgchart.Band
-	for _, f := range r.Faults {
+	for _, f := range r.windows() {
 		from, to := f.Covers()
 		bands = append(bands, svgchart.Band{From: from, To: to, Label: f.Name})
 	}
@@ -226,7 +248,8 @@ td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;text-align:right}td.l
 <tr><th class="l">errors by class</th><td class="l">{{range $k := keys .R.ErrorClasses}}{{$k}} {{index $.R.ErrorClasses $k}} (e.g. {{index $.R.ErrorExamples $k}})<br>{{else}}none{{end}}</td></tr>
 </table>
 <h2>Faults</h2>
-{{if .R.Faults}}<table><tr><th class="l">fault</th><th>due s</th><th>ran s</th><th>ended s</th><th>window s</th><th class="l">cost to the clients</th><th class="l">command</th><th class="l">result</th></tr>
+{{with .R.Warmup}}<p>Warm-up: the first {{f1 .Window}} s, whose errors are reported here and not judged: {{.Cost}}.</p>
+{{end}}{{if .R.Faults}}<table><tr><th class="l">fault</th><th>due s</th><th>ran s</th><th>ended s</th><th>window s</th><th class="l">cost to the clients</th><th class="l">command</th><th class="l">result</th></tr>
 {{range .R.Faults}}<tr><td class="l">{{.Name}}</td><td>{{f1 .At}}</td><td>{{f1 .Start}}</td><td>{{f1 .End}}</td><td>{{f1 .Window}}</td><td class="l">{{.Cost}}</td><td class="l">{{.Command}}</td><td class="l">{{if .Err}}<span class="fail">{{.Err}}</span>{{else}}ok{{end}}</td></tr>
 {{end}}</table>{{else}}<p>No faults scheduled.</p>{{end}}
 <h2>End checks</h2>

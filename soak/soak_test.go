@@ -64,6 +64,8 @@ func TestValidateRefusesNonsense(t *testing.T) {
 		{"negative rate", "--rate", func(c *Config) { c.Rate = -5 }},
 		{"zero rate", "--rate", func(c *Config) { c.Rate = 0 }},
 		{"no duration", "--duration", func(c *Config) { c.Duration = 0 }},
+		{"warm-up of half the run", "--warmup", func(c *Config) { c.Warmup = 30 * time.Second }},
+		{"negative warm-up", "--warmup", func(c *Config) { c.Warmup = -time.Second }},
 		{"no target", "--target", func(c *Config) { c.Targets = nil }},
 		{"target without port", "host:port", func(c *Config) { c.Targets = []string{"localhost"} }},
 		{"bad keyspace", "CQL identifier", func(c *Config) { c.Keyspaces = []string{"drop table;"} }},
@@ -154,6 +156,35 @@ func TestVerdictRules(t *testing.T) {
 	r.ReadBack[0].Err = "scan soak_rows: timeout"
 	if f := judge(r).Fails(); len(f) != 3 || f[0] != "lost writes" || f[1] != "counters exact" || f[2] != "LWT exact" {
 		t.Errorf("failed read-back: fails %v", f)
+	}
+}
+
+// TestWarmupErrorsNotJudged: errors in the warm-up are reported with
+// their cost and do not fail the verdict; the same errors without a
+// warm-up (or after it) do.
+func TestWarmupErrorsNotJudged(t *testing.T) {
+	early := ErrorEvent{Due: 2, End: 4, Class: "WriteTimeout"}
+	r := report()
+	r.Errors = append(r.Errors, early)
+	if v := judge(r); v.Pass || v.Fails()[0] != "errors outside fault windows" {
+		t.Fatalf("no warm-up: fails %v", v.Fails())
+	}
+	r.Warmup = warmupRun(5 * time.Second)
+	ws := []FaultRun{*r.Warmup}
+	countFaultErrors(r.Errors, ws)
+	r.Warmup = &ws[0]
+	if v := judge(r); !v.Pass {
+		t.Fatalf("5 s warm-up: fails %v", v.Fails())
+	}
+	if got := r.Warmup.Cost(); got != "1 errors (WriteTimeout 1), the last 4.0 s after it began" {
+		t.Fatalf("warm-up cost: %s", got)
+	}
+	if s := r.Summary(); !strings.Contains(s, "warm-up (first 5 s, errors not judged): 1 errors") {
+		t.Fatalf("summary: %s", s)
+	}
+	r.Errors = append(r.Errors, ErrorEvent{Due: 6, End: 7, Class: "WriteTimeout"}) // after it
+	if v := judge(r); v.Pass {
+		t.Fatal("an error after the warm-up passed")
 	}
 }
 

@@ -152,9 +152,9 @@ func judge(r *Report) Verdict {
 		add(Check{Name: name, Rule: rule, Value: fmt.Sprintf("%d of %d keys off", len(bad), n), Pass: len(bad) == 0 && len(rbErr) == 0, Detail: strings.Join(bad, "; ")})
 	}
 
-	outside, byClass := errorsOutside(r.Errors, r.Faults)
+	outside, byClass := errorsOutside(r.Errors, r.windows())
 	outside += r.ErrorsDropped
-	add(Check{Name: "errors outside fault windows", Rule: "no request fails unless it overlaps a fault's window",
+	add(Check{Name: "errors outside fault windows", Rule: "no request fails unless it overlaps a fault's window (or the warm-up)",
 		Value: fmt.Sprint(outside), Pass: outside == 0, Detail: byClass})
 
 	for _, p := range r.procURLs() {

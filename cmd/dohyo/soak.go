@@ -100,6 +100,7 @@ Exit status: 0 the verdict passed, 3 it failed, 1 the run could not be made
 	fl.Float64Var(&cfg.Rate, "rate", 200, "requests per second, all keyspaces together")
 	fl.DurationVar(&cfg.Duration, "duration", 10*time.Minute, "measured run")
 	fl.IntVar(&cfg.Workers, "workers", 64, "requests in flight at most")
+	fl.DurationVar(&cfg.Warmup, "warmup", 0, "first part of the run whose errors are reported but not judged (a cold cluster's JIT and caches)")
 	fl.DurationVar(&cfg.Sample, "sample", 5*time.Second, "sampling interval")
 	fl.DurationVar(&cfg.Period, "period", 10*time.Minute, "latency summary period (p50/p99 per period)")
 	fl.StringSliceVar(&cfg.Metrics, "metrics", nil, "a dohyo's /metrics URL to sample (repeatable)")
