@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak-clusters.sh [--rate R] [--duration D] [--workers W] [--out DIR]
+# soak-clusters.sh [--rate R] [--duration D] [--warmup W] [--workers N] [--out DIR]
 #
 # The long soak of docs/BENCHMARKS.md (issue #46): a two-instance dohyo
 # tier (127.0.0.1 and 127.0.0.2, one CQL port; its catalog on the HBase
@@ -11,7 +11,9 @@
 #   at 20% a Cassandra node restart   (cluster.sh restart 3, then wait)
 #   at 45% a region server kill -9    (cluster.sh kill 1, start-rs 1, wait)
 #   at 70% a dohyo kill -9 and start  (instance 2, back when it is ready)
-# each with a window of min(3 min, run/8). Run it under the clusters:
+# each with a window of min(3 min, run/8); the first --warmup (default
+# 2m, 0 for none) of the run is a window of expected errors too (a cold
+# cluster and tables just created). Run it under the clusters:
 #
 #   HBASE_CLUSTER_MAX_FILESIZE=268435456 HBASE_CLUSTER_FLUSH_SIZE=33554432 \
 #     scripts/with-cluster.sh bench/soak-clusters.sh --rate 500 --duration 60m
@@ -25,12 +27,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-rate=500 duration=60m workers=512 out="${out:-}" restart=""
+rate=500 duration=60m warmup=2m workers=512 out="${out:-}" restart=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --restart-instance) restart="$2" ;; # the dohyo fault (inherits bin, backend, route, port, out)
     --rate) rate="$2" ;;
     --duration) duration="$2" ;;
+    --warmup) warmup="$2" ;;
     --workers) workers="$2" ;;
     --out) out="$2" ;;
     *) sed -n '2,/^set -eu/p' "$0" | grep '^#' | grep -v shellcheck | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
@@ -99,7 +102,7 @@ at() { echo "$((total * $1 / 100))s/${window}s"; }
 status=0
 "$bin" soak --target "127.0.0.1:$port" --target "127.0.0.2:$port" \
   --keyspace soakc --keyspace soakh --replication 3 --consistency QUORUM \
-  --rate "$rate" --duration "$duration" --workers "$workers" --timeout 60s \
+  --rate "$rate" --duration "$duration" --warmup "$warmup" --workers "$workers" --timeout 60s \
   --sample 5s --period "$(( total >= 3600 ? 600 : total / 6 ))s" \
   --metrics http://127.0.0.1:29080/metrics --metrics http://127.0.0.2:29080/metrics \
   --fault "cassandra node 3 restart@$(at 20):$cass_script restart 3 && $cass_script wait" \

@@ -208,19 +208,34 @@ func TestFaultWindowExtends(t *testing.T) {
 }
 
 // TestRSSSlopeFollowsTheLastProcess: a restarted dohyo starts a new RSS
-// series; the slope is of the process up last.
+// series; the slope is of the process up last, over the second half of
+// its own life when it started after the run's halfway mark: its warm-up
+// (RSS climbing to where the GC floor holds it) is not a leak, a climb
+// that goes on is.
 func TestRSSSlopeFollowsTheLastProcess(t *testing.T) {
-	var ss []Sample
-	for i := 0; i < 20; i++ {
-		p := ProcSample{URL: "u", Up: true, RSS: 500 << 20, Started: 1}
-		if i >= 12 { // restarted: a small, flat process
-			p = ProcSample{URL: "u", Up: true, RSS: 50<<20 + float64(i), Started: 2}
+	series := func(rss func(i int) float64) []Sample {
+		var ss []Sample
+		for i := 0; i < 40; i++ {
+			p := ProcSample{URL: "u", Up: true, RSS: 500 << 20, Started: 1}
+			if i >= 24 { // restarted
+				p = ProcSample{URL: "u", Up: true, RSS: rss(i - 24), Started: 2}
+			}
+			ss = append(ss, Sample{T: float64(i), Procs: []ProcSample{p}})
 		}
-		ss = append(ss, Sample{T: float64(i), Procs: []ProcSample{p}})
+		return ss
 	}
-	slope, n := rssSlope(ss, "u", 10)
-	if n != 8 || slope < 0.99 || slope > 1.01 {
-		t.Fatalf("slope %v over %d samples, want 1 byte/s over 8", slope, n)
+	// warms up for 4 samples (1 MiB each), then flat
+	warm := series(func(i int) float64 { return 50<<20 + float64(min(i, 4))*(1<<20) })
+	if slope, n := rssSlope(warm, "u", 20); n != 8 || slope != 0 {
+		t.Fatalf("warm-up then flat: slope %v B/s over %d samples, want 0 over the last 8", slope, n)
+	}
+	leak := series(func(i int) float64 { return 50<<20 + float64(i) }) // 1 byte/s throughout
+	if slope, n := rssSlope(leak, "u", 20); n != 8 || slope < 0.99 || slope > 1.01 {
+		t.Fatalf("steady climb: slope %v over %d samples, want 1 byte/s over 8", slope, n)
+	}
+	whole := series(func(int) float64 { return 0 })[:24] // never restarted: the run's second half
+	if _, n := rssSlope(whole, "u", 12); n != 12 {
+		t.Fatalf("one process: %d samples, want the run's second half (12)", n)
 	}
 }
 

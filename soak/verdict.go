@@ -159,7 +159,7 @@ func judge(r *Report) Verdict {
 
 	for _, p := range r.procURLs() {
 		slope, n := rssSlope(r.Samples, p, r.Config.Duration.Seconds()/2)
-		c := Check{Name: "memory flat: " + p, Rule: fmt.Sprintf("RSS slope over the second half of the run ≤ %s/h", mib(r.Config.Rules.MaxRSSSlope))}
+		c := Check{Name: "memory flat: " + p, Rule: fmt.Sprintf("RSS slope over the second half of the run (of a restarted process's life) ≤ %s/h", mib(r.Config.Rules.MaxRSSSlope))}
 		if n < 3 {
 			c.Value, c.Detail = "not measured", fmt.Sprintf("%d samples of one process in the second half (need 3)", n)
 		} else {
@@ -217,17 +217,29 @@ func errorsOutside(events []ErrorEvent, faults []FaultRun) (int64, string) {
 // samples from `from` seconds on, of the process that was up last (a
 // restarted dohyo starts a new series).
 func rssSlope(samples []Sample, url string, from float64) (float64, int) {
-	var xs, ys []float64
-	started := -1.0
-	for i := len(samples) - 1; i >= 0 && samples[i].T >= from; i-- {
+	// The process up last, and the first and last times it was sampled: a
+	// process restarted during the run is judged on the second half of its
+	// own life (its first minutes are its warm-up: the Go heap growing to
+	// the GC floor, caches filling), not from its start.
+	started, first, last := -1.0, -1.0, -1.0
+	for i := len(samples) - 1; i >= 0; i-- {
 		for _, p := range samples[i].Procs {
 			if p.URL != url || !p.Up {
 				continue
 			}
 			if started < 0 {
-				started = p.Started
+				started, last = p.Started, samples[i].T
 			}
 			if p.Started == started {
+				first = samples[i].T
+			}
+		}
+	}
+	from = max(from, first+(last-first)/2)
+	var xs, ys []float64
+	for i := len(samples) - 1; i >= 0 && samples[i].T >= from; i-- {
+		for _, p := range samples[i].Procs {
+			if p.URL == url && p.Up && p.Started == started {
 				xs, ys = append(xs, samples[i].T), append(ys, p.RSS)
 			}
 		}
