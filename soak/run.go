@@ -70,10 +70,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	r.Ops, r.ErrorClasses, r.ErrorExamples, r.Errors, r.ErrorsDropped, r.Stale, r.Periods =
 		t.Ops, t.Classes, t.Examples, t.Events, t.Dropped, t.Stale, t.Periods
 	countFaultErrors(r.Errors, r.Faults)
-	if w := warmupRun(cfg.Warmup); w != nil {
-		ws := []FaultRun{*w}
-		countFaultErrors(r.Errors, ws)
-		r.Warmup = &ws[0]
+	if r.Warmup = warmupRun(cfg.Warmup); r.Warmup != nil {
+		r.Warmup.countErrors(r.Errors)
 	}
 	if n := len(r.Periods); n > 0 && r.Periods[n-1].To > r.Elapsed {
 		r.Periods[n-1].To = r.Elapsed // the last period ends with the run

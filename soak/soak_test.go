@@ -170,9 +170,7 @@ func TestWarmupErrorsNotJudged(t *testing.T) {
 		t.Fatalf("no warm-up: fails %v", v.Fails())
 	}
 	r.Warmup = warmupRun(5 * time.Second)
-	ws := []FaultRun{*r.Warmup}
-	countFaultErrors(r.Errors, ws)
-	r.Warmup = &ws[0]
+	r.Warmup.countErrors(r.Errors)
 	if v := judge(r); !v.Pass {
 		t.Fatalf("5 s warm-up: fails %v", v.Fails())
 	}

@@ -41,16 +41,19 @@ func (f FaultRun) Cost() string {
 // countFaultErrors fills each fault's Errors and LastError.
 func countFaultErrors(events []ErrorEvent, faults []FaultRun) {
 	for i := range faults {
-		f := &faults[i]
-		from, to := f.Covers()
-		for _, e := range events {
-			if e.End >= from && e.Due <= to {
-				if f.Errors == nil {
-					f.Errors = map[string]int64{}
-				}
-				f.Errors[e.Class]++
-				f.LastError = math.Max(f.LastError, e.End)
+		faults[i].countErrors(events)
+	}
+}
+
+// countErrors fills f's Errors and LastError from the events it covers.
+func (f *FaultRun) countErrors(events []ErrorEvent) {
+	for _, e := range events {
+		if f.covers(e) {
+			if f.Errors == nil {
+				f.Errors = map[string]int64{}
 			}
+			f.Errors[e.Class]++
+			f.LastError = math.Max(f.LastError, e.End)
 		}
 	}
 }
@@ -58,6 +61,12 @@ func countFaultErrors(events []ErrorEvent, faults []FaultRun) {
 // Covers is the stretch in which errors are expected: from the fault's
 // start to its window's end, or to the fault's end if it ran longer.
 func (f FaultRun) Covers() (from, to float64) { return f.Start, math.Max(f.Start+f.Window, f.End) }
+
+// covers reports whether the failed request e overlaps f's stretch.
+func (f FaultRun) covers(e ErrorEvent) bool {
+	from, to := f.Covers()
+	return e.End >= from && e.Due <= to
+}
 
 // KeyCheck is one counter or LWT key at the end: its value must lie
 // between the acknowledged operations and those plus the unknown ones.
@@ -195,8 +204,7 @@ func errorsOutside(events []ErrorEvent, faults []FaultRun) (int64, string) {
 	for _, e := range events {
 		in := false
 		for _, f := range faults {
-			from, to := f.Covers()
-			if e.End >= from && e.Due <= to {
+			if f.covers(e) {
 				in = true
 				break
 			}
