@@ -137,6 +137,9 @@ type RelayTarget struct {
 	// SuspectAfter is how long a connection with requests waiting may
 	// stay silent before its node is suspect and probed (0: default).
 	SuspectAfter time.Duration
+	// SchemaAgreement bounds the wait, after a relayed schema change, for
+	// the nodes to agree on the schema before the client is answered.
+	SchemaAgreement time.Duration
 	// User and Password authenticate the relay's control connection.
 	User, Password string
 }

@@ -133,7 +133,7 @@ func TestWatchers(t *testing.T) {
 		m.WatchCapture(func() CaptureStats { return capStats }),
 		m.WatchCQLServer(func() ServerStats { return srv }),
 		m.WatchRelay("cassandra://u:pw@c1:9042", func() RelayStats {
-			return RelayStats{Requests: 11, Reprepares: 12, Failures: 13, Connections: 14, Resends: 15,
+			return RelayStats{Requests: 11, Reprepares: 12, Failures: 13, Connections: 14, Resends: 15, SchemaAgreed: 19, SchemaDisagreed: 20,
 				Nodes: []RelayNodeStats{{Node: "c1:9042", State: "down", Requests: 16, Lost: 17, Downs: 18}}}
 		}),
 	} {
@@ -186,6 +186,11 @@ func TestWatchers(t *testing.T) {
 	} {
 		if got, ok := value(t, reg, name, map[string]string{"node": "c1:9042"}); !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+	for agreement, want := range map[string]float64{"agreed": 19, "disagreed": 20} {
+		if got, ok := value(t, reg, "dohyo_relay_schema_changes_total", map[string]string{"agreement": agreement}); !ok || got != want {
+			t.Errorf("dohyo_relay_schema_changes_total{agreement=%q} = %v (present %v), want %v", agreement, got, ok, want)
 		}
 	}
 	for state, want := range map[string]float64{"up": 0, "suspect": 0, "down": 1} {

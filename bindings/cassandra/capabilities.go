@@ -14,12 +14,13 @@ var (
 // keyspaces to (DESIGN D2), with the relay settings of the backend URL.
 func (b *Backend) RelayTarget() bindings.RelayTarget {
 	return bindings.RelayTarget{
-		Hosts:          b.Addrs(),
-		ConnsPerNode:   b.cfg.RelayConns,
-		ConnectTimeout: b.cfg.ConnectTimeout,
-		Heartbeat:      b.cfg.Heartbeat,
-		SuspectAfter:   b.cfg.SuspectAfter,
-		User:           b.cfg.User,
-		Password:       b.cfg.Password,
+		Hosts:           b.Addrs(),
+		ConnsPerNode:    b.cfg.RelayConns,
+		ConnectTimeout:  b.cfg.ConnectTimeout,
+		Heartbeat:       b.cfg.Heartbeat,
+		SuspectAfter:    b.cfg.SuspectAfter,
+		SchemaAgreement: b.cfg.SchemaAgreement,
+		User:            b.cfg.User,
+		Password:        b.cfg.Password,
 	}
 }

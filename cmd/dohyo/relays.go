@@ -37,15 +37,16 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 			coord.NotifySchemaChange(ch)
 		}
 		rl, err := relay.New(ctx, relay.Config{
-			Hosts:          t.Hosts,
-			ConnsPerNode:   t.ConnsPerNode,
-			ConnectTimeout: t.ConnectTimeout,
-			Heartbeat:      t.Heartbeat,
-			SuspectAfter:   t.SuspectAfter,
-			User:           t.User,
-			Password:       t.Password,
-			OnSchemaChange: onChange,
-			Logger:         log.With("relay", metrics.BackendLabel(name)),
+			Hosts:           t.Hosts,
+			ConnsPerNode:    t.ConnsPerNode,
+			ConnectTimeout:  t.ConnectTimeout,
+			Heartbeat:       t.Heartbeat,
+			SuspectAfter:    t.SuspectAfter,
+			SchemaAgreement: t.SchemaAgreement,
+			User:            t.User,
+			Password:        t.Password,
+			OnSchemaChange:  onChange,
+			Logger:          log.With("relay", metrics.BackendLabel(name)),
 		})
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("relay to %s: %w", metrics.BackendLabel(name), err), closeRelays(relays))
@@ -93,7 +94,7 @@ func watchRelays(m *metrics.Metrics, relays map[string]*relay.Relay) error {
 		err := m.WatchRelay(name, func() metrics.RelayStats {
 			st := rl.Stats()
 			out := metrics.RelayStats{Requests: st.Requests, Reprepares: st.Reprepares, Failures: st.Failures,
-				Connections: st.Connections, Resends: st.Resends}
+				Connections: st.Connections, Resends: st.Resends, SchemaAgreed: st.SchemaAgreed, SchemaDisagreed: st.SchemaDisagreed}
 			for _, n := range rl.NodeStats() {
 				out.Nodes = append(out.Nodes, metrics.RelayNodeStats{Node: n.Node, State: n.State,
 					Requests: n.Requests, Lost: n.Lost, Downs: n.Downs})

@@ -25,6 +25,9 @@ func (rl *Relay) RelayFrame(ctx context.Context, req *bindings.RelayRequest, rcv
 	if req.Timeout <= 0 {
 		resp, err := rl.Do(ctx, Request{Version: req.Version, Flags: req.Flags, Op: req.Op, Body: req.Body, Creds: creds,
 			Group: req.Group, Idempotent: req.Idempotent})
+		if err == nil && isSchemaChange(resp) {
+			rl.awaitSchemaAgreement(ctx, resp.Node, nil)
+		}
 		rl.answered(req, creds, resp, err)
 		rcv.Relayed(answerOf(resp), err)
 		return true
@@ -125,6 +128,11 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 	} else if refusedUnrun(resp, w.req.Idempotent) && time.Since(w.start) < w.req.Timeout {
 		go w.resend() // refused before it ran: another node may take it
 		return
+	} else if isSchemaChange(resp) && w.rl.cfg.SchemaAgreement > 0 {
+		resp.Hold = nil
+		resp.Body = bytes.Clone(resp.Body) // the reader's buffer (waiter)
+		go w.afterSchemaChange(resp)       // polls the control node: off this reader
+		return
 	}
 	resp.Node = w.route.Node()
 	w.finish(resp, err)
@@ -168,6 +176,17 @@ func (w *frameWaiter) reprepare(rp *Prepared, unprepared Response) {
 		return
 	}
 	w.finish(resp, err)
+}
+
+// afterSchemaChange answers a schema change once the nodes agree on the
+// schema (agreement.go), within what is left of the request's timeout: the
+// change was applied, so the client gets its answer either way.
+func (w *frameWaiter) afterSchemaChange(resp Response) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.req.Timeout-time.Since(w.start))
+	defer cancel()
+	w.rl.awaitSchemaAgreement(ctx, w.route.Node(), w.route.conn())
+	resp.Node = w.route.Node()
+	w.finish(resp, nil)
 }
 
 // finish keeps what the answer teaches and hands it to the receiver.

@@ -37,6 +37,11 @@ type Config struct {
 	// requests), and, without an answer within as long again, closed and
 	// its node down (health.go; default 1s, negative disables).
 	SuspectAfter time.Duration
+	// SchemaAgreement bounds the wait, after a relayed request changed the
+	// schema, for the nodes that are not down to report one schema version
+	// before the client is answered (agreement.go; default 10s, negative
+	// disables).
+	SchemaAgreement time.Duration
 	// User and Password authenticate dohyo's own control connection when
 	// Cassandra requires authentication; clients' requests are relayed
 	// with the clients' own credentials.
@@ -92,6 +97,9 @@ type Relay struct {
 
 	// Counters.
 	requests, reprepares, failures, resends atomic.Uint64
+	// Schema changes answered after the nodes agreed, and after the
+	// wait for agreement gave up (agreement.go).
+	agreed, disagreed atomic.Uint64
 }
 
 type poolKey struct {
@@ -119,6 +127,9 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	}
 	if cfg.SuspectAfter == 0 {
 		cfg.SuspectAfter = time.Second
+	}
+	if cfg.SchemaAgreement == 0 {
+		cfg.SchemaAgreement = 10 * time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -175,8 +186,12 @@ type Stats struct {
 	Requests, Reprepares, Failures uint64
 	// Resends are requests re-sent to another node after their
 	// connection was lost (idempotent ones only).
-	Resends     uint64
-	Connections int
+	Resends uint64
+	// SchemaAgreed and SchemaDisagreed count relayed schema changes
+	// answered once the nodes agreed on the schema, and those answered
+	// when the wait for agreement ran out.
+	SchemaAgreed, SchemaDisagreed uint64
+	Connections                   int
 	// Orphans are the stream ids held by requests that were abandoned
 	// (timed out) before their answer came, over every connection.
 	Orphans int
@@ -186,7 +201,7 @@ type Stats struct {
 // orphaned stream ids.
 func (rl *Relay) Stats() Stats {
 	st := Stats{Requests: rl.requests.Load(), Reprepares: rl.reprepares.Load(), Failures: rl.failures.Load(),
-		Resends: rl.resends.Load()}
+		Resends: rl.resends.Load(), SchemaAgreed: rl.agreed.Load(), SchemaDisagreed: rl.disagreed.Load()}
 	rl.poolsMu.Lock()
 	for _, p := range rl.pools {
 		st.Connections += p.live()
