@@ -16,6 +16,7 @@ import (
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/internal/bufpool"
+	"github.com/dohyo/dohyo/internal/conncore"
 	"github.com/dohyo/dohyo/proxy"
 	"github.com/dohyo/dohyo/proxy/systemks"
 )
@@ -69,8 +70,8 @@ type conn struct {
 	hdr     [wire.HeaderLen]byte
 	corked  bindings.RelayCork // relay connections with frames to write (relay_async.go)
 
-	wq         answerQueue   // outgoing frames (conn_write.go)
-	wake       chan struct{} // wakes writeLoop for frames queued by send
+	wq         conncore.Writer // outgoing frames (conn_write.go)
+	wake       chan struct{}   // wakes writeLoop for frames queued by send
 	quit       chan struct{}
 	writerDone chan struct{}
 	evTypes    atomic.Uint32 // eventSchema | eventTopology | eventStatus, from REGISTER
@@ -102,20 +103,6 @@ type conn struct {
 	drained     chan struct{}
 }
 
-// outMsg is one encoded envelope for the writer.
-type outMsg struct {
-	frame []byte
-	// v5 is set on the response to STARTUP of a v5 connection: after
-	// writing it the writer switches to segment framing.
-	v5 *v5Switch
-	// pooled frames go back to the pool (putBuf) once written.
-	pooled bool
-	// counted frames are in conn.unsent.
-	counted bool
-}
-
-type v5Switch struct{ lz4 bool }
-
 // getBuf and putBuf take frame buffers from, and return them to, the pool
 // shared with the relay (internal/bufpool).
 func getBuf() []byte { return bufpool.Get() }
@@ -137,7 +124,8 @@ func newConn(s *Server, nc net.Conn) *conn {
 		drained:    make(chan struct{}, 1),
 		born:       time.Now(),
 	}
-	c.wq.idle.L = &c.wq.mu
+	c.initWriter()
+	c.deadlines.alarm.Init(c.born, c.deadlines.sweep)
 	c.estimate.Store(initialEstimate(s.cfg.OutboundBytes))
 	return c
 }
@@ -215,7 +203,7 @@ func (c *conn) fail(err error) {
 		// Logged (rate-limited) and counted by the guard.
 	case errors.As(err, &bv):
 		c.log.Debug("unsupported protocol version", "version", bv.version)
-		c.enqueue(outMsg{frame: versionErrorFrame(bv)}, false)
+		c.wq.Post(conncore.Msg{Frame: versionErrorFrame(bv)})
 	case errors.As(err, &tb):
 		c.srv.guard.tooBig.Add(1)
 		c.srv.noteGuard("frame over the limit", "remote", c.nc.RemoteAddr().String(), "length", tb.Length, "limit", tb.Max, "authenticated", c.ready)

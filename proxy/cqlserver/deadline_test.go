@@ -252,6 +252,7 @@ func TestRequestCtxConcurrent(t *testing.T) {
 // one the sweep expired is reported as such.
 func TestDeadlinesOneTimer(t *testing.T) {
 	var d deadlines
+	d.alarm.Init(time.Now(), d.sweep)
 	defer d.close()
 	at := func(after time.Duration) *requestCtx {
 		r := bareRequestCtx(context.Background())
@@ -285,10 +286,11 @@ func TestDeadlinesOneTimer(t *testing.T) {
 		t.Errorf("not due: Err = %v, %v", long.Err(), answered.Err())
 	}
 	d.mu.Lock()
-	armed, head, tail := d.armed, d.list.head, d.list.tail
+	armed, _ := d.alarm.Armed()
+	head, tail := d.list.head, d.list.tail
 	d.mu.Unlock()
-	if !armed.Equal(long.deadline) || head != long || tail != long {
-		t.Errorf("after the sweeps: armed %v (want %v), list %p..%p (want only %p)", armed, long.deadline, head, tail, long)
+	if want := d.alarm.At(long.deadline); armed != want || head != long || tail != long {
+		t.Errorf("after the sweeps: armed %v (want %v), list %p..%p (want only %p)", armed, want, head, tail, long)
 	}
 	if !d.remove(long) {
 		t.Error("remove of the long request = false")

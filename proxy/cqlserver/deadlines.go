@@ -3,10 +3,12 @@ package cqlserver
 import (
 	"sync"
 	"time"
+
+	"github.com/dohyo/dohyo/internal/conncore"
 )
 
 // deadlines are a connection's requests that have a deadline, and one
-// timer armed for the earliest of them. A request joins the list when it
+// timer (conncore.Alarm) armed for the earliest of them. A request joins the list when it
 // starts and leaves it when it is answered; neither arms or stops a
 // runtime timer (each did, through a time.AfterFunc per request: an
 // allocation for the timer, one for its callback, and two operations on the
@@ -18,29 +20,18 @@ import (
 // the list and expires it (its ctx ends, the client gets the timeout
 // error). finish then finds it gone and waits for that expiry to return.
 type deadlines struct {
-	mu     sync.Mutex
-	list   ctxList[deadlineLink] // in start order
-	timer  *time.Timer           // runs sweep; nil until the first deadline
-	armed  time.Time             // when timer fires; zero while it is not armed
-	closed bool                  // the connection has ended: the timer stays stopped
+	mu    sync.Mutex
+	list  ctxList[deadlineLink] // in start order
+	alarm conncore.Alarm        // runs sweep; stopped when the connection ends
 }
 
-// add lists r and arms the timer when r's deadline is earlier than the
+// add lists r and arms the alarm when r's deadline is earlier than the
 // one it is armed for.
 func (d *deadlines) add(r *requestCtx) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.list.pushBack(r)
-	if d.closed || (!d.armed.IsZero() && !r.deadline.Before(d.armed)) {
-		return
-	}
-	d.armed = r.deadline
-	wait := time.Until(r.deadline)
-	if d.timer == nil {
-		d.timer = time.AfterFunc(wait, d.sweep)
-		return
-	}
-	d.timer.Reset(wait)
+	d.alarm.Want(d.alarm.At(r.deadline))
 }
 
 // remove takes r off the list; false when the sweep took it first (its
@@ -52,40 +43,34 @@ func (d *deadlines) remove(r *requestCtx) bool {
 }
 
 // sweep expires the listed requests whose deadline has passed, in start
-// order, and arms the timer for the earliest deadline left.
+// order, and arms the alarm for the earliest deadline left.
 func (d *deadlines) sweep() {
 	var due []*requestCtx
 	d.mu.Lock()
-	now := time.Now()
-	var next time.Time
+	now := d.alarm.Now()
+	var next time.Duration
+	left := false
 	for r := d.list.head; r != nil; {
 		after := d.list.next(r)
-		if !now.Before(r.deadline) {
+		if at := d.alarm.At(r.deadline); at <= now {
 			d.list.remove(r)
 			due = append(due, r)
-		} else if next.IsZero() || r.deadline.Before(next) {
-			next = r.deadline
+		} else if !left || at < next {
+			next, left = at, true
 		}
 		r = after
 	}
-	d.armed = next
-	if !next.IsZero() && !d.closed {
-		d.timer.Reset(next.Sub(now))
-	}
+	d.alarm.Rearm(next, now, left)
 	d.mu.Unlock()
 	for _, r := range due {
 		r.expire()
 	}
 }
 
-// close stops the timer for good (the connection has ended and its
+// close stops the alarm for good (the connection has ended and its
 // requests have been answered).
 func (d *deadlines) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.closed = true
-	d.armed = time.Time{}
-	if d.timer != nil {
-		d.timer.Stop()
-	}
+	d.alarm.Stop()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dohyo/dohyo/bindings"
 	"github.com/dohyo/dohyo/cql/wire"
+	"github.com/dohyo/dohyo/internal/conncore"
 )
 
 // Authenticator enables SASL authentication (native_protocol_v4.spec
@@ -189,13 +190,13 @@ func (c *conn) startup(h wire.Header, r *wire.Reader) error {
 		reply = wire.StartFrame(nil, c.version, 0, h.Stream, wire.OpReady)
 	}
 	wire.FinishFrame(reply)
-	m := outMsg{frame: reply}
+	m := conncore.Msg{Frame: reply}
 	if c.version >= 5 {
 		// Everything after this reply travels in segments, both ways.
-		m.v5 = &v5Switch{lz4: lz4Segments}
+		m.Then = &conncore.Segments{LZ4: lz4Segments}
 		c.seg = &wire.SegmentReader{R: c.br, Compressed: lz4Segments, MaxFrame: c.frameLimit()}
 	}
-	c.enqueue(m, false)
+	c.wq.Post(m)
 	return nil
 }
 

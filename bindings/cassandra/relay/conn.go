@@ -17,6 +17,7 @@ import (
 	"github.com/dohyo/dohyo/cql"
 	"github.com/dohyo/dohyo/cql/wire"
 	"github.com/dohyo/dohyo/internal/bufpool"
+	"github.com/dohyo/dohyo/internal/conncore"
 	"github.com/dohyo/dohyo/internal/rawnet"
 )
 
@@ -66,7 +67,7 @@ type Conn struct {
 	log      *slog.Logger
 
 	streams chan int16
-	wq      writeQueue
+	wq      conncore.Writer
 
 	mu      sync.Mutex
 	waiting [relayStreams]waiter // nil: free or orphaned
@@ -130,10 +131,14 @@ func dialBackend(ctx context.Context, addr string, version byte, creds *Credenti
 		bc.streams <- int16(i)
 	}
 	bc.lastRead.Store(time.Now().UnixNano())
-	bc.wq.bw = hs.bw
+	wcfg := conncore.Config{Conn: nc, Buffer: hs.bw, Failed: func(err error) {
+		bc.fail(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
+	}}
 	if version >= 5 {
-		bc.wq.seg = &wire.SegmentWriter{W: hs.bw}
+		wcfg.Segments = &conncore.Segments{}
 	}
+	bc.wq.Init(wcfg)
+	bc.dl.alarm.Init(bc.born, bc.sweep)
 	go bc.readLoop(hs.reader(), hs.buffered)
 	return bc, nil
 }
@@ -366,7 +371,7 @@ func (bc *Conn) queue(id int16, flags, op byte, body []byte, w waiter, timeout t
 	f = append(f, bc.version, flags&^wire.FlagCompressed, byte(uint16(id)>>8), byte(id), op, 0, 0, 0, 0)
 	f = append(f, body...)
 	wire.FinishFrame(f)
-	if !bc.wq.add(f) { // closed: the sweep answers w
+	if !bc.wq.Add(conncore.Msg{Frame: f, Pooled: true}) { // closed: the sweep answers w
 		bufpool.Put(f)
 	}
 	return nil
@@ -375,11 +380,7 @@ func (bc *Conn) queue(id int16, flags, op byte, body []byte, w waiter, timeout t
 // Flush writes the frames queued on the connection (fastRoute.submit), unless
 // a write is in progress (whose writer then writes them too): a server
 // submits the requests it has read together, then flushes once.
-func (bc *Conn) Flush() {
-	if err := bc.wq.flush(); err != nil {
-		bc.fail(fmt.Errorf("write to Cassandra node %s: %w", bc.addr, err))
-	}
-}
+func (bc *Conn) Flush() { bc.wq.Flush() }
 
 // abandon gives up on stream id's answer (its request timed out): the id
 // stays reserved until the late answer arrives. It reports false when the
@@ -506,7 +507,7 @@ func (bc *Conn) close(err error) {
 	bc.once.Do(func() {
 		bc.closeErr = err
 		close(bc.closed)
-		bc.wq.close()
+		bc.wq.Close()
 		bc.nc.Close()
 		bc.mu.Lock()
 		bc.stopSweep()

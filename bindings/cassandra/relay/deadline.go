@@ -1,10 +1,14 @@
 package relay
 
-import "time"
+import (
+	"time"
+
+	"github.com/dohyo/dohyo/internal/conncore"
+)
 
 // Request deadlines on a backend connection. A request on the relay's fast
 // path records its deadline with its stream id instead of arming a runtime
-// timer of its own: the connection keeps one timer, armed for the earliest
+// timer of its own: the connection keeps one timer (conncore.Alarm), armed for the earliest
 // deadline of the requests it has waiting. When it fires, the sweep takes
 // every request whose deadline has passed off its stream (the id stays
 // reserved until the late answer arrives, as abandon does) and answers it
@@ -25,40 +29,26 @@ type expirer interface {
 // deadlines are a backend connection's request deadlines, guarded by the
 // connection's mu.
 type deadlines struct {
-	at    [relayStreams]int64 // per stream id, in clock() nanoseconds; 0: none
-	timer *time.Timer         // fires bc.sweep; nil until the first deadline
-	armed int64               // when timer fires (clock()); 0: not armed
+	at    [relayStreams]time.Duration // per stream id, since the connection was made; 0: none
+	alarm conncore.Alarm              // fires bc.sweep
 }
 
-// clock returns monotonic nanoseconds since the connection was made (never
-// 0 for a deadline: those are in the future).
-func (bc *Conn) clock() int64 { return int64(time.Since(bc.born)) }
-
 // setDeadline records stream id's deadline, timeout from now, and arms the
-// timer when the deadline is earlier than the one it is armed for. bc.mu
+// alarm when the deadline is earlier than the one it is armed for. bc.mu
 // is held.
 func (bc *Conn) setDeadline(id int16, timeout time.Duration) {
-	now := bc.clock()
-	at := now + int64(timeout)
+	at := bc.dl.alarm.Now() + timeout
 	bc.dl.at[id] = at
-	if bc.dl.armed != 0 && bc.dl.armed <= at {
-		return
-	}
-	bc.dl.armed = at
-	if bc.dl.timer == nil {
-		bc.dl.timer = time.AfterFunc(timeout, bc.sweep)
-		return
-	}
-	bc.dl.timer.Reset(timeout)
+	bc.dl.alarm.Want(at)
 }
 
 // sweep answers the requests whose deadline has passed with their timeout
-// and arms the timer for the next deadline.
+// and arms the alarm for the next deadline.
 func (bc *Conn) sweep() {
 	var expired []expirer
 	bc.mu.Lock()
-	now := bc.clock()
-	var next int64
+	now := bc.dl.alarm.Now()
+	var next time.Duration
 	for id, at := range bc.dl.at {
 		if at == 0 {
 			continue
@@ -80,10 +70,7 @@ func (bc *Conn) sweep() {
 		bc.orphans.Add(1)
 		expired = append(expired, x)
 	}
-	bc.dl.armed = next
-	if next != 0 && !bc.isClosed() {
-		bc.dl.timer.Reset(time.Duration(next - now))
-	}
+	bc.dl.alarm.Rearm(next, now, next != 0 && !bc.isClosed())
 	retire := len(expired) > 0 && bc.orphans.Load() >= maxOrphans && bc.inflight.Load() == 0
 	bc.mu.Unlock()
 	if retire {
@@ -94,10 +81,5 @@ func (bc *Conn) sweep() {
 	}
 }
 
-// stopSweep stops the timer (the connection is closed). bc.mu is held.
-func (bc *Conn) stopSweep() {
-	if bc.dl.timer != nil {
-		bc.dl.timer.Stop()
-	}
-	bc.dl.armed = 0
-}
+// stopSweep stops the alarm (the connection is closed). bc.mu is held.
+func (bc *Conn) stopSweep() { bc.dl.alarm.Stop() }
