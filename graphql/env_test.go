@@ -174,7 +174,7 @@ func newEnvWith(t testing.TB, tb testBackend, mutate func(*Config), guard *https
 	var tap proxy.Tap
 	var rec *recordingTap
 	if _, bench := t.(*testing.B); bench {
-		tap = servingTap(t, ks, func(ks string) string { return coord.Route(ks).Backend })
+		tap = servingTap(t, ks, func(ks string) string { return coord.Route(ks).Name })
 	} else {
 		rec = &recordingTap{}
 		tap = rec

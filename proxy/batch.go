@@ -99,7 +99,7 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 	if len(kss) == 0 {
 		return &bindings.Result{Kind: bindings.ResultVoid}, nil
 	}
-	backend, err := s.routeBatch(ctx, st, kss)
+	rt, err := s.routeBatch(ctx, st, kss)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 		if req.Entries[i].PreparedID != nil {
 			sessionKS = kss[i] // the child resolved to its prepared keyspace
 		}
-		if err := s.authorize(ctx, e.Parsed.Stmt, sessionKS, backend); err != nil {
+		if err := s.authorize(ctx, e.Parsed.Stmt, sessionKS, rt.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -125,9 +125,9 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 		if len(br.Entries) > 0 {
 			info.Fingerprint = batchFingerprint(br)
 		}
-		bctx, sp = s.backendSpan(bctx, backend, info, true)
+		bctx, sp = s.backendSpan(bctx, rt, info, true)
 	}
-	res, err := s.c.table().backends[backend].Batch(bctx, br)
+	res, err := rt.Backend.Batch(bctx, br)
 	if d > 0 && overBudget(ctx, bctx, err, kss[0]) {
 		res, err = nil, &BudgetError{Keyspace: kss[0], Budget: d, Cause: err,
 			Timeout: BatchTimeoutError(req.Type, req.Consistency, TimeoutMessage(d))}
@@ -138,25 +138,25 @@ func (s *Session) batch(ctx context.Context, st *stmtTrace, req *BatchRequest, b
 
 // routeBatch routes a batch's keyspaces to their one backend, in a
 // "route" span.
-func (s *Session) routeBatch(ctx context.Context, st *stmtTrace, kss []string) (string, error) {
+func (s *Session) routeBatch(ctx context.Context, st *stmtTrace, kss []string) (Route, error) {
 	if !st.on {
 		return s.c.routeAll(kss)
 	}
 	_, sp := telemetry.Start(ctx, "route")
 	defer sp.End()
-	backend, err := s.c.routeAll(kss)
+	rt, err := s.c.routeAll(kss)
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
-		return "", err
+		return Route{}, err
 	}
-	label := telemetry.SafeBackend(backend)
+	label := telemetry.SafeBackend(rt.Name)
 	if sp.Exporting() {
 		sp.SetStatement(telemetry.Statement{Namespace: kss[0]}, telemetry.AttrBackend.String(label))
 	}
 	if sp.Tracing() {
 		sp.Event("Routing batch of " + strconv.Itoa(len(kss)) + " statements to " + label)
 	}
-	return backend, nil
+	return rt, nil
 }
 
 // batchFingerprint is "BEGIN BATCH <child fingerprints> APPLY BATCH".

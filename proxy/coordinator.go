@@ -123,10 +123,14 @@ func orDefault(v, d int) int {
 	return v
 }
 
-// Route is the routing decision for a keyspace.
+// Route is the routing decision for a keyspace: the backend that serves
+// it, resolved once from one route table, so that a request runs on the
+// backend it was routed to (and is labelled with that backend's name)
+// without looking the name up again.
 type Route struct {
 	Keyspace string
-	Backend  string // backend name
+	Name     string           // the backend's name (labels, spans, errors)
+	Backend  bindings.Backend // the backend itself
 }
 
 // routeTable is the coordinator's backends by name and keyspace routes.
@@ -148,11 +152,15 @@ func newRouteTable(backends map[string]bindings.Backend, routes map[string]strin
 func (c *Coordinator) table() *routeTable { return c.tbl.Load() }
 
 // Route returns which backend serves keyspace.
-func (c *Coordinator) Route(keyspace string) Route {
-	if name, ok := c.table().routes[keyspace]; ok {
-		return Route{Keyspace: keyspace, Backend: name}
+func (c *Coordinator) Route(keyspace string) Route { return c.table().route(keyspace, c.def) }
+
+// route resolves keyspace in this table (def: the default backend's name).
+func (t *routeTable) route(keyspace, def string) Route {
+	name, ok := t.routes[keyspace]
+	if !ok {
+		name = def
 	}
-	return Route{Keyspace: keyspace, Backend: c.def}
+	return Route{Keyspace: keyspace, Name: name, Backend: t.backends[name]}
 }
 
 // Backend returns the named backend.
@@ -219,7 +227,7 @@ func (c *Coordinator) Catalog(ctx context.Context) (*schema.Catalog, error) {
 	merged.Version = formatUUID(sum)
 	for _, p := range parts {
 		for ksName, ks := range p.cat.Keyspaces {
-			if c.Route(ksName).Backend == p.name {
+			if tbl.route(ksName, c.def).Name == p.name {
 				merged.Keyspaces[ksName] = ks
 			}
 		}

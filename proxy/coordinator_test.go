@@ -115,6 +115,26 @@ func TestRoutingByKeyspace(t *testing.T) {
 	}
 }
 
+// TestRouteResolvesBackend: a route names its backend and holds the
+// backend itself, resolved from one route table (the default for a
+// keyspace without a route).
+func TestRouteResolvesBackend(t *testing.T) {
+	c, a, b := newTestCoordinator(t, nil)
+	for ks, want := range map[string]*fakeBackend{"ks_b": b, "shadow": b, "ks_a": a, "other": a} {
+		rt := c.Route(ks)
+		if rt.Keyspace != ks || rt.Name != want.name || rt.Backend != bindings.Backend(want) {
+			t.Errorf("Route(%q) = %s %s %p, want %s %p", ks, rt.Keyspace, rt.Name, rt.Backend, want.name, want)
+		}
+	}
+	rt, err := c.routeAll([]string{"ks_b", "shadow"})
+	if err != nil || rt.Name != "b" || rt.Backend != bindings.Backend(b) {
+		t.Errorf("routeAll(ks_b, shadow) = %s %p, %v; want b %p", rt.Name, rt.Backend, err, b)
+	}
+	if _, err := c.routeAll([]string{"ks_a", "ks_b"}); err == nil {
+		t.Error("routeAll(ks_a, ks_b) spanning two backends succeeded")
+	}
+}
+
 func TestUseAndUnqualifiedNames(t *testing.T) {
 	ctx := context.Background()
 	c, _, b := newTestCoordinator(t, nil)

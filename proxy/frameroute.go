@@ -101,14 +101,14 @@ func (s *Session) RouteFrame(relays map[string]bindings.FrameRelayer, r *FrameRe
 	if auth && s.c.ServesAuthStatements() {
 		return FrameRoute{}, nil // dohyo's roles (authz.go)
 	}
-	backend, err := s.c.statementBackend(parsed.Stmt, fr.sessKS)
+	route, err := s.c.statementRoute(parsed.Stmt, fr.sessKS)
 	switch {
 	case err != nil && auth:
 		return fr.fallback(), nil // the relayed server's roles
 	case err != nil: // dohyo answers it exactly as Cassandra would
 		return FrameRoute{}, nil
 	}
-	if rl := relays[backend]; rl != nil {
+	if rl := relays[route.Name]; rl != nil {
 		rt := fr.route(rl, needsSessionKeyspace(parsed.Stmt))
 		rt.Idempotent = StatementIdempotent(parsed.Stmt, r.HasTimestamp)
 		return rt, nil
@@ -157,7 +157,7 @@ func (fr *frameRouter) fallbackBackend() string {
 	if fr.sessKS == "" {
 		return fr.c.def
 	}
-	return fr.c.Route(fr.sessKS).Backend
+	return fr.c.Route(fr.sessKS).Name
 }
 
 // batch routes a BATCH: every child must be served by one backend, as on
@@ -237,11 +237,11 @@ func (fr *frameRouter) preparedChild(id []byte) (backend, ks string, rl bindings
 	if err != nil {
 		return "", "", nil, false
 	}
-	backend, err = fr.c.statementBackend(ps.Parsed.Stmt, ps.Keyspace)
+	route, err := fr.c.statementRoute(ps.Parsed.Stmt, ps.Keyspace)
 	if err != nil {
 		return "", "", nil, false
 	}
-	return backend, keyspaceOrSession(ps.Parsed.Stmt, ps.Keyspace), nil, true
+	return route.Name, keyspaceOrSession(ps.Parsed.Stmt, ps.Keyspace), nil, true
 }
 
 // queryChild routes a BATCH child by its text; one dohyo cannot parse
@@ -251,10 +251,11 @@ func (fr *frameRouter) queryChild(query string) (backend, ks string, needsKS, ok
 	parsed, err := fr.c.parse(query)
 	if err == nil {
 		if _, unsupported := parsed.Stmt.(*cql.Unsupported); !unsupported {
-			if backend, err = fr.c.statementBackend(parsed.Stmt, fr.sessKS); err != nil {
+			route, err := fr.c.statementRoute(parsed.Stmt, fr.sessKS)
+			if err != nil {
 				return "", "", false, false
 			}
-			return backend, keyspaceOrSession(parsed.Stmt, fr.sessKS), needsSessionKeyspace(parsed.Stmt), true
+			return route.Name, keyspaceOrSession(parsed.Stmt, fr.sessKS), needsSessionKeyspace(parsed.Stmt), true
 		}
 	}
 	return fr.fallbackBackend(), fr.sessKS, fr.sessKS != "", true

@@ -16,25 +16,26 @@ import (
 // bounded cache, or a SyntaxError.
 func (c *Coordinator) Parse(text string) (*cql.Parsed, error) { return c.parse(text) }
 
-// statementBackend returns the name of the backend that serves stmt for a
-// session whose keyspace is sessionKS (RouteFrame). A BATCH whose children route to different backends is an
-// Invalid error (SpanningBatch).
-func (c *Coordinator) statementBackend(stmt cql.Statement, sessionKS string) (string, error) {
+// statementRoute returns the route of stmt for a session whose keyspace is
+// sessionKS (the executed path and RouteFrame). A BATCH whose children
+// route to different backends is an Invalid error (SpanningBatch); an
+// empty one goes to the default backend.
+func (c *Coordinator) statementRoute(stmt cql.Statement, sessionKS string) (Route, error) {
 	if b, ok := stmt.(*cql.Batch); ok {
 		kss, err := batchKeyspaces(b, sessionKS)
 		if err != nil {
-			return "", err
+			return Route{}, err
 		}
 		if len(kss) == 0 {
-			return c.def, nil
+			return c.table().route("", c.def), nil
 		}
 		return c.routeAll(kss)
 	}
 	ks, err := statementKeyspace(stmt, sessionKS)
 	if err != nil {
-		return "", err
+		return Route{}, err
 	}
-	return c.Route(ks).Backend, nil
+	return c.Route(ks), nil
 }
 
 // NotifySchemaChange tells every subscriber (the CQL server's registered

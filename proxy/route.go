@@ -41,12 +41,17 @@ func batchKeyspace(b *cql.Batch, session string) (string, error) {
 	return statementKeyspace(b.Statements[0], session)
 }
 
-// routeAll resolves the backend for a set of keyspaces and rejects a request
-// that would span two backends: dohyo never splits one statement or batch.
-func (c *Coordinator) routeAll(keyspaces []string) (string, error) {
-	return oneBackend(len(keyspaces), func(i int) (string, string) {
-		return keyspaces[i], c.Route(keyspaces[i]).Backend
-	})
+// routeAll resolves the backend for a set of keyspaces (at least one) and
+// rejects a request that would span two backends: dohyo never splits one
+// statement or batch.
+func (c *Coordinator) routeAll(keyspaces []string) (Route, error) {
+	tbl := c.table()
+	if _, err := oneBackend(len(keyspaces), func(i int) (string, string) {
+		return keyspaces[i], tbl.route(keyspaces[i], c.def).Name
+	}); err != nil {
+		return Route{}, err
+	}
+	return tbl.route(keyspaces[0], c.def), nil
 }
 
 // oneBackend returns the one backend that serves a BATCH's n children

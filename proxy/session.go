@@ -105,16 +105,16 @@ func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request)
 	if cql.IsAuthStatement(parsed.Stmt) {
 		return s.authStatement(ctx, parsed.Stmt, r.Keyspace)
 	}
-	backend, err := s.route(ctx, st, parsed.Stmt, r.Keyspace)
+	rt, err := s.route(ctx, st, parsed.Stmt, r.Keyspace)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, parsed.Stmt, r.Keyspace, backend); err != nil {
+	if err := s.authorize(ctx, parsed.Stmt, r.Keyspace, rt.Name); err != nil {
 		return nil, err
 	}
-	res, err := s.execute(ctx, st, backend, parsed, r)
+	res, err := s.execute(ctx, st, rt, parsed, r)
 	if err == nil && res != nil && res.Change != nil {
-		s.schemaChanged(ctx, backend, res.Change)
+		s.schemaChanged(ctx, rt.Name, res.Change)
 		if res.Events == nil {
 			s.c.notify(res.Change)
 		}
@@ -127,7 +127,7 @@ func (s *Session) query(ctx context.Context, st *stmtTrace, r *bindings.Request)
 
 // execute runs a statement on its backend, bounded by the request's
 // budget for its keyspace.
-func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, parsed *cql.Parsed, r *bindings.Request) (*bindings.Result, error) {
+func (s *Session) execute(ctx context.Context, st *stmtTrace, rt Route, parsed *cql.Parsed, r *bindings.Request) (*bindings.Result, error) {
 	ks, _ := statementKeyspace(parsed.Stmt, r.Keyspace)
 	if !r.HasTimestamp && s.c.stamps(ks, parsed.Stmt) {
 		r.Timestamp, r.HasTimestamp = s.c.now().UnixMicro(), true
@@ -138,9 +138,9 @@ func (s *Session) execute(ctx context.Context, st *stmtTrace, backend string, pa
 	}
 	var sp telemetry.Span
 	if st.on {
-		bctx, sp = s.backendSpan(bctx, backend, describe(parsed.Stmt, r.Keyspace, st.fp), true)
+		bctx, sp = s.backendSpan(bctx, rt, describe(parsed.Stmt, r.Keyspace, st.fp), true)
 	}
-	res, err := s.c.table().backends[backend].Execute(bctx, r)
+	res, err := rt.Backend.Execute(bctx, r)
 	if d > 0 && overBudget(ctx, bctx, err, ks) {
 		res, err = nil, &BudgetError{Keyspace: ks, Budget: d, Cause: err,
 			Timeout: TimeoutError(parsed.Stmt, r.Consistency, r.SerialConsistency, TimeoutMessage(d))}
@@ -182,23 +182,23 @@ func (s *Session) Prepare(ctx context.Context, query string) (*PreparedStatement
 	if cql.IsAuthStatement(parsed.Stmt) {
 		return nil, bindings.Errorf(bindings.CodeInvalid, "dohyo does not prepare role and permission statements: send them as queries")
 	}
-	backend, err := s.route(ctx, &st, parsed.Stmt, ks)
+	rt, err := s.route(ctx, &st, parsed.Stmt, ks)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, parsed.Stmt, ks, backend); err != nil {
+	if err := s.authorize(ctx, parsed.Stmt, ks, rt.Name); err != nil {
 		return nil, err
 	}
-	p, ok := bindings.Capability[bindings.Preparer](s.c.table().backends[backend])
+	p, ok := bindings.Capability[bindings.Preparer](rt.Backend)
 	if !ok {
-		return nil, bindings.Unsupported("backend %s cannot prepare statements", backend)
+		return nil, bindings.Unsupported("backend %s cannot prepare statements", rt.Name)
 	}
 	pctx := ctx
 	var sp telemetry.Span
 	if st.on {
 		info := describe(parsed.Stmt, ks, st.fp)
 		info.Operation = "PREPARE " + info.Operation
-		pctx, sp = s.backendSpan(ctx, backend, info, false)
+		pctx, sp = s.backendSpan(ctx, rt, info, false)
 	}
 	meta, err := p.Prepare(pctx, ks, query)
 	endBackendSpan(sp, nil, err)
@@ -274,16 +274,16 @@ func (s *Session) Execute(ctx context.Context, id []byte, req *bindings.Request)
 }
 
 func (s *Session) execPrepared(ctx context.Context, st *stmtTrace, ps *PreparedStatement, r *bindings.Request) (*bindings.Result, error) {
-	backend, err := s.route(ctx, st, ps.Parsed.Stmt, ps.Keyspace)
+	rt, err := s.route(ctx, st, ps.Parsed.Stmt, ps.Keyspace)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, ps.Parsed.Stmt, ps.Keyspace, backend); err != nil {
+	if err := s.authorize(ctx, ps.Parsed.Stmt, ps.Keyspace, rt.Name); err != nil {
 		return nil, err
 	}
-	res, err := s.execute(ctx, st, backend, ps.Parsed, r)
+	res, err := s.execute(ctx, st, rt, ps.Parsed, r)
 	if err == nil && res != nil && res.Change != nil {
-		s.schemaChanged(ctx, backend, res.Change)
+		s.schemaChanged(ctx, rt.Name, res.Change)
 	}
 	return res, err
 }

@@ -45,26 +45,26 @@ func (s *Session) parse(ctx context.Context, st *stmtTrace, text string) (*cql.P
 }
 
 // route picks the backend of a statement, in a "route" span.
-func (s *Session) route(ctx context.Context, st *stmtTrace, stmt cql.Statement, sessionKS string) (string, error) {
+func (s *Session) route(ctx context.Context, st *stmtTrace, stmt cql.Statement, sessionKS string) (Route, error) {
 	if !st.on {
-		return s.c.statementBackend(stmt, sessionKS)
+		return s.c.statementRoute(stmt, sessionKS)
 	}
 	_, sp := telemetry.Start(ctx, "route")
 	defer sp.End()
-	backend, err := s.c.statementBackend(stmt, sessionKS)
+	rt, err := s.c.statementRoute(stmt, sessionKS)
 	if err != nil {
 		sp.Fail(bindings.AsError(err).Code.String(), err)
-		return "", err
+		return Route{}, err
 	}
 	ks, _ := statementKeyspace(stmt, sessionKS)
-	label := telemetry.SafeBackend(backend)
+	label := telemetry.SafeBackend(rt.Name)
 	if sp.Exporting() {
 		sp.SetStatement(telemetry.Statement{Namespace: ks}, telemetry.AttrBackend.String(label))
 	}
 	if sp.Tracing() {
 		sp.Event("Routing keyspace " + ks + " to " + label)
 	}
-	return backend, nil
+	return rt, nil
 }
 
 // describe renders a statement for span attributes: its kind as CQL
@@ -81,21 +81,22 @@ func describe(stmt cql.Statement, sessionKS, fp string) telemetry.Statement {
 
 // systemOf is db.system of a backend: its own answer when it has one
 // (embedded, hbase), else a guess from its URL.
-func (c *Coordinator) systemOf(backend string) string {
-	if backend == VirtualBackendName {
+func systemOf(rt Route) string {
+	if rt.Name == VirtualBackendName {
 		return "dohyo"
 	}
-	if s, ok := bindings.Capability[bindings.SystemNamer](c.table().backends[backend]); ok {
+	if s, ok := bindings.Capability[bindings.SystemNamer](rt.Backend); ok {
 		return s.DBSystem()
 	}
-	return telemetry.SystemOf(backend)
+	return telemetry.SystemOf(rt.Name)
 }
 
 // backendSpan starts the span of a backend call (named by db.query.summary,
 // as the database semantic conventions name client spans); with annotate,
 // the request's root span describes the statement too (the first one).
-func (s *Session) backendSpan(ctx context.Context, backend string, info telemetry.Statement, annotate bool) (context.Context, telemetry.Span) {
-	info.System = s.c.systemOf(backend)
+func (s *Session) backendSpan(ctx context.Context, rt Route, info telemetry.Statement, annotate bool) (context.Context, telemetry.Span) {
+	backend := rt.Name
+	info.System = systemOf(rt)
 	ctx, sp := telemetry.StartClient(ctx, info.Summary())
 	if sp.Exporting() {
 		sp.SetStatement(info, telemetry.AttrBackend.String(telemetry.SafeBackend(backend)))

@@ -105,7 +105,7 @@ func watchSharedSchema(set *backendSet, coord *proxy.Coordinator) {
 			continue
 		}
 		w.OnSchemaChange(func(ch *bindings.SchemaChange) {
-			if coord.Route(ch.Keyspace).Backend == name {
+			if coord.Route(ch.Keyspace).Name == name {
 				coord.NotifySchemaChange(ch)
 			}
 		})

@@ -31,7 +31,7 @@ func openRelays(ctx context.Context, set *backendSet, coord *proxy.Coordinator, 
 			if ci, ok := bindings.Capability[bindings.CatalogInvalidator](b); ok {
 				ci.InvalidateCatalog()
 			}
-			if ch == nil || coord.Route(ch.Keyspace).Backend != name {
+			if ch == nil || coord.Route(ch.Keyspace).Name != name {
 				return
 			}
 			coord.NotifySchemaChange(ch)

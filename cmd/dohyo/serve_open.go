@@ -132,7 +132,7 @@ func (s *server) catalog(ctx context.Context) (*schema.Catalog, error) {
 
 // backendLabel is the metrics label of the backend keyspace ks is routed to.
 func (s *server) backendLabel(ks string) string {
-	return s.labels.get(s.coord.Route(ks).Backend)
+	return s.labels.get(s.coord.Route(ks).Name)
 }
 
 // openCoordinator opens the backends, dohyo's roles, the capture switch

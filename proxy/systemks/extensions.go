@@ -128,8 +128,8 @@ func (v *Backend) executeExtensions(ctx context.Context, e extUpdate, req *bindi
 		return nil, err
 	}
 	c := v.cfg.Coordinator
-	backendName := c.Route(ks).Backend
-	backend := c.Backend(backendName)
+	rt := c.Route(ks)
+	backendName, backend := rt.Name, rt.Backend
 	if backend == nil || isSystemKeyspace(ks) {
 		return nil, notModifiable("system_schema")
 	}

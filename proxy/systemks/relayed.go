@@ -26,7 +26,7 @@ func (v *Backend) relayedSchemaRows(ctx context.Context, b *rowBuilder) {
 		}
 		relayed := func(ks string) bool {
 			_, sys := v.system[ks]
-			return !sys && coord.Route(ks).Backend == name // the system keyspaces route elsewhere
+			return !sys && coord.Route(ks).Name == name // the system keyspaces route elsewhere
 		}
 		kept := b.rows[:0]
 		for _, row := range b.rows {
