@@ -62,6 +62,14 @@ func (rl *Relay) awaitSchemaAgreement(ctx context.Context, node string, via *Con
 			return // no connection left to ask
 		}
 		versions, err = rl.schemaVersions(ctx, bc)
+		if err != nil && ctx.Err() == nil {
+			// The node cannot tell (not the system tables of a Cassandra
+			// node): give up at once, as the Cassandra binding does.
+			rl.disagreed.Add(1)
+			rl.log.Warn("relay: cannot read the schema versions after a schema change; answering the client without waiting",
+				"node", bc.addr, "err", err)
+			return
+		}
 		if err == nil && len(versions) <= 1 {
 			rl.agreed.Add(1)
 			return

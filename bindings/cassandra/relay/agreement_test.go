@@ -24,6 +24,9 @@ type schemaNode struct {
 	addr       string
 	agreeAfter int64
 	peerReads  atomic.Int64
+	// noTables answers reads of the system tables with a VOID result (a
+	// server that is not Cassandra) and counts them in peerReads.
+	noTables bool
 }
 
 func newSchemaNode(t *testing.T, agreeAfter int64) *schemaNode {
@@ -49,6 +52,9 @@ func (n *schemaNode) serve(nc net.Conn) {
 		case wire.OpQuery:
 			q := string(body[4 : 4+binary.BigEndian.Uint32(body)])
 			switch {
+			case n.noTables && strings.Contains(q, "system."):
+				n.peerReads.Add(1)
+				out = answerFrame(h, wire.OpResult, wire.AppendInt(nil, wire.ResultVoid))
 			case strings.Contains(q, "system.local"):
 				out = answerFrame(h, wire.OpResult, rowsBody([][]byte{uuidOf('A')}))
 			case strings.Contains(q, "system.peers_v2"):
@@ -184,6 +190,22 @@ func TestRelayDDLAgreementBounded(t *testing.T) {
 	_, reads := relayDDL(t, rl, node, 20*time.Second)
 	if reads < 1 {
 		t.Errorf("answered after %d reads of the peers' versions, want at least 1", reads)
+	}
+	if st := rl.Stats(); st.SchemaAgreed != 0 || st.SchemaDisagreed != 1 {
+		t.Errorf("agreed %d, disagreed %d; want 0 and 1", st.SchemaAgreed, st.SchemaDisagreed)
+	}
+}
+
+// TestRelayDDLAgreementUnreadable: when the node cannot report schema
+// versions, the change is answered at once (no wait to the bound), and
+// counted as not agreed.
+func TestRelayDDLAgreementUnreadable(t *testing.T) {
+	node := &schemaNode{noTables: true}
+	node.addr = fakeNode(t, node.serve)
+	rl := schemaRelay(t, node.addr, time.Hour)
+	_, reads := relayDDL(t, rl, node, 20*time.Second)
+	if reads != 1 {
+		t.Errorf("answered after %d reads of the system tables, want 1 (the first failed read ends the wait)", reads)
 	}
 	if st := rl.Stats(); st.SchemaAgreed != 0 || st.SchemaDisagreed != 1 {
 		t.Errorf("agreed %d, disagreed %d; want 0 and 1", st.SchemaAgreed, st.SchemaDisagreed)
