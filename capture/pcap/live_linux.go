@@ -56,7 +56,10 @@ func OpenLive(cfg LiveConfig) (*Live, error) {
 		return nil, fmt.Errorf("pcap: %w", err)
 	}
 	proto := int(htons(unix.ETH_P_ALL))
-	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, proto)
+	// Protocol 0: the socket receives nothing until bind names the
+	// protocol, which setup does after the port filter is attached, so no
+	// packet of another port is queued before the filter (packet(7)).
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			return nil, ErrNotPermitted
@@ -100,8 +103,6 @@ func (l *Live) setup(cfg LiveConfig, ifindex, proto int) error {
 	if err := unix.Bind(l.fd, &unix.SockaddrLinklayer{Protocol: uint16(proto), Ifindex: ifindex}); err != nil {
 		return fmt.Errorf("pcap: bind to interface %s: %w", cfg.Interface, err)
 	}
-	// Packets queued between socket() and the filter: the decoder
-	// ignores other ports anyway.
 	return nil
 }
 
