@@ -8,11 +8,11 @@ import (
 )
 
 // deadlines are a connection's requests that have a deadline, and one
-// timer (conncore.Alarm) armed for the earliest of them. A request joins the list when it
-// starts and leaves it when it is answered; neither arms or stops a
-// runtime timer (each did, through a time.AfterFunc per request: an
-// allocation for the timer, one for its callback, and two operations on the
-// runtime's timer heap). While requests are answered in time the timer
+// timer (conncore.Alarm) armed for the earliest of them. A request joins
+// the list when it starts and leaves it when it is answered; neither arms
+// or stops a runtime timer (each did, through a time.AfterFunc per
+// request: an allocation for the timer, one for its callback, and two
+// operations on the runtime's timer heap). While requests are answered in time the timer
 // fires about once per timeout, finds nothing due, and is armed again for
 // the earliest deadline still listed.
 //

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"net"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/dohyo/dohyo/cql/wire"
@@ -116,26 +114,15 @@ func (rl *Relay) schemaVersions(ctx context.Context, bc *Conn) ([]string, error)
 			set[hex.EncodeToString(row[0])] = true
 		}
 	}
-	_, defPort, _ := net.SplitHostPort(bc.addr)
-	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port, schema_version FROM system.peers_v2")
+	peers, err := rl.peers(ctx, bc, "schema_version")
 	if err != nil {
-		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address, schema_version FROM system.peers"); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	for _, row := range rows {
-		version := row[len(row)-1]
-		if len(version) == 0 || len(row[0]) == 0 {
+	for _, p := range peers {
+		if len(p.value) == 0 || rl.knownDown(p.node) {
 			continue
 		}
-		port := defPort
-		if len(row) == 3 && len(row[1]) == 4 {
-			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[1]))))
-		}
-		if rl.knownDown(net.JoinHostPort(net.IP(row[0]).String(), port)) {
-			continue
-		}
-		set[hex.EncodeToString(version)] = true
+		set[hex.EncodeToString(p.value)] = true
 	}
 	out := make([]string, 0, len(set))
 	for v := range set {

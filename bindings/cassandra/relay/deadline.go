@@ -8,11 +8,12 @@ import (
 
 // Request deadlines on a backend connection. A request on the relay's fast
 // path records its deadline with its stream id instead of arming a runtime
-// timer of its own: the connection keeps one timer (conncore.Alarm), armed for the earliest
-// deadline of the requests it has waiting. When it fires, the sweep takes
-// every request whose deadline has passed off its stream (the id stays
-// reserved until the late answer arrives, as abandon does) and answers it
-// with the timeout; then it arms the timer for the next deadline. While
+// timer of its own: the connection keeps one timer (conncore.Alarm),
+// armed for the earliest deadline of the requests it has waiting. When it
+// fires, the sweep takes every request whose deadline has passed off its
+// stream (the id stays reserved until the late answer arrives, as abandon
+// does) and answers it with the timeout; then it arms the timer for the
+// next deadline. While
 // requests are answered in time and their timeouts are alike, the timer
 // fires about once per timeout per connection, and a request costs a clock
 // read and a comparison.

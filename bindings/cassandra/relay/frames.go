@@ -131,7 +131,7 @@ func (w *frameWaiter) Deliver(resp Response, err error) {
 	} else if isSchemaChange(resp) && w.rl.cfg.SchemaAgreement > 0 {
 		resp.Hold = nil
 		resp.Body = bytes.Clone(resp.Body) // the reader's buffer (waiter)
-		go w.afterSchemaChange(resp)       // polls the control node: off this reader
+		go w.afterSchemaChange(resp)       // polls the node: off this reader
 		return
 	}
 	resp.Node = w.route.Node()

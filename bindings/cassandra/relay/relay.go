@@ -266,7 +266,6 @@ func (rl *Relay) register(ctx context.Context, bc *Conn) error {
 // native address (peers_v2 has the port; peers predates it), and the token
 // ring (token.go).
 func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
-	_, defPort, _ := net.SplitHostPort(contact)
 	nodes := []string{contact}
 	var entries []ringEntry
 	if rows, err := rl.controlQuery(ctx, bc, "SELECT tokens FROM system.local"); err == nil && len(rows) == 1 {
@@ -274,25 +273,17 @@ func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 			entries = append(entries, ringEntry{t, contact})
 		}
 	}
-	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, tokens, native_port FROM system.peers_v2")
+	peers, err := rl.peers(ctx, bc, "tokens")
 	if err != nil {
-		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address, tokens FROM system.peers"); err != nil {
-			return err
-		}
+		return err
 	}
-	for _, row := range rows {
-		ip := net.IP(row[0])
-		if len(row[0]) == 0 || ip.IsUnspecified() {
+	for _, p := range peers {
+		if p.ip.IsUnspecified() {
 			continue
 		}
-		port := defPort
-		if len(row) > 2 && len(row[2]) == 4 {
-			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[2]))))
-		}
-		node := net.JoinHostPort(ip.String(), port)
-		nodes = append(nodes, node)
-		for _, t := range decodeTokens(row[1]) {
-			entries = append(entries, ringEntry{t, node})
+		nodes = append(nodes, p.node)
+		for _, t := range decodeTokens(p.value) {
+			entries = append(entries, ringEntry{t, p.node})
 		}
 	}
 	rl.nodesMu.Lock()
@@ -300,6 +291,40 @@ func (rl *Relay) discover(ctx context.Context, bc *Conn, contact string) error {
 	rl.nodesMu.Unlock()
 	rl.ring.Store(newRing(entries))
 	return nil
+}
+
+// peer is a row of a node's peers table: the peer's address, its native
+// address (host:port) and the value of the column asked for.
+type peer struct {
+	ip    net.IP
+	node  string
+	value []byte
+}
+
+// peers reads column of every peer bc's node knows, from system.peers_v2
+// (which has the native port) or else system.peers (which predates it:
+// the port is bc's); rows without an address are left out.
+func (rl *Relay) peers(ctx context.Context, bc *Conn, column string) ([]peer, error) {
+	_, defPort, _ := net.SplitHostPort(bc.addr)
+	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port, "+column+" FROM system.peers_v2")
+	if err != nil {
+		if rows, err = rl.controlQuery(ctx, bc, "SELECT rpc_address, "+column+" FROM system.peers"); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]peer, 0, len(rows))
+	for _, row := range rows {
+		if len(row[0]) == 0 {
+			continue
+		}
+		port := defPort
+		if len(row) == 3 && len(row[1]) == 4 {
+			port = strconv.Itoa(int(int32(binary.BigEndian.Uint32(row[1]))))
+		}
+		ip := net.IP(row[0])
+		out = append(out, peer{ip: ip, node: net.JoinHostPort(ip.String(), port), value: row[len(row)-1]})
+	}
+	return out, nil
 }
 
 // controlQuery runs a query on the control connection and returns its rows.
