@@ -211,3 +211,41 @@ func TestRelayDDLAgreementUnreadable(t *testing.T) {
 		t.Errorf("agreed %d, disagreed %d; want 0 and 1", st.SchemaAgreed, st.SchemaDisagreed)
 	}
 }
+
+// TestPeersSkipsShortRows: a node answering the peers query with rows
+// short of the columns asked for (a malformed or hostile answer) yields no
+// peers instead of a panic.
+func TestPeersSkipsShortRows(t *testing.T) {
+	addr := fakeNode(t, func(nc net.Conn) {
+		h := make([]byte, wire.HeaderLen)
+		for {
+			if _, err := io.ReadFull(nc, h); err != nil {
+				return
+			}
+			if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
+				return
+			}
+			out := answerFrame(h, wire.OpReady, nil)
+			if h[4] == wire.OpQuery { // two rows of no cells
+				b := wire.AppendInt(nil, wire.ResultRows)
+				b = wire.AppendInt(b, wire.RowsNoMetadata)
+				b = wire.AppendInt(wire.AppendInt(b, 0), 2)
+				out = answerFrame(h, wire.OpResult, b)
+			}
+			if _, err := nc.Write(out); err != nil {
+				return
+			}
+		}
+	})
+	rl := testRelay(1)
+	t.Cleanup(rl.shutdown)
+	bc, err := dialBackend(context.Background(), addr, 4, nil, "", 5*time.Second, rl.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bc.close(errBackendClosed) })
+	peers, err := rl.peers(context.Background(), bc, "schema_version")
+	if err != nil || len(peers) != 0 {
+		t.Fatalf("peers = %v, %v; want none and no error", peers, err)
+	}
+}

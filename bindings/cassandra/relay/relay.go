@@ -303,7 +303,8 @@ type peer struct {
 
 // peers reads column of every peer bc's node knows, from system.peers_v2
 // (which has the native port) or else system.peers (which predates it:
-// the port is bc's); rows without an address are left out.
+// the port is bc's); rows without an address, or short of the columns
+// asked for, are left out.
 func (rl *Relay) peers(ctx context.Context, bc *Conn, column string) ([]peer, error) {
 	_, defPort, _ := net.SplitHostPort(bc.addr)
 	rows, err := rl.controlQuery(ctx, bc, "SELECT native_address, native_port, "+column+" FROM system.peers_v2")
@@ -314,7 +315,7 @@ func (rl *Relay) peers(ctx context.Context, bc *Conn, column string) ([]peer, er
 	}
 	out := make([]peer, 0, len(rows))
 	for _, row := range rows {
-		if len(row[0]) == 0 {
+		if len(row) < 2 || len(row[0]) == 0 { // a short row is a malformed answer
 			continue
 		}
 		port := defPort
