@@ -22,7 +22,9 @@
 #   --records N       records loaded once (default 10000)
 #   --threads "T ..." client thread counts (default "8 32")
 #   --workloads "W .." YCSB workloads (default "a c")
-#   --targets "X ..." subset of: direct dohyo dohyo-capture zdm-proxy cql-proxy
+#   --targets "X ..." subset of: direct dohyo dohyo-capture dohyo-base zdm-proxy
+#                     cql-proxy (dohyo-base: the binary DOHYO_BASE_BIN, capture
+#                     off, e.g. an older commit's, side by side with this one)
 #   --keyspace K      keyspace for the records (default relay_ycsb)
 #   --build-peers     (first, instead of CASSANDRA_HOST:PORT) only build the
 #                     peers of --targets into bench/out/peers-bin and exit
@@ -126,6 +128,10 @@ for t in $targets; do
       elif [[ -n "${ZDM_PROXY_SRC:-}" ]] && (cd "$ZDM_PROXY_SRC" && go build -o "$bin/zdm-proxy" ./proxy); then want+=" $t"
       else log "cannot build zdm-proxy (module proxy refused $zdm_version; set ZDM_PROXY_SRC): skipped"; fi ;;
     direct | dohyo | dohyo-capture) want+=" $t" ;;
+    dohyo-base)
+      [[ -x "${DOHYO_BASE_BIN:-}" ]] || { log "dohyo-base needs DOHYO_BASE_BIN, an executable dohyo"; exit 2; }
+      cp "$DOHYO_BASE_BIN" "$out/dohyo-base"
+      want+=" $t" ;;
     *) log "unknown target $t"; exit 2 ;;
   esac
 done
@@ -165,10 +171,12 @@ for t in $targets; do
   port=$((port + 1))
   case "$t" in
     direct) continue ;;
-    dohyo | dohyo-capture)
+    dohyo | dohyo-capture | dohyo-base)
       cap=()
       [[ $t == dohyo-capture ]] && cap=(--capture-dir "$out/capture")
-      "${pinned[@]}" "$out/dohyo" serve --backend "cassandra://$cass" --cql-addr "127.0.0.1:$port" \
+      exe="$out/dohyo"
+      [[ $t == dohyo-base ]] && exe="$out/dohyo-base"
+      "${pinned[@]}" "$exe" serve --backend "cassandra://$cass" --cql-addr "127.0.0.1:$port" \
         --http-addr 127.0.0.1:0 --log-level warn "${cap[@]}" >"$out/$t.log" 2>&1 &
       ;;
     cql-proxy)

@@ -6,7 +6,9 @@
 #
 #   cluster.sh start          launch ZooKeeper, the master and every region server
 #   cluster.sh wait           block until the master is initialised, every region
-#                             server has registered and a gohbase round trip works
+#                             server has registered, every region hbase:meta lists
+#                             is open on a live server (a killed server's regions
+#                             reassigned) and a gohbase round trip works
 #   cluster.sh stop           stop the region servers, the master, ZooKeeper
 #   cluster.sh kill N         SIGKILL region server N (1-based), wait for its exit
 #   cluster.sh start-rs N     launch region server N (after kill or stop-rs)
@@ -157,7 +159,7 @@ cmd_wait() {
         stage="region servers registering"
         if (($(online) >= nrs)); then
           stage="gohbase check"
-          if out="$("$checkbin" -zk "127.0.0.1:$zk_port" -timeout 30s 2>&1)"; then
+          if out="$("$checkbin" -assigned -zk "127.0.0.1:$zk_port" -timeout 30s 2>&1)"; then
             it_log "hbase cluster ready (ZooKeeper 127.0.0.1:$zk_port, $nrs region servers) after $(($(date +%s) - start))s"
             return 0
           fi

@@ -5,6 +5,12 @@
 // deletes the table. It exits non-zero on the first failure. it/hbase/run.sh
 // uses it as the last step of "wait".
 //
+// -assigned first waits (until -timeout) for every region hbase:meta lists
+// to be settled: none in transition, and each open one on a live region
+// server of the same start code, so a killed server's regions count as
+// unserved until they are reassigned. The cluster script's "wait" uses it,
+// so a region-server fault ends when the cluster serves every region again.
+//
 // -mode write -table T creates T (if needed) and writes one known cell and
 // leaves it there; -mode read -table T reads that cell back. Together they
 // check that data survives a server restart.
@@ -13,15 +19,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
 )
 
 func main() {
@@ -32,6 +41,7 @@ func main() {
 	zk := flag.String("zk", zkDefault, "ZooKeeper quorum (dial 127.0.0.1, not localhost)")
 	timeout := flag.Duration("timeout", 60*time.Second, "overall deadline")
 	mode := flag.String("mode", "roundtrip", "roundtrip, write or read")
+	assigned := flag.Bool("assigned", false, "first wait until every region is open on a live server")
 	table := flag.String("table", "", "table for -mode write/read")
 	flag.Parse()
 
@@ -39,10 +49,14 @@ func main() {
 	defer cancel()
 	start := time.Now()
 	var err error
-	switch *mode {
-	case "roundtrip":
+	if *assigned {
+		err = waitAssigned(ctx, *zk)
+	}
+	switch {
+	case err != nil:
+	case *mode == "roundtrip":
 		err = run(ctx, *zk)
-	case "write", "read":
+	case *mode == "write" || *mode == "read":
 		if *table == "" {
 			err = errors.New("-table is required with -mode " + *mode)
 			break
@@ -59,8 +73,6 @@ func main() {
 }
 
 func run(ctx context.Context, zk string) error {
-	// gohbase's admin calls take their deadline from the request context, but
-	// ClusterStatus has none: run it in a goroutine so the deadline still holds.
 	admin := gohbase.NewAdminClient(zk)
 	if err := checkStatus(ctx, admin); err != nil {
 		return err
@@ -81,45 +93,130 @@ func run(ctx context.Context, zk string) error {
 	return dataErr
 }
 
-func checkStatus(ctx context.Context, admin gohbase.AdminClient) error {
+// clusterStatus asks the master for the cluster status; ClusterStatus takes
+// no context, so the call runs in a goroutine and ctx's deadline still holds.
+func clusterStatus(ctx context.Context, admin gohbase.AdminClient) (*pb.ClusterStatus, error) {
 	type result struct {
-		live  int
-		hosts []string
-		err   error
+		st  *pb.ClusterStatus
+		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
 		st, err := admin.ClusterStatus()
-		if err != nil {
-			ch <- result{err: err}
-			return
-		}
-		var r result
-		if m := st.GetMaster(); m != nil {
-			r.hosts = append(r.hosts, m.GetHostName())
-		}
-		for _, s := range st.GetLiveServers() {
-			r.live++
-			r.hosts = append(r.hosts, s.GetServer().GetHostName())
-		}
-		ch <- r
+		ch <- result{st, err}
 	}()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("cluster status: %w", ctx.Err())
+		return nil, fmt.Errorf("cluster status: %w", ctx.Err())
 	case r := <-ch:
 		if r.err != nil {
-			return fmt.Errorf("cluster status: %w", r.err)
+			return nil, fmt.Errorf("cluster status: %w", r.err)
 		}
-		if r.live == 0 {
-			return errors.New("cluster status: no live region servers")
+		return r.st, nil
+	}
+}
+
+func checkStatus(ctx context.Context, admin gohbase.AdminClient) error {
+	st, err := clusterStatus(ctx, admin)
+	if err != nil {
+		return err
+	}
+	hosts := []string{st.GetMaster().GetHostName()}
+	for _, s := range st.GetLiveServers() {
+		hosts = append(hosts, s.GetServer().GetHostName())
+	}
+	if len(st.GetLiveServers()) == 0 {
+		return errors.New("cluster status: no live region servers")
+	}
+	for _, h := range hosts {
+		if h != "127.0.0.1" {
+			return fmt.Errorf("cluster status: a server advertises %q, want 127.0.0.1", h)
 		}
-		for _, h := range r.hosts {
-			if h != "127.0.0.1" {
-				return fmt.Errorf("cluster status: a server advertises %q, want 127.0.0.1", h)
+	}
+	return nil
+}
+
+// waitAssigned polls every 500 ms until every region is settled (see
+// unsettled) or ctx ends, and then says why it is not.
+func waitAssigned(ctx context.Context, zk string) error {
+	admin := gohbase.NewAdminClient(zk)
+	client := gohbase.NewClient(zk)
+	defer client.Close()
+	for {
+		why, err := unsettled(ctx, admin, client)
+		if err == nil && why == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return fmt.Errorf("regions: %w", err)
+			}
+			return fmt.Errorf("regions not settled: %s", why)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// unsettled says which region is not settled ("" when all are): the master
+// reports regions in transition, or hbase:meta lists a region in a
+// transitional state, or open on a server that is not live with the
+// recorded start code (a killed server whose crash is not yet processed).
+func unsettled(ctx context.Context, admin gohbase.AdminClient, client gohbase.Client) (string, error) {
+	st, err := clusterStatus(ctx, admin)
+	if err != nil {
+		return "", err
+	}
+	if rit := st.GetRegionsInTransition(); len(rit) > 0 {
+		return fmt.Sprintf("%d region(s) in transition", len(rit)), nil
+	}
+	live := map[string]bool{}
+	for _, s := range st.GetLiveServers() {
+		sn := s.GetServer()
+		live[fmt.Sprintf("%s:%d,%d", sn.GetHostName(), sn.GetPort(), sn.GetStartCode())] = true
+	}
+	scan, err := hrpc.NewScanStr(ctx, "hbase:meta", hrpc.Families(map[string][]string{"info": nil}))
+	if err != nil {
+		return "", err
+	}
+	sc := client.Scan(scan)
+	defer sc.Close()
+	for {
+		res, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("scan hbase:meta: %w", err)
+		}
+		var row, server, state string
+		var startCode []byte
+		for _, c := range res.Cells {
+			row = string(c.Row)
+			switch string(c.Qualifier) {
+			case "server":
+				server = string(c.Value)
+			case "serverstartcode":
+				startCode = c.Value
+			case "state":
+				state = string(c.Value)
 			}
 		}
-		return nil
+		switch state {
+		case "CLOSED", "SPLIT", "MERGED", "OFFLINE": // disabled tables, split parents
+		case "OPEN", "":
+			if server == "" || len(startCode) != 8 {
+				if state == "" {
+					continue // not a region row
+				}
+				return fmt.Sprintf("%s open on no server", row), nil
+			}
+			if !live[fmt.Sprintf("%s,%d", server, int64(binary.BigEndian.Uint64(startCode)))] {
+				return fmt.Sprintf("%s open on %s, which is not live", row, server), nil
+			}
+		default:
+			return fmt.Sprintf("%s is %s", row, state), nil
+		}
 	}
 }
 
