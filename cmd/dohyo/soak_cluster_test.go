@@ -128,13 +128,7 @@ func TestSoakClusters(t *testing.T) {
 	}
 	t.Logf("report in %s\n%s", out, r.Summary())
 	if !r.Verdict.Pass {
-		var why []string
-		for _, c := range r.Verdict.Checks {
-			if !c.Pass {
-				why = append(why, fmt.Sprintf("%s: %s (%s)", c.Name, c.Value, c.Detail))
-			}
-		}
-		t.Errorf("soak verdict failed: %s", strings.Join(why, "; "))
+		t.Errorf("soak verdict failed: %v (values and details in the verdict logged after the instances' logs)", r.Verdict.Fails())
 	}
 	for _, rb := range r.ReadBack {
 		if rb.Acked == 0 {

@@ -2,10 +2,8 @@ package relay
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -62,13 +60,7 @@ func newClusterNode(t *testing.T) *clusterNode {
 func (n *clusterNode) serve(nc net.Conn) {
 	defer nc.Close()
 	h := make([]byte, wire.HeaderLen)
-	for {
-		if _, err := io.ReadFull(nc, h); err != nil {
-			return
-		}
-		if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
-			return
-		}
+	for readRequest(nc, h) {
 		var out []byte
 		switch {
 		case h[4] == wire.OpStartup:

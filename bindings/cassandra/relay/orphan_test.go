@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"testing"
@@ -80,6 +81,16 @@ func TestRelayRetiresConnectionWithOrphans(t *testing.T) {
 	if !errors.Is(bc.err(), errTooManyOrphans) {
 		t.Fatalf("closed with %v, want %v", bc.err(), errTooManyOrphans)
 	}
+}
+
+// readRequest reads a request's header into h (wire.HeaderLen bytes) and
+// discards its body: a fake node's read loop. false: the connection ended.
+func readRequest(nc net.Conn, h []byte) bool {
+	if _, err := io.ReadFull(nc, h); err != nil {
+		return false
+	}
+	_, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:])))
+	return err == nil
 }
 
 // answerFrame is a fake node's answer (op, body) to the request whose

@@ -2,8 +2,6 @@ package relay
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -25,13 +23,7 @@ func readyNode(t *testing.T, accepts *atomic.Int32) string {
 			accepts.Add(1)
 		}
 		h := make([]byte, wire.HeaderLen)
-		for {
-			if _, err := io.ReadFull(nc, h); err != nil {
-				return
-			}
-			if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(h[5:]))); err != nil {
-				return
-			}
+		for readRequest(nc, h) {
 			if h[4] == wire.OpStartup {
 				nc.Write(answerFrame(h, wire.OpReady, nil))
 			}

@@ -121,12 +121,15 @@ func checkStatus(ctx context.Context, admin gohbase.AdminClient) error {
 	if err != nil {
 		return err
 	}
-	hosts := []string{st.GetMaster().GetHostName()}
-	for _, s := range st.GetLiveServers() {
-		hosts = append(hosts, s.GetServer().GetHostName())
-	}
 	if len(st.GetLiveServers()) == 0 {
 		return errors.New("cluster status: no live region servers")
+	}
+	var hosts []string
+	if m := st.GetMaster(); m != nil {
+		hosts = append(hosts, m.GetHostName())
+	}
+	for _, s := range st.GetLiveServers() {
+		hosts = append(hosts, s.GetServer().GetHostName())
 	}
 	for _, h := range hosts {
 		if h != "127.0.0.1" {
